@@ -1,0 +1,48 @@
+/**
+ * The one place where errors become exit codes and messages:
+ * 0 ok, 1 runtime/environment failure, 2 invalid input or usage.
+ * Commands never call process.exit themselves.
+ */
+import { CommanderError, type Command } from "commander";
+import { OperationalError, UserInputError } from "../errors";
+import { redactSecrets } from "../secrets/redact";
+
+export async function runCli(command: Command, argv: readonly string[] = process.argv): Promise<number> {
+  command.exitOverride();
+  command.configureOutput({ outputError: (text, write) => write(redactSecrets(text)) });
+  const wantsJson = argv.includes("--json");
+  try {
+    await command.parseAsync([...argv]);
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (error) {
+    return reportError(error, wantsJson);
+  }
+}
+
+export function reportError(error: unknown, wantsJson: boolean): number {
+  if (error instanceof CommanderError) {
+    // Help and version output end here too, with exit code 0.
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  const exitCode = error instanceof UserInputError ? 2 : error instanceof OperationalError ? 1 : 1;
+  const message =
+    error instanceof UserInputError || error instanceof OperationalError
+      ? error.message
+      : `internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+  const safe = redactSecrets(message);
+  process.stderr.write(`error: ${safe}\n`);
+  if (wantsJson) process.stdout.write(`${JSON.stringify({ ok: false, exitCode, error: safe })}\n`);
+  return exitCode;
+}
+
+/** Entry used by bin/*: runs the command and exits with its code once output is flushed. */
+export function main(command: Command): void {
+  runCli(command).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.exitCode = reportError(error, false);
+    },
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * `prepare`: validate models, check the toolchain, write models/schema.json;
+ * with --generate, write a new cell's model from trigger variables.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command } from "commander";
+import { UserInputError } from "../errors";
+import { generateModel, readTriggerVariables, TRIGGER_VARIABLES } from "../model/generate";
+import { ModelValidationError, formatIssue, type ModelIssue } from "../model/issues";
+import { runnerModelJsonSchemaText } from "../model/json-schema";
+import { loadModelFile } from "../model/load";
+import { listModelFiles, modelsDir, resolveModelArgument } from "../model/model-files";
+import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../toolchain/check";
+
+export interface PrepareOptions {
+  readonly models?: readonly string[];
+  readonly modelsDir?: string;
+  readonly requireEngine?: boolean;
+  readonly generate?: boolean;
+  readonly varsFile?: string;
+  /** With --generate: succeed without writing when the cell's model already exists. */
+  readonly ifMissing?: boolean;
+  readonly force?: boolean;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface ModelReport {
+  readonly file: string;
+  readonly valid: boolean;
+  readonly cell?: string;
+  readonly cloud?: string;
+  readonly shards?: readonly string[];
+  readonly errors: readonly ModelIssue[];
+  readonly warnings: readonly ModelIssue[];
+}
+
+export interface PrepareResult {
+  readonly ok: boolean;
+  readonly exitCode: 0 | 1 | 2;
+  readonly models: readonly ModelReport[];
+  readonly toolchain: ToolchainReport;
+  readonly problems: readonly string[];
+  readonly notices: readonly string[];
+  readonly schemaFile: string;
+  readonly schemaChanged: boolean;
+  readonly generated?: { readonly file: string; readonly written: boolean; readonly cell: string };
+}
+
+export function runPrepare(options: PrepareOptions = {}): PrepareResult {
+  const env = options.env ?? process.env;
+  const dir = modelsDir(options.modelsDir);
+  const generated = options.generate ? writeGeneratedModel(dir, options, env) : undefined;
+
+  const files =
+    options.models && options.models.length > 0
+      ? options.models.map((argument) => resolveModelArgument(argument, dir))
+      : generated
+        ? [generated.file]
+        : listModelFiles(dir);
+  if (files.length === 0) throw new UserInputError(`no models (*.yaml) in ${dir}`);
+  const models = files.map(validateModel);
+
+  const toolchain = checkToolchain(env);
+  const problems: string[] = [];
+  const notices: string[] = [];
+  if (!toolchain.node.supported) problems.push(`Node ${toolchain.node.version} is too old; ${MIN_NODE_VERSION} or newer is required`);
+  if (!toolchain.engine) {
+    const found = toolchain.engines.map((engine) => `${engine.name} ${engine.version}`).join(", ");
+    const message = `no terraform or tofu >= ${MIN_ENGINE_VERSION} on PATH${found ? ` (found ${found})` : ""}: only --dry-run provisioning is possible`;
+    (options.requireEngine ? problems : notices).push(message);
+  }
+
+  const invalid = models.some((model) => !model.valid);
+  // Invalid input has no side effects: the schema is refreshed only on a clean run.
+  const schemaFile = join(dir, "schema.json");
+  const schemaChanged = invalid ? false : writeIfChanged(schemaFile, runnerModelJsonSchemaText());
+
+  const exitCode = invalid ? 2 : problems.length > 0 ? 1 : 0;
+  return { ok: exitCode === 0, exitCode, models, toolchain, problems, notices, schemaFile, schemaChanged, generated };
+}
+
+function validateModel(file: string): ModelReport {
+  try {
+    const { model, warnings } = loadModelFile(file);
+    return {
+      file,
+      valid: true,
+      cell: model.cell.id,
+      cloud: model.cloud.provider,
+      shards: model.shards.map((shard) => shard.name),
+      errors: [],
+      warnings,
+    };
+  } catch (error) {
+    if (error instanceof ModelValidationError) return { file, valid: false, errors: error.issues, warnings: [] };
+    throw error;
+  }
+}
+
+function writeGeneratedModel(dir: string, options: PrepareOptions, env: NodeJS.ProcessEnv) {
+  const { cellId, text } = generateModel(readTriggerVariables(env, options.varsFile));
+  const file = join(dir, `${cellId}.yaml`);
+  if (existsSync(file) && !options.force) {
+    if (options.ifMissing) return { file, written: false, cell: cellId };
+    throw new UserInputError(`${file} already exists; pass --if-missing to keep it or --force to replace it`);
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, text);
+  return { file, written: true, cell: cellId };
+}
+
+function writeIfChanged(file: string, text: string): boolean {
+  if (existsSync(file) && readFileSync(file, "utf8") === text) return false;
+  writeFileSync(file, text);
+  return true;
+}
+
+export function formatPrepareReport(result: PrepareResult): string {
+  const lines: string[] = [];
+  if (result.generated) {
+    lines.push(
+      result.generated.written
+        ? `generated ${result.generated.file} for cell ${result.generated.cell}`
+        : `kept existing ${result.generated.file} (--if-missing)`,
+    );
+  }
+  for (const model of result.models) {
+    if (model.valid) {
+      lines.push(`ok      ${model.file}: cell ${model.cell} on ${model.cloud}, shards ${model.shards!.join(", ")}`);
+    } else {
+      lines.push(`invalid ${model.file}: ${model.errors.length} problem${model.errors.length === 1 ? "" : "s"}`);
+      for (const issue of model.errors) lines.push(`  ${formatIssue(issue)}`);
+    }
+    for (const warning of model.warnings) lines.push(`  ${formatIssue(warning)}`);
+  }
+  const { toolchain } = result;
+  lines.push(`node    ${toolchain.node.version}${toolchain.node.supported ? "" : ` (needs >= ${MIN_NODE_VERSION})`}`);
+  if (toolchain.engines.length === 0) lines.push("engine  none found (terraform or tofu)");
+  for (const engine of toolchain.engines) {
+    lines.push(`engine  ${engine.name} ${engine.version}${engine.supported ? "" : ` (needs >= ${MIN_ENGINE_VERSION})`}`);
+  }
+  const schemaState = result.models.some((model) => !model.valid) ? "not written: invalid models" : result.schemaChanged ? "updated" : "up to date";
+  lines.push(`schema  ${result.schemaFile} (${schemaState})`);
+  for (const notice of result.notices) lines.push(`warning: ${notice}`);
+  for (const problem of result.problems) lines.push(`error: ${problem}`);
+  return `${lines.join("\n")}\n`;
+}
+
+export function prepareCommand(): Command {
+  return new Command("prepare")
+    .description("Validate runner models, check the toolchain and write models/schema.json.")
+    .option("-m, --model <model>", "model path or name in the models directory (repeatable; default: all)", collect, [])
+    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .option("--require-engine", "fail (exit 1) when no terraform/tofu >= 1.5 is available")
+    .option("--generate", "write models/<CELL_ID>.yaml from trigger variables, then validate it")
+    .option("--vars-file <file>", "with --generate: JSON object of trigger variables (wins over the environment)")
+    .option("--if-missing", "with --generate: keep an existing model and succeed")
+    .option("--force", "with --generate: replace an existing model")
+    .option("--json", "print a machine-readable report")
+    .addHelpText(
+      "after",
+      `\nTrigger variables for --generate:\n${Object.entries(TRIGGER_VARIABLES)
+        .map(([name, variable]) => `  ${name.padEnd(22)}${variable.required ? "(required) " : ""}${variable.help}`)
+        .join("\n")}\n\nExit codes: 0 ok, 2 invalid model or usage, 1 environment problem.`,
+    )
+    .action((flags: Record<string, unknown>) => {
+      const result = runPrepare({
+        models: flags.model as string[],
+        modelsDir: flags.modelsDir as string | undefined,
+        requireEngine: Boolean(flags.requireEngine),
+        generate: Boolean(flags.generate),
+        varsFile: flags.varsFile as string | undefined,
+        ifMissing: Boolean(flags.ifMissing),
+        force: Boolean(flags.force),
+      });
+      process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatPrepareReport(result));
+      process.exitCode = result.exitCode;
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,21 @@
+/**
+ * Typed errors, mapped to exit codes in one place (lib/cli/run-command.ts):
+ * - UserInputError: the user's model, flags or variables are wrong (exit 2). No side effects happened.
+ * - OperationalError: the environment, an API, a secret store or an engine failed (exit 1).
+ * Anything else is a bug and is shown with its stack.
+ */
+export class UserInputError extends Error {
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super(message);
+    this.name = "UserInputError";
+  }
+}
+
+export class OperationalError extends Error {
+  readonly exitCode = 1;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "OperationalError";
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Rules that involve more than one field of a model whose shape is already valid.
+ * Each finding names the path to point the user at; the loader adds file and line:col.
+ */
+import { parseGoDurationSeconds } from "./duration";
+import type { ModelPath } from "./issues";
+import type { RunnerModel, Shard } from "./schema";
+import { cidrContains } from "./value-checks";
+
+export interface CrossCheckFinding {
+  readonly severity: "error" | "warning";
+  readonly path: ModelPath;
+  readonly expected: string;
+  readonly received?: string;
+}
+
+/** GitLab rejects shorter maximum timeouts ("Maximum timeout needs to be at least 10 minutes"). */
+const MIN_MAXIMUM_TIMEOUT_SECONDS = 600;
+const GOOGLE_MACHINE_TYPE = /^[a-z][a-z0-9]*-[a-z0-9-]+$/;
+const AWS_INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+const AWS_IMAGE = /^(ami-[0-9a-f]{8,17}|resolve:ssm:\/.+)$/;
+
+export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
+  return [
+    ...checkZones(model),
+    ...checkNetwork(model),
+    ...checkSecretStore(model),
+    ...checkState(model),
+    ...checkShardNames(model),
+    ...model.shards.flatMap((shard, index) => checkShard(model, shard, ["shards", index])),
+  ];
+}
+
+function error(path: ModelPath, expected: string, received?: unknown): CrossCheckFinding {
+  return { severity: "error", path, expected, received: received === undefined ? undefined : JSON.stringify(received) };
+}
+
+function checkZones(model: RunnerModel): CrossCheckFinding[] {
+  const { cloud } = model;
+  const zones = cloud.provider === "google" ? cloud.zones : cloud.availability_zones;
+  const key = cloud.provider === "google" ? "zones" : "availability_zones";
+  const zonePattern =
+    cloud.provider === "google" ? new RegExp(`^${cloud.region}-[a-z]$`) : new RegExp(`^${cloud.region}[a-z]$`);
+  const example = cloud.provider === "google" ? `${cloud.region}-a` : `${cloud.region}a`;
+  const findings = zones.flatMap((zone, index) =>
+    zonePattern.test(zone) ? [] : [error(["cloud", key, index], `a zone of region ${cloud.region}, such as ${example}`, zone)],
+  );
+  const seen = new Set<string>();
+  zones.forEach((zone, index) => {
+    if (seen.has(zone)) findings.push(error(["cloud", key, index], "each zone listed once", zone));
+    seen.add(zone);
+  });
+  return findings;
+}
+
+function checkNetwork(model: RunnerModel): CrossCheckFinding[] {
+  const { network, cloud } = model;
+  const findings: CrossCheckFinding[] = [];
+  if (network.existing && network.cidr) {
+    findings.push(error(["network", "cidr"], "either `cidr` (create a network) or `existing` (use one), not both", network.cidr));
+  }
+  if (network.cidr) {
+    const prefix = Number(network.cidr.split("/")[1]);
+    const zoneCount = cloud.provider === "aws" ? cloud.availability_zones.length : 1;
+    // AWS carves one private and one public subnet per zone out of the VPC range.
+    const needed = cloud.provider === "aws" ? Math.ceil(Math.log2(zoneCount * 2)) : 0;
+    if (prefix < 8 || prefix + needed > 28) {
+      findings.push(
+        error(["network", "cidr"], `a prefix between /8 and /${28 - needed}, leaving room for the subnets of ${zoneCount} zone(s)`, network.cidr),
+      );
+    }
+  }
+  if (network.existing && cloud.provider === "google" && network.existing.subnets.length !== 1) {
+    findings.push(error(["network", "existing", "subnets"], "exactly one subnetwork on Google Cloud (subnets are regional)", network.existing.subnets));
+  }
+  if (network.existing && cloud.provider === "aws") {
+    if (!network.existing.network.startsWith("vpc-")) {
+      findings.push(error(["network", "existing", "network"], "an AWS VPC id such as vpc-0123456789abcdef0", network.existing.network));
+    }
+    network.existing.subnets.forEach((subnet, index) => {
+      if (!subnet.startsWith("subnet-")) {
+        findings.push(error(["network", "existing", "subnets", index], "an AWS subnet id such as subnet-0123456789abcdef0", subnet));
+      }
+    });
+  }
+  if (!network.nat && !network.public_ips) {
+    findings.push({
+      severity: "warning",
+      path: ["network", "nat"],
+      expected: "NAT or public IPs: without either, managers cannot reach GitLab unless the existing network routes egress",
+      received: "false",
+    });
+  }
+  if (network.cidr) {
+    network.monitoring_cidrs.forEach((range, index) => {
+      if (range === "0.0.0.0/0") {
+        findings.push(error(["network", "monitoring_cidrs", index], "a monitoring range narrower than the whole internet", range));
+      } else if (!cidrContains(network.cidr!, range) && !isPrivateRange(range)) {
+        findings.push({
+          severity: "warning",
+          path: ["network", "monitoring_cidrs", index],
+          expected: "a private range (metrics are scraped inside the network)",
+          received: JSON.stringify(range),
+        });
+      }
+    });
+  }
+  return findings;
+}
+
+function isPrivateRange(range: string): boolean {
+  return ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"].some((privateRange) => cidrContains(privateRange, range));
+}
+
+function checkSecretStore(model: RunnerModel): CrossCheckFinding[] {
+  const { store } = model.secrets;
+  if (store === "google-secret-manager" && model.cloud.provider !== "google") {
+    return [error(["secrets", "store"], `a secret store the ${model.cloud.provider} managers can read: aws-ssm or local`, store)];
+  }
+  if (store === "aws-ssm" && model.cloud.provider !== "aws") {
+    return [error(["secrets", "store"], `a secret store the ${model.cloud.provider} managers can read: google-secret-manager or local`, store)];
+  }
+  return [];
+}
+
+function checkState(model: RunnerModel): CrossCheckFinding[] {
+  const { state } = model;
+  if (state.backend === "s3" && state.locking === "dynamodb" && !state.dynamodb_table) {
+    return [error(["state", "dynamodb_table"], "a DynamoDB table name when locking is dynamodb")];
+  }
+  if (state.backend === "s3" && state.locking === "s3" && state.dynamodb_table) {
+    return [error(["state", "dynamodb_table"], "no table when locking is s3 (set locking: dynamodb to use one)", state.dynamodb_table)];
+  }
+  return [];
+}
+
+function checkShardNames(model: RunnerModel): CrossCheckFinding[] {
+  const firstIndex = new Map<string, number>();
+  const findings: CrossCheckFinding[] = [];
+  model.shards.forEach((shard, index) => {
+    const earlier = firstIndex.get(shard.name);
+    if (earlier === undefined) firstIndex.set(shard.name, index);
+    else findings.push(error(["shards", index, "name"], `a shard name unique in the cell (shards[${earlier}] has it already)`, shard.name));
+  });
+  return findings;
+}
+
+function checkShard(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheckFinding[] {
+  const findings: CrossCheckFinding[] = [];
+  const { provider } = model.cloud;
+
+  if (shard.runner_type === "group" && shard.group_id === undefined) {
+    findings.push(error([...at, "group_id"], "a group id when runner_type is group"));
+  }
+  if (shard.runner_type === "project" && shard.project_id === undefined) {
+    findings.push(error([...at, "project_id"], "a project id when runner_type is project"));
+  }
+  if (shard.runner_type !== "group" && shard.group_id !== undefined) {
+    findings.push(error([...at, "group_id"], "no group_id unless runner_type is group", shard.group_id));
+  }
+  if (shard.runner_type !== "project" && shard.project_id !== undefined) {
+    findings.push(error([...at, "project_id"], "no project_id unless runner_type is project", shard.project_id));
+  }
+  if (shard.tags.length === 0 && !shard.run_untagged) {
+    // GitLab answers 400 "Tags list can not be empty when runner is not allowed to pick untagged jobs".
+    findings.push(error([...at, "tags"], "at least one tag, or run_untagged: true (GitLab refuses a runner that can pick no job)", []));
+  }
+  const maximumTimeout = parseGoDurationSeconds(shard.maximum_timeout)!;
+  if (maximumTimeout < MIN_MAXIMUM_TIMEOUT_SECONDS) {
+    findings.push(error([...at, "maximum_timeout"], "at least 10m (GitLab's lower bound)", shard.maximum_timeout));
+  }
+
+  const machinePattern = provider === "google" ? GOOGLE_MACHINE_TYPE : AWS_INSTANCE_TYPE;
+  const machineExample = provider === "google" ? "a Google Cloud machine type such as e2-standard-4" : "an EC2 instance type such as m7i.large";
+  for (const role of ["managers", "workers"] as const) {
+    if (!machinePattern.test(shard[role].machine_type)) {
+      findings.push(error([...at, role, "machine_type"], machineExample, shard[role].machine_type));
+    }
+    const image = shard[role].image;
+    if (provider === "aws" && image !== undefined && !AWS_IMAGE.test(image)) {
+      findings.push(error([...at, role, "image"], "an AMI id (ami-...) or resolve:ssm:/<parameter>", image));
+    }
+  }
+
+  const slots = shard.workers.max_instances * shard.workers.capacity_per_instance;
+  shard.autoscaling.policies.forEach((policy, index) => {
+    if (policy.idle_count > slots) {
+      findings.push(
+        error(
+          [...at, "autoscaling", "policies", index, "idle_count"],
+          `idle_count <= workers.max_instances x workers.capacity_per_instance = ${slots}`,
+          policy.idle_count,
+        ),
+      );
+    }
+    if (policy.scale_factor_limit !== undefined && policy.scale_factor === 0) {
+      findings.push({
+        severity: "warning",
+        path: [...at, "autoscaling", "policies", index, "scale_factor_limit"],
+        expected: "scale_factor > 0 for scale_factor_limit to matter",
+        received: String(policy.scale_factor_limit),
+      });
+    }
+  });
+
+  if (shard.managers.concurrent > slots) {
+    findings.push({
+      severity: "warning",
+      path: [...at, "managers", "concurrent"],
+      expected: `concurrent <= max_instances x capacity_per_instance = ${slots}; jobs beyond that wait for workers`,
+      received: String(shard.managers.concurrent),
+    });
+  }
+  return findings;
+}

@@ -1,0 +1,55 @@
+import { UserInputError } from "../errors";
+
+/** A path into the model, as YAML keys and sequence indices: ["shards", 0, "workers", "max_instances"]. */
+export type ModelPath = ReadonlyArray<string | number>;
+
+/** One problem found in a model file, located for the person who has to fix it. */
+export interface ModelIssue {
+  readonly severity: "error" | "warning";
+  readonly file: string;
+  readonly path: ModelPath;
+  /** 1-based line and column of the offending node (or its parent when the key is missing). */
+  readonly line: number;
+  readonly column: number;
+  /** What was expected, in words. */
+  readonly expected: string;
+  /** Short rendering of the value found, or undefined when nothing was there. */
+  readonly received?: string;
+  readonly hint?: string;
+}
+
+/** `shards[0].workers.max_instances`; `(top level)` for the document itself. */
+export function formatPath(path: ModelPath): string {
+  if (path.length === 0) return "(top level)";
+  return path
+    .map((part, index) => (typeof part === "number" ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join("");
+}
+
+export function formatIssue(issue: ModelIssue): string {
+  const received = issue.received === undefined ? "" : `, received ${issue.received}`;
+  const hint = issue.hint ? ` (${issue.hint})` : "";
+  const label = issue.severity === "warning" ? "warning: " : "";
+  return `${issue.file}:${issue.line}:${issue.column}: ${label}${formatPath(issue.path)}: expected ${issue.expected}${received}${hint}`;
+}
+
+/** Thrown when a model file has one or more errors; carries all of them. */
+export class ModelValidationError extends UserInputError {
+  constructor(readonly file: string, readonly issues: readonly ModelIssue[]) {
+    super(
+      `${file} is not a valid runner model (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n` +
+        issues.map((issue) => `  ${formatIssue(issue)}`).join("\n"),
+    );
+    this.name = "ModelValidationError";
+  }
+}
+
+/** Render a received value briefly, so a message never dumps a whole subtree. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (typeof value === "object") return "a mapping";
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

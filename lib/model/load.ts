@@ -1,0 +1,221 @@
+/**
+ * Reads a model file into a validated `RunnerModel`, or throws a
+ * `ModelValidationError` that lists every problem with its line:col.
+ *
+ * Two stages: the file shape (YAML syntax, then the zod schema with defaults),
+ * then the cross-field rules on the resolved model.
+ */
+import { readFileSync } from "node:fs";
+import { LineCounter, isMap, isNode, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
+import type { z } from "zod";
+import { crossCheck } from "./cross-checks";
+import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
+import { knownKeysAt, suggestKey } from "./known-keys";
+import { runnerModelSchema, type RunnerModel } from "./schema";
+
+export interface LoadedModel {
+  /** The path the model was read from, as given. */
+  readonly file: string;
+  readonly model: RunnerModel;
+  /** Findings that do not stop the model from being used. */
+  readonly warnings: readonly ModelIssue[];
+}
+
+export function loadModelFile(file: string): LoadedModel {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const expected =
+      code === "ENOENT" ? "an existing model file" : code === "EISDIR" ? "a file, not a directory" : `a readable file (${code ?? "read failed"})`;
+    throw new ModelValidationError(file, [{ severity: "error", file, path: [], line: 1, column: 1, expected, received: "no file" }]);
+  }
+  if (bytes.includes(0) || !isUtf8(bytes)) {
+    throw new ModelValidationError(file, [
+      { severity: "error", file, path: [], line: 1, column: 1, expected: "a UTF-8 YAML text file", received: "binary content" },
+    ]);
+  }
+  return parseModel(bytes.toString("utf8"), file);
+}
+
+export function parseModel(text: string, file: string): LoadedModel {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+  const at = (offset: number) => lineCounter.linePos(offset);
+
+  if (doc.errors.length > 0) {
+    throw new ModelValidationError(
+      file,
+      doc.errors.map((yamlError) => {
+        const { line, col } = at(yamlError.pos[0]);
+        return { severity: "error", file, path: [], line, column: col, expected: "valid YAML", received: yamlError.message.split("\n")[0] };
+      }),
+    );
+  }
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    throw new ModelValidationError(file, [
+      { severity: "error", file, path: [], line: 1, column: 1, expected: "a runner model mapping (cell, gitlab, cloud, shards, ...)", received: "an empty document" },
+    ]);
+  }
+  if (!isMap(doc.contents)) {
+    const { line, col } = at(doc.contents.range?.[0] ?? 0);
+    throw new ModelValidationError(file, [
+      {
+        severity: "error",
+        file,
+        path: [],
+        line,
+        column: col,
+        expected: "a mapping at the top level (cell, gitlab, cloud, shards, ...)",
+        received: describeValue(doc.toJS()),
+      },
+    ]);
+  }
+
+  const data: unknown = doc.toJS();
+  const parsed = runnerModelSchema.safeParse(data);
+  const locate = (path: ModelPath, preferKey = false) => locateNode(doc, path, preferKey, at);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.flatMap((issue) => zodIssueToModelIssues(issue, data, file, locate));
+    throw new ModelValidationError(file, sortByPosition(issues));
+  }
+
+  const findings = crossCheck(parsed.data).map((finding): ModelIssue => {
+    const { line, column } = locate(finding.path);
+    return { ...finding, file, line, column };
+  });
+  const errors = findings.filter((finding) => finding.severity === "error");
+  if (errors.length > 0) throw new ModelValidationError(file, sortByPosition(errors));
+  return { file, model: parsed.data, warnings: sortByPosition(findings) };
+}
+
+type Locate = (path: ModelPath, preferKey?: boolean) => { line: number; column: number };
+
+function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: string, locate: Locate): ModelIssue[] {
+  const path = issue.path.filter((part): part is string | number => typeof part !== "symbol");
+  if (issue.code === "unrecognized_keys") {
+    const known = knownKeysAt(runnerModelSchema, path, data);
+    return issue.keys.map((key) => {
+      const suggestion = suggestKey(key, known);
+      const { line, column } = locate([...path, key], true);
+      return {
+        severity: "error",
+        file,
+        path: [...path, key],
+        line,
+        column,
+        expected: known.length > 0 ? `one of the known keys: ${known.join(", ")}` : "no further keys",
+        received: `unknown key ${JSON.stringify(key)}`,
+        hint: suggestion ? `did you mean "${suggestion}"?` : undefined,
+      };
+    });
+  }
+  const received = valueAt(data, path);
+  const { line, column } = locate(path);
+  return [{ severity: "error", file, path, line, column, expected: expectedText(issue, received), received: describeValue(received) }];
+}
+
+/** Words for what the schema wanted; our own refinement messages are used as written. */
+function expectedText(issue: z.core.$ZodIssue, received: unknown): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return received === undefined ? `a value (required ${typeWord(issue.expected)})` : typeWord(issue.expected);
+    case "invalid_value":
+      return `one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
+    case "too_small":
+      return boundText("at least", issue.origin, issue.minimum, issue.inclusive);
+    case "too_big":
+      return boundText("at most", issue.origin, issue.maximum, issue.inclusive);
+    case "invalid_union":
+      if ("discriminator" in issue && issue.discriminator) {
+        return `a mapping whose "${String(issue.discriminator)}" is one of the supported values`;
+      }
+      return "one of the accepted forms";
+    case "invalid_format":
+    case "custom":
+      return issue.message;
+    default:
+      return issue.message;
+  }
+}
+
+function typeWord(expected: string): string {
+  const words: Record<string, string> = {
+    object: "a mapping",
+    array: "a list",
+    string: "a string",
+    number: "a number",
+    int: "a whole number",
+    boolean: "true or false",
+    record: "a mapping",
+  };
+  return words[expected] ?? expected;
+}
+
+function boundText(word: string, origin: string, bound: number | bigint, inclusive?: boolean): string {
+  if (origin === "array") return `${word} ${bound} item${bound === 1 ? "" : "s"}`;
+  if (origin === "string") return `${word} ${bound} character${bound === 1 ? "" : "s"}`;
+  const symbol = word === "at least" ? (inclusive === false ? ">" : ">=") : inclusive === false ? "<" : "<=";
+  return `a number ${symbol} ${bound}`;
+}
+
+function valueAt(data: unknown, path: ModelPath): unknown {
+  let current: unknown = data;
+  for (const part of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string | number, unknown>)[part];
+  }
+  return current;
+}
+
+/**
+ * Position of the node at `path`; for a path that does not exist (a missing key),
+ * the position of the deepest ancestor that does. With `preferKey`, the key of the
+ * last pair rather than its value (for unknown keys).
+ */
+function locateNode(
+  doc: Document,
+  path: ModelPath,
+  preferKey: boolean,
+  at: (offset: number) => { line: number; col: number },
+): { line: number; column: number } {
+  let node: Node | null = doc.contents;
+  let offset = node?.range?.[0] ?? 0;
+  for (const part of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === part);
+      if (!pair) break;
+      const key = isNode(pair.key) ? pair.key : null;
+      const value = isNode(pair.value) ? pair.value : null;
+      if (preferKey && part === path[path.length - 1] && key?.range) {
+        offset = key.range[0];
+        break;
+      }
+      offset = (value?.range ?? key?.range)?.[0] ?? offset;
+      node = value;
+    } else if (isSeq(node) && typeof part === "number") {
+      const item = node.items[part];
+      if (!isNode(item)) break;
+      offset = item.range?.[0] ?? offset;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  const { line, col } = at(offset);
+  return { line, column: col };
+}
+
+function sortByPosition<T extends { line: number; column: number }>(issues: T[]): T[] {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,294 @@
+/**
+ * The runner model: one YAML file per cell. This file is the single source of
+ * truth for its shape, its defaults and its documentation; the TypeScript types
+ * (`z.infer`) and `models/schema.json` are both derived from it.
+ *
+ * Checks that involve more than one field live in `cross-checks.ts`.
+ */
+import { z } from "zod";
+import { parseGoDurationSeconds } from "./duration";
+import { isValidCidr, isValidCron, isValidTimeZone } from "./value-checks";
+
+const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
+const LABEL_KEY = /^[a-z][a-z0-9_-]{0,62}$/;
+const LABEL_VALUE = /^[a-z0-9_-]{0,63}$/;
+
+const dnsLabel = z
+  .string()
+  .regex(DNS_LABEL, "a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
+
+/** A Go duration ("20m", "1h30m"), as gitlab-runner reads `idle_time`. */
+const goDuration = z
+  .string()
+  .refine((text) => parseGoDurationSeconds(text) !== undefined, {
+    message: 'a Go duration such as "20m", "1h30m" or "90s"',
+  })
+  .meta({ pattern: "^([0-9]*(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$" });
+
+const labels = z
+  .record(
+    z.string().regex(LABEL_KEY, "a label key: lowercase letters, digits, '_' or '-', starting with a letter"),
+    z.string().regex(LABEL_VALUE, "a label value: at most 63 lowercase letters, digits, '_' or '-'"),
+  )
+  .default({});
+
+export const DEFAULT_NETWORK_CIDR = "10.0.0.0/16";
+const cidr = z
+  .string()
+  .refine(isValidCidr, { message: "an IPv4 CIDR block such as 10.0.0.0/16, with no host bits set" })
+  .meta({ format: "cidr" });
+
+const gitlab = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/, error: "an http(s) URL of the GitLab instance, such as https://gitlab.example.com" })
+      .describe("Base URL of the GitLab instance the runners register with."),
+    token_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+      .default("GITLAB_TOKEN")
+      .describe("Name of the environment variable holding an admin (or group/project Owner) token with the create_runner or api scope."),
+  })
+  .describe("The GitLab instance of this cell.");
+
+const googleCloud = z.strictObject({
+  provider: z.literal("google"),
+  project: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "a Google Cloud project id: 6 to 30 lowercase letters, digits or '-'")
+    .describe("Google Cloud project that holds the fleet."),
+  region: z
+    .string()
+    .regex(/^[a-z]+-[a-z]+[0-9]+$/, "a Google Cloud region such as europe-west4")
+    .describe("Region, for example europe-west4."),
+  zones: z
+    .array(z.string())
+    .min(1)
+    .describe("Zones of the region the managers and workers are spread over, for example [europe-west4-a, europe-west4-b]."),
+});
+
+const awsCloud = z.strictObject({
+  provider: z.literal("aws"),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-gov)?-[a-z]+-[0-9]$/, "an AWS region such as eu-west-1")
+    .describe("Region, for example eu-west-1."),
+  availability_zones: z
+    .array(z.string())
+    .min(1)
+    .describe("Availability zones of the region, for example [eu-west-1a, eu-west-1b]."),
+  account_id: z
+    .string()
+    .regex(/^[0-9]{12}$/, "a 12-digit AWS account id")
+    .optional()
+    .describe("AWS account id. Scopes IAM ARNs and guards against applying to the wrong account. @default - the caller's account"),
+});
+
+const cloud = z.discriminatedUnion("provider", [googleCloud, awsCloud]).describe("Where the fleet runs.");
+
+const network = z
+  .strictObject({
+    cidr: cidr
+      .optional()
+      .describe("Create a network with this primary range (VPC CIDR on AWS, subnet range on Google Cloud). Exclusive with `existing`. @default 10.0.0.0/16 when `existing` is not set"),
+    existing: z
+      .strictObject({
+        network: z.string().min(1).describe("Google Cloud network name or self link; AWS VPC id (vpc-...)."),
+        subnets: z.array(z.string().min(1)).min(1).describe("Google Cloud subnetwork name or self link (one); AWS private subnet ids (one per availability zone)."),
+      })
+      .optional()
+      .describe("Use an existing network instead of creating one. It must already route egress (NAT)."),
+    nat: z.boolean().default(true).describe("Route egress through Cloud NAT / a NAT gateway. Workers and managers have no public IPs."),
+    public_ips: z.boolean().default(false).describe("Give runner managers public IPs. Workers never get one."),
+    monitoring_cidrs: z
+      .array(cidr)
+      .default([])
+      .describe("Source ranges allowed to scrape runner manager metrics on port 9252. @default - none: nothing may scrape"),
+  })
+  .default({ nat: true, public_ips: false, monitoring_cidrs: [] })
+  // A network is created unless an existing one is named; give the created one its range here, with the other defaults.
+  .transform((net) => (net.existing || net.cidr ? net : { ...net, cidr: DEFAULT_NETWORK_CIDR }));
+
+const localState = z.strictObject({
+  backend: z.literal("local"),
+  path: z.string().optional().describe("State file path, relative to the stack directory. @default terraform.<cell>.tfstate"),
+});
+const gcsState = z.strictObject({
+  backend: z.literal("gcs"),
+  bucket: z.string().min(3),
+  prefix: z.string().optional().describe("@default runner-fleet/<cell>"),
+});
+const s3State = z.strictObject({
+  backend: z.literal("s3"),
+  bucket: z.string().min(3),
+  key_prefix: z.string().default("runner-fleet").describe("The state key is <key_prefix>/<cell>.tfstate."),
+  region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-[0-9]$/, "an AWS region such as eu-west-1"),
+  locking: z
+    .enum(["s3", "dynamodb"])
+    .default("s3")
+    .describe("s3: native S3 lock files (Terraform >= 1.10); dynamodb: a lock table named in dynamodb_table."),
+  dynamodb_table: z.string().optional(),
+});
+const httpState = z.strictObject({
+  backend: z.literal("http"),
+  project_id: z
+    .union([z.number().int().positive(), z.string().min(1)])
+    .describe("GitLab project (id or full path) that holds the GitLab-managed Terraform state."),
+  state_name: z.string().optional().describe("@default <cell>"),
+  username_env: z.string().default("GITLAB_USER_LOGIN").describe("Environment variable holding the state user name."),
+  password_env: z.string().default("GITLAB_TOKEN").describe("Environment variable holding the state token (never written to files)."),
+});
+
+const state = z
+  .discriminatedUnion("backend", [localState, gcsState, s3State, httpState])
+  .default({ backend: "local" })
+  .describe("Terraform state backend of the cell's stack.");
+
+const secrets = z
+  .strictObject({
+    store: z
+      .enum(["local", "google-secret-manager", "aws-ssm"])
+      .default("local")
+      .describe("Where onboarding puts runner tokens and where managers read them at boot."),
+    local_dir: z.string().default(".state/secrets").describe("Directory of the local store (files 0600, directory 0700)."),
+    prefix: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, '_' or '-'")
+      .default("gitlab-runner")
+      .describe("Name prefix of the secrets: <prefix>-<cell>-<shard> (Secret Manager) or /<prefix>/<cell>/<shard>/token (SSM)."),
+  })
+  .default({ store: "local", local_dir: ".state/secrets", prefix: "gitlab-runner" });
+
+const managers = z.strictObject({
+  count: z.number().int().min(1).max(10).default(2).describe("Runner manager VMs of the shard; each drives its own worker group."),
+  machine_type: z.string().min(1).describe("The cloud's own machine type: e2-standard-2 on Google Cloud, t3.medium on AWS."),
+  disk_size_gb: z.number().int().min(10).max(2000).default(50),
+  image: z.string().optional().describe("Manager image. @default - Ubuntu 24.04 LTS of the cloud"),
+  runner_version: z
+    .string()
+    .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "18.5.0"')
+    .describe("gitlab-runner version installed on the managers, pinned."),
+  concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
+});
+
+const workers = z.strictObject({
+  machine_type: z.string().min(1).describe("The cloud's own machine type of the worker instances."),
+  image: z
+    .string()
+    .optional()
+    .describe("Worker image with Docker; AWS: ami-... or resolve:ssm:<parameter>. @default - Ubuntu 24.04 LTS, Docker installed at boot"),
+  disk_size_gb: z.number().int().min(10).max(4000).default(100),
+  username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
+  capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),
+  max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited."),
+  max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
+  spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
+});
+
+const policy = z.strictObject({
+  periods: z
+    .array(z.string().refine(isValidCron, { message: 'a cron expression with 5 fields (or 6 with seconds), such as "* 8-18 * * mon-fri"' }))
+    .min(1).default(["* * * * *"]).describe("Cron expressions during which the policy applies."),
+  timezone: z.string().refine(isValidTimeZone, { message: 'an IANA time zone such as "UTC" or "Europe/Berlin"' }).default("UTC").describe("IANA time zone of the periods."),
+  idle_count: z.number().int().min(0).default(0).describe("Idle job slots kept ready (counted in jobs, not machines)."),
+  idle_time: goDuration.default("20m").describe("How long an idle instance is kept."),
+  scale_factor: z.number().min(0).max(10).default(0).describe("Idle capacity as a share of in-use capacity."),
+  scale_factor_limit: z.number().int().min(0).optional(),
+});
+
+const docker = z
+  .strictObject({
+    image: z.string().min(1).default("ubuntu:24.04").describe("Default job image."),
+    privileged: z.boolean().default(false).describe("Privileged job containers. Leave off unless Docker-in-Docker is required."),
+    volumes: z.array(z.string()).default(["/cache"]),
+    pull_policy: z.array(z.enum(["always", "if-not-present", "never"])).default(["always", "if-not-present"]),
+  })
+  .default({ image: "ubuntu:24.04", privileged: false, volumes: ["/cache"], pull_policy: ["always", "if-not-present"] });
+
+const cache = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    expiry_days: z.number().int().min(1).max(3650).default(14).describe("Cache objects are deleted this many days after upload."),
+    shared: z.boolean().default(true).describe("Share the cache between the shard's managers."),
+  })
+  .default({ enabled: true, expiry_days: 14, shared: true });
+
+const shard = z.strictObject({
+  name: dnsLabel.describe("Shard name, unique in the cell; part of resource names."),
+  description: z.string().max(1024).optional().describe("Runner description in GitLab. @default <cell>-<shard>"),
+  tags: z.array(z.string().min(1).max(255)).max(50).default([]),
+  run_untagged: z.boolean().default(false),
+  locked: z.boolean().default(false),
+  access_level: z.enum(["not_protected", "ref_protected"]).default("not_protected"),
+  maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts (at least 10m)."),
+  paused: z.boolean().default(false),
+  runner_type: z.enum(["instance", "group", "project"]).default("instance"),
+  group_id: z.number().int().positive().optional().describe("Required when runner_type is group."),
+  project_id: z.number().int().positive().optional().describe("Required when runner_type is project."),
+  managers,
+  workers,
+  autoscaling: z
+    .strictObject({ policies: z.array(policy).min(1) })
+    .default({ policies: [{ periods: ["* * * * *"], timezone: "UTC", idle_count: 0, idle_time: "20m", scale_factor: 0 }] }),
+  docker,
+  cache,
+});
+
+const thresholds = z
+  .strictObject({
+    manager_absent_for: goDuration.default("5m").describe("Alert when a manager's metrics are absent this long."),
+    job_failure_ratio: z.number().gt(0).max(1).default(0.25).describe("Alert when this share of jobs fails over 15 minutes."),
+    concurrency_saturation: z.number().gt(0).max(1).default(0.9).describe("Alert when running jobs reach this share of `concurrent`."),
+    workers_near_max: z.number().gt(0).max(1).default(0.9).describe("Alert when workers reach this share of max_instances."),
+  })
+  .default({ manager_absent_for: "5m", job_failure_ratio: 0.25, concurrency_saturation: 0.9, workers_near_max: 0.9 });
+
+const monitoring = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    notifications: z
+      .strictObject({
+        emails: z.array(z.email()).default([]),
+        webhooks: z.array(z.url({ protocol: /^https$/, error: "an https URL" })).default([]),
+        channels: z.array(z.string().min(1)).default([]).describe("Existing channel ids: Google notification channel names or SNS topic ARNs."),
+      })
+      .default({ emails: [], webhooks: [], channels: [] }),
+    thresholds,
+  })
+  .default({
+    enabled: true,
+    notifications: { emails: [], webhooks: [], channels: [] },
+    thresholds: { manager_absent_for: "5m", job_failure_ratio: 0.25, concurrency_saturation: 0.9, workers_near_max: 0.9 },
+  });
+
+export const runnerModelSchema = z
+  .strictObject({
+    cell: z.strictObject({
+      id: dnsLabel.describe("Cell id: names the stack, prefixes resources and is a label on every one."),
+      labels: labels.describe("Labels (Google Cloud) or tags (AWS) applied to every resource."),
+    }),
+    gitlab,
+    cloud,
+    network,
+    state,
+    secrets,
+    shards: z.array(shard).min(1).describe("Runner shards: each is one GitLab runner with its own managers and workers."),
+    monitoring,
+  })
+  .meta({
+    title: "GitLab cell runner model",
+    description: "One cell's runner fleet: the GitLab instance, the cloud, and the runner shards to provision.",
+  });
+
+/** The model as written in YAML, before defaults. */
+export type RunnerModelInput = z.input<typeof runnerModelSchema>;
+/** The model with every default applied. */
+export type RunnerModel = z.output<typeof runnerModelSchema>;
+export type Shard = RunnerModel["shards"][number];
+export type AutoscalingPolicy = Shard["autoscaling"]["policies"][number];
+export type CloudConfig = RunnerModel["cloud"];
+export type GoogleCloudConfig = Extract<CloudConfig, { provider: "google" }>;
+export type AwsCloudConfig = Extract<CloudConfig, { provider: "aws" }>;
+export type StateConfig = RunnerModel["state"];
+export type SecretStoreKind = RunnerModel["secrets"]["store"];

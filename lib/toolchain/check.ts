@@ -1,0 +1,51 @@
+/**
+ * What the machine offers: Node's version and a Terraform-compatible engine.
+ * Only an engine that answers `version -json` with a usable version counts.
+ */
+import { spawnSync } from "node:child_process";
+import semver from "semver";
+
+export const MIN_NODE_VERSION = "20.9.0";
+export const MIN_ENGINE_VERSION = "1.5.0";
+export type EngineName = "terraform" | "tofu";
+
+export interface EngineInfo {
+  readonly name: EngineName;
+  readonly version: string;
+  readonly supported: boolean;
+}
+
+export interface ToolchainReport {
+  readonly node: { readonly version: string; readonly supported: boolean };
+  /** Every engine found on PATH, in preference order. */
+  readonly engines: readonly EngineInfo[];
+  /** The engine provisioning would use: the first supported one. */
+  readonly engine?: EngineInfo;
+}
+
+export function checkToolchain(env: NodeJS.ProcessEnv = process.env): ToolchainReport {
+  const nodeVersion = process.versions.node;
+  const engines = (["terraform", "tofu"] as const).flatMap((name) => {
+    const info = probeEngine(name, env);
+    return info ? [info] : [];
+  });
+  return {
+    node: { version: nodeVersion, supported: semver.gte(nodeVersion, MIN_NODE_VERSION) },
+    engines,
+    engine: engines.find((engine) => engine.supported),
+  };
+}
+
+/** `terraform version -json` and `tofu version -json` both answer {"terraform_version": "..."}. */
+export function probeEngine(name: EngineName, env: NodeJS.ProcessEnv = process.env): EngineInfo | undefined {
+  const result = spawnSync(name, ["version", "-json"], { env, encoding: "utf8", timeout: 15_000 });
+  if (result.error || result.status !== 0) return undefined;
+  try {
+    const version = String((JSON.parse(result.stdout) as { terraform_version?: string }).terraform_version ?? "");
+    const clean = semver.coerce(version)?.version;
+    if (!clean) return undefined;
+    return { name, version: clean, supported: semver.gte(clean, MIN_ENGINE_VERSION) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,2 @@
+// Registers cdktf's matchers (toHaveResourceWithProperties, toBeValidTerraform, ...).
+require("cdktf").Testing.setupJest();
