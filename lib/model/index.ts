@@ -1,0 +1,3 @@
+export * from "./schema";
+export { loadModelFile, parseModel, type LoadedModel } from "./load";
+export * from "./names";

@@ -1,0 +1,101 @@
+/**
+ * Names derived from a model, shared by the constructs, the renderers and onboarding.
+ * They are plain strings known at synth time (never Terraform tokens), so the
+ * rendered config.toml and startup scripts can name the resources they use.
+ *
+ * Changing any of these renames real infrastructure or loses track of secrets:
+ * treat them as a public contract.
+ */
+import { createHash } from "node:crypto";
+import type { RunnerModel, Shard } from "./schema";
+
+/** Shortens `name` to `max` characters, keeping it unique with a hash suffix when cut. */
+export function fitName(name: string, max: number): string {
+  if (name.length <= max) return name;
+  const hash = createHash("sha256").update(name).digest("hex").slice(0, 6);
+  return `${name.slice(0, max - 7).replace(/-+$/, "")}-${hash}`;
+}
+
+/** The Terraform stack of a cell is named after the cell. */
+export function stackName(model: RunnerModel): string {
+  return model.cell.id;
+}
+
+/** Prefix of every resource of a shard: "<cell>-<shard>". */
+export function shardPrefix(model: RunnerModel, shard: Shard): string {
+  return `${model.cell.id}-${shard.name}`;
+}
+
+/** Runner manager `slot` (0-based) of a shard: VM / instance group name. */
+export function managerName(model: RunnerModel, shard: Shard, slot: number): string {
+  return fitName(`${shardPrefix(model, shard)}-mgr-${slot}`, 61);
+}
+
+/** The worker group driven by manager `slot` alone (GCE managed instance group / AWS Auto Scaling group). */
+export function workerGroupName(model: RunnerModel, shard: Shard, slot: number): string {
+  return fitName(`${shardPrefix(model, shard)}-wrk-${slot}`, 61);
+}
+
+/** The `name` of the [[runners]] entry of manager `slot`. */
+export function runnerEntryName(model: RunnerModel, shard: Shard, slot: number): string {
+  return `${shardPrefix(model, shard)}-${slot}`;
+}
+
+/** Zone of manager `slot` and its worker group on Google Cloud: slots are spread round-robin. */
+export function zoneOfSlot(zones: readonly string[], slot: number): string {
+  return zones[slot % zones.length];
+}
+
+/**
+ * Cache bucket of a shard. Bucket names are global on both clouds, so the
+ * project (Google Cloud) or account/region (AWS) makes them unique.
+ */
+export function cacheBucketName(model: RunnerModel, shard: Shard): string {
+  const owner = model.cloud.provider === "google" ? model.cloud.project : (model.cloud.account_id ?? model.cloud.region);
+  return fitName(`${owner}-${shardPrefix(model, shard)}-cache`, 63);
+}
+
+/** Google service account id of a shard's managers (6 to 30 characters). */
+export function managerServiceAccountId(model: RunnerModel, shard: Shard): string {
+  return fitName(`rm-${shardPrefix(model, shard)}`, 30);
+}
+
+/** Where a shard's runner token lives in each kind of secret store. */
+export interface SecretLocation {
+  /** Google Secret Manager secret id: "<prefix>-<cell>-<shard>". */
+  readonly googleSecretId: string;
+  /** AWS SSM SecureString parameter name: "/<prefix>/<cell>/<shard>/token". */
+  readonly awsParameterName: string;
+  /** Local store file name (in secrets.local_dir): "<cell>--<shard>.json". */
+  readonly localFileName: string;
+}
+
+export function secretLocation(model: RunnerModel, shard: Shard): SecretLocation {
+  const { prefix } = model.secrets;
+  return {
+    googleSecretId: fitName(`${prefix}-${shardPrefix(model, shard)}`, 255),
+    awsParameterName: `/${prefix}/${model.cell.id}/${shard.name}/token`,
+    localFileName: `${model.cell.id}--${shard.name}.json`,
+  };
+}
+
+/** Labels (Google) / tags (AWS) on every resource of a shard: the cell's labels plus identity. */
+export function shardLabels(model: RunnerModel, shard?: Shard): Record<string, string> {
+  return {
+    ...model.cell.labels,
+    "gitlab-cell": model.cell.id,
+    ...(shard ? { "runner-shard": shard.name } : {}),
+    "managed-by": "runner-fleet",
+  };
+}
+
+/** Runner description in GitLab; also how onboarding finds the shard's runner again. */
+export function runnerDescription(model: RunnerModel, shard: Shard): string {
+  return shard.description ?? shardPrefix(model, shard);
+}
+
+/** Default images when the model names none. */
+export const DEFAULT_IMAGES = {
+  google: "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64",
+  aws: "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id",
+} as const;
