@@ -99,3 +99,14 @@ export const DEFAULT_IMAGES = {
   google: "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64",
   aws: "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id",
 } as const;
+
+/** Port of the runner's Prometheus metrics (`listen_address = ":9252"`). */
+export const RUNNER_METRICS_PORT = 9252;
+
+/** AWS CloudWatch log group the managers of a shard ship gitlab-runner's log to. */
+export function logGroupName(model: RunnerModel, shard: Shard): string {
+  return `/gitlab-runner/${model.cell.id}/${shard.name}`;
+}
+
+/** Resource tag / label naming the manager slot, read by a manager at boot (AWS instance tags via IMDS, GCE metadata). */
+export const SLOT_METADATA_KEY = "gitlab-runner-slot";
