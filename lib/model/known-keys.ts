@@ -22,6 +22,16 @@ export function knownKeysAt(schema: AnySchema, path: ModelPath, data: unknown): 
   return [...keys];
 }
 
+/** The accepted values of a discriminated union's key (["google", "aws"] for cloud.provider). */
+export function discriminatorValuesAt(schema: AnySchema, unionPath: ModelPath, key: PropertyKey | undefined): unknown[] {
+  if (typeof key !== "string") return [];
+  let candidates: AnySchema[] = [schema];
+  for (const part of unionPath) candidates = candidates.flatMap((candidate) => childSchemas(candidate, part, undefined));
+  return candidates
+    .flatMap((candidate) => objectsOf(candidate, undefined))
+    .flatMap((object) => (object._zod.def.shape[key]?._zod.def as { values?: unknown[] } | undefined)?.values ?? []);
+}
+
 /** The closest known key when it is close enough to be a plausible typo. */
 export function suggestKey(key: string, known: readonly string[]): string | undefined {
   if (known.length === 0) return undefined;

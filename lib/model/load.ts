@@ -10,7 +10,7 @@ import { LineCounter, isMap, isNode, isPair, isScalar, isSeq, parseDocument, typ
 import type { z } from "zod";
 import { crossCheck } from "./cross-checks";
 import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
-import { knownKeysAt, suggestKey } from "./known-keys";
+import { discriminatorValuesAt, knownKeysAt, suggestKey } from "./known-keys";
 import { runnerModelSchema, type RunnerModel } from "./schema";
 
 export interface LoadedModel {
@@ -120,18 +120,17 @@ function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: str
 function expectedText(issue: z.core.$ZodIssue, received: unknown): string {
   switch (issue.code) {
     case "invalid_type":
-      return received === undefined ? `a value (required ${typeWord(issue.expected)})` : typeWord(issue.expected);
+      return received === undefined ? `${typeWord(issue.expected)} (required)` : typeWord(issue.expected);
     case "invalid_value":
       return `one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
     case "too_small":
       return boundText("at least", issue.origin, issue.minimum, issue.inclusive);
     case "too_big":
       return boundText("at most", issue.origin, issue.maximum, issue.inclusive);
-    case "invalid_union":
-      if ("discriminator" in issue && issue.discriminator) {
-        return `a mapping whose "${String(issue.discriminator)}" is one of the supported values`;
-      }
-      return "one of the accepted forms";
+    case "invalid_union": {
+      const values = discriminatorValuesAt(runnerModelSchema, issue.path.slice(0, -1) as ModelPath, issue.path.at(-1));
+      return values.length > 0 ? `one of ${values.map((value) => JSON.stringify(value)).join(", ")}` : "one of the accepted forms";
+    }
     case "invalid_format":
     case "custom":
       return issue.message;

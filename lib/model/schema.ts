@@ -37,7 +37,7 @@ export const DEFAULT_NETWORK_CIDR = "10.0.0.0/16";
 const cidr = z
   .string()
   .refine(isValidCidr, { message: "an IPv4 CIDR block such as 10.0.0.0/16, with no host bits set" })
-  .meta({ format: "cidr" });
+  .meta({ pattern: "^([0-9]{1,3}\\.){3}[0-9]{1,3}/[0-9]{1,2}$" });
 
 const gitlab = z
   .strictObject({

@@ -5,8 +5,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
+import { PROJECT_ROOT } from "../project-root";
 
-export const TEMPLATES_DIR = join(__dirname, "..", "..", "..", "templates");
+export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 
 const handlebars = Handlebars.create();
 

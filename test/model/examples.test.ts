@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadModelFile } from "../../lib/model/load";
+import { MODELS_DIR } from "../support/models";
+
+describe("example models", () => {
+  it.each(["cell-1.yaml", "cell-2.yaml"])("%s starts with the schema modeline", (name) => {
+    expect(readFileSync(join(MODELS_DIR, name), "utf8").split("\n")[0]).toBe("# yaml-language-server: $schema=./schema.json");
+  });
+
+  it("cell-1 is a Google Cloud cell with two shards of two managers, defaults applied", () => {
+    const { model, warnings } = loadModelFile(join(MODELS_DIR, "cell-1.yaml"));
+    expect(warnings).toEqual([]);
+    expect(model.cloud.provider).toBe("google");
+    expect(model.shards.map((shard) => [shard.name, shard.managers.count])).toEqual([
+      ["small-amd64", 2],
+      ["large-amd64", 2],
+    ]);
+    // Defaults the file does not spell out:
+    const small = model.shards[0];
+    expect(small.access_level).toBe("not_protected");
+    expect(small.runner_type).toBe("instance");
+    expect(small.paused).toBe(false);
+    expect(small.locked).toBe(false);
+    expect(small.docker.privileged).toBe(false);
+    expect(small.docker.pull_policy).toEqual(["always", "if-not-present"]);
+    expect(small.managers.disk_size_gb).toBe(50);
+    expect(small.workers.username).toBe("ubuntu");
+    expect(small.cache.shared).toBe(true);
+    expect(model.network.public_ips).toBe(false);
+    expect(model.gitlab.token_env).toBe("GITLAB_TOKEN");
+    expect(model.secrets.local_dir).toBe(".state/secrets");
+    expect(model.monitoring.thresholds.concurrency_saturation).toBe(0.9);
+    expect(model.monitoring.notifications.channels).toEqual([]);
+    expect(model.shards[1].autoscaling.policies[0].scale_factor).toBe(0);
+  });
+
+  it("cell-2 is an AWS cell with one spot shard, defaults applied", () => {
+    const { model } = loadModelFile(join(MODELS_DIR, "cell-2.yaml"));
+    expect(model.cloud).toMatchObject({ provider: "aws", region: "eu-west-1" });
+    expect(model.shards).toHaveLength(1);
+    expect(model.shards[0].workers.spot).toBe(true);
+    expect(model.gitlab.token_env).toBe("GITLAB_TOKEN");
+    expect(model.network.nat).toBe(true);
+    expect(model.state).toMatchObject({ backend: "s3", locking: "s3" });
+    expect(model.monitoring.enabled).toBe(true);
+    expect(model.shards[0].autoscaling.policies[0].timezone).toBe("UTC");
+    expect(model.shards[0].docker.image).toBe("ubuntu:24.04");
+    expect(model.shards[0].managers.disk_size_gb).toBe(50);
+  });
+});

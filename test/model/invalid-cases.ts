@@ -1,0 +1,92 @@
+/**
+ * Invalid models, each a small change to a valid base, with where the error must point.
+ * Positions were checked by hand against the YAML text: they are the node the user has to edit.
+ */
+export const BASE_MODEL = `cell:
+  id: cell-9
+gitlab:
+  url: https://gitlab.example.com
+cloud:
+  provider: google
+  project: acme-runners-9
+  region: europe-west4
+  zones: [europe-west4-a]
+shards:
+  - name: small
+    tags: [docker]
+    managers:
+      machine_type: e2-standard-2
+      runner_version: 18.5.0
+    workers:
+      machine_type: n2d-standard-2
+      max_instances: 10
+`;
+
+/** The base with line `line` (1-based) replaced by `text` (which may hold several lines). */
+export function withLine(line: number, text: string): string {
+  const lines = BASE_MODEL.split("\n");
+  lines.splice(line - 1, 1, text);
+  return lines.join("\n");
+}
+
+/** The base with `text` appended at the end. */
+export function withAppended(text: string): string {
+  return `${BASE_MODEL}${text}\n`;
+}
+
+export interface InvalidCase {
+  readonly name: string;
+  /** File content; a Buffer for binary cases; undefined for "no file at all". */
+  readonly content: string | Buffer | undefined;
+  readonly line: number;
+  readonly column: number;
+  /** Text the message must contain (the expectation or the received value). */
+  readonly mentions: readonly string[];
+}
+
+const AWS_BASE = BASE_MODEL.replace(
+  "  provider: google\n  project: acme-runners-9\n  region: europe-west4\n  zones: [europe-west4-a]",
+  "  provider: aws\n  region: eu-west-1\n  availability_zones: [eu-west-1a]",
+).replace("e2-standard-2", "t3.medium").replace("n2d-standard-2", "m7i.large");
+
+export const INVALID_CASES: readonly InvalidCase[] = [
+  { name: "a YAML syntax error (unclosed flow sequence)", content: withLine(9, "  zones: [europe-west4-a"), line: 10, column: 1, mentions: ["valid YAML"] },
+  { name: "a YAML syntax error (bad indentation)", content: withLine(4, "    url: https://gitlab.example.com\n   oops: 1"), line: 5, column: 1, mentions: ["valid YAML"] },
+  { name: "a duplicate key", content: withLine(2, "  id: cell-9\n  id: cell-10"), line: 3, column: 3, mentions: ["valid YAML", "unique"] },
+  { name: "an empty file", content: "", line: 1, column: 1, mentions: ["empty document"] },
+  { name: "a file with only comments", content: "# nothing here\n", line: 1, column: 1, mentions: ["empty document"] },
+  { name: "a top-level list", content: "- cell: x\n- gitlab: y\n", line: 1, column: 1, mentions: ["mapping at the top level", "a list of 2"] },
+  { name: "a top-level scalar", content: "just text\n", line: 1, column: 1, mentions: ["mapping at the top level", '"just text"'] },
+  { name: "a binary file", content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff, 0xfe]), line: 1, column: 1, mentions: ["UTF-8 YAML text file", "binary"] },
+  { name: "a missing file", content: undefined, line: 1, column: 1, mentions: ["an existing model file"] },
+  { name: "a missing required section (cloud)", content: BASE_MODEL.replace(/cloud:\n(  .*\n){4}/, ""), line: 1, column: 1, mentions: ["cloud", "required"] },
+  { name: "a wrong type (max_instances as text)", content: withLine(18, "      max_instances: ten"), line: 18, column: 22, mentions: ["a number", '"ten"'] },
+  { name: "a wrong type (tags as a string)", content: withLine(12, "    tags: docker"), line: 12, column: 11, mentions: ["a list", '"docker"'] },
+  { name: "an unknown top-level key with a suggestion", content: withAppended("monitorng:\n  enabled: true"), line: 19, column: 1, mentions: ['unknown key "monitorng"', 'did you mean "monitoring"'] },
+  { name: "an unknown nested key with a suggestion", content: withLine(18, "      max_instance: 10"), line: 18, column: 7, mentions: ['unknown key "max_instance"', 'did you mean "max_instances"'] },
+  { name: "an unknown key in the cloud union", content: withLine(9, "  zones: [europe-west4-a]\n  zone: europe-west4-b"), line: 10, column: 3, mentions: ['unknown key "zone"', 'did you mean "zones"'] },
+  { name: "an out-of-range value (managers.count 0)", content: withLine(15, "      runner_version: 18.5.0\n      count: 0"), line: 16, column: 14, mentions: ["a number >= 1", "received 0"] },
+  { name: "an out-of-range value (disk too large)", content: withLine(18, "      max_instances: 10\n      disk_size_gb: 99999"), line: 19, column: 21, mentions: ["<= 4000", "99999"] },
+  { name: "an unknown cloud provider", content: withLine(6, "  provider: azure"), line: 6, column: 13, mentions: ['"google", "aws"', '"azure"'] },
+  { name: "an invalid cell id", content: withLine(2, "  id: Cell_9"), line: 2, column: 7, mentions: ["DNS label", '"Cell_9"'] },
+  { name: "an invalid GitLab URL", content: withLine(4, "  url: gitlab.example.com"), line: 4, column: 8, mentions: ["http(s) URL", '"gitlab.example.com"'] },
+  { name: "a zone outside the region", content: withLine(9, "  zones: [us-east1-b]"), line: 9, column: 11, mentions: ["zone of region europe-west4", '"us-east1-b"'] },
+  { name: "duplicate shard names", content: withAppended(`  - name: small
+    tags: [docker]
+    managers: {machine_type: e2-standard-2, runner_version: 18.5.0}
+    workers: {machine_type: n2d-standard-2, max_instances: 5}`).replace("max_instances: 10\n", "max_instances: 10\n"), line: 19, column: 11, mentions: ["unique", "shards[0]", '"small"'] },
+  { name: "a group runner without a group id", content: withLine(12, "    tags: [docker]\n    runner_type: group"), line: 11, column: 5, mentions: ["group id when runner_type is group"] },
+  { name: "idle count above what the workers can hold", content: withAppended("    autoscaling:\n      policies:\n        - idle_count: 50"), line: 21, column: 23, mentions: ["idle_count <=", "= 10", "received 50"] },
+  { name: "a bad idle_time duration", content: withAppended("    autoscaling:\n      policies:\n        - idle_time: 20 minutes"), line: 21, column: 22, mentions: ["Go duration", '"20 minutes"'] },
+  { name: "a bad maximum_timeout (too short)", content: withLine(12, "    tags: [docker]\n    maximum_timeout: 5m"), line: 13, column: 22, mentions: ["at least 10m", '"5m"'] },
+  { name: "a bad cron period", content: withAppended('    autoscaling:\n      policies:\n        - periods: ["every day"]'), line: 21, column: 21, mentions: ["cron expression", '"every day"'] },
+  { name: "an unknown time zone", content: withAppended("    autoscaling:\n      policies:\n        - timezone: Mars/Olympus"), line: 21, column: 21, mentions: ["IANA time zone", '"Mars/Olympus"'] },
+  { name: "a bad CIDR", content: withAppended("network:\n  cidr: 10.0.0.300/16"), line: 20, column: 9, mentions: ["CIDR", '"10.0.0.300/16"'] },
+  { name: "a CIDR with host bits set", content: withAppended("network:\n  cidr: 10.0.0.1/16"), line: 20, column: 9, mentions: ["no host bits", '"10.0.0.1/16"'] },
+  { name: "a secret store of the other cloud", content: withAppended("secrets:\n  store: aws-ssm"), line: 20, column: 10, mentions: ["google-secret-manager or local", '"aws-ssm"'] },
+  { name: "untagged jobs refused and no tags", content: withLine(12, "    tags: []"), line: 12, column: 11, mentions: ["at least one tag"] },
+  { name: "an AWS instance type on Google Cloud", content: withLine(17, "      machine_type: m7i.large"), line: 17, column: 21, mentions: ["Google Cloud machine type", '"m7i.large"'] },
+  { name: "a Google machine type on AWS", content: AWS_BASE.replace("m7i.large", "n2d-standard-2"), line: 16, column: 21, mentions: ["EC2 instance type", '"n2d-standard-2"'] },
+  { name: "an invalid access level", content: withLine(12, "    tags: [docker]\n    access_level: protected"), line: 13, column: 19, mentions: ['"not_protected", "ref_protected"', '"protected"'] },
+  { name: "an S3 backend with DynamoDB locking and no table", content: withAppended("state:\n  backend: s3\n  bucket: tf-state\n  region: eu-west-1\n  locking: dynamodb"), line: 20, column: 3, mentions: ["DynamoDB table"] },
+];
