@@ -113,6 +113,11 @@ export class GoogleCellFleet extends Construct {
   }
 
   private addShard(model: RunnerModel, cloud: GoogleCloudConfig, shard: Shard): GoogleShardFleet {
+    if (!Number.isInteger(shard.managers.count) || shard.managers.count < 1) {
+      throw new UserInputError(
+        `Cell ${model.cell.id}, shard ${shard.name}: managers.count is ${shard.managers.count}; expected at least 1 manager slot.`,
+      );
+    }
     const scope = new Construct(this, `shard-${shard.name}`);
     const slots = Array.from({ length: shard.managers.count }, (_, slot) => slot);
     const labels = shardLabels(model, shard);
