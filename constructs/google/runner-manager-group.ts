@@ -102,15 +102,17 @@ export class RunnerManagerGroup extends Construct {
     }
 
     // Probes the metrics listener over HTTP: a manager whose runner process is gone stops answering.
-    const healthCheck = this.autohealing ? new ComputeHealthCheck(this, "HealthCheck", {
-      name: props.healthCheckName,
-      project: props.project,
-      checkIntervalSec: 30,
-      timeoutSec: 10,
-      healthyThreshold: 1,
-      unhealthyThreshold: 4,
-      httpHealthCheck: { port: this.metricsPort, requestPath: "/metrics" },
-    }) : undefined;
+    const healthCheck = this.autohealing
+      ? new ComputeHealthCheck(this, "HealthCheck", {
+          name: props.healthCheckName,
+          project: props.project,
+          checkIntervalSec: 30,
+          timeoutSec: 10,
+          healthyThreshold: 1,
+          unhealthyThreshold: 4,
+          httpHealthCheck: { port: this.metricsPort, requestPath: "/metrics" },
+        })
+      : undefined;
     this.healthCheck = healthCheck;
 
     props.slots.forEach((slot, index) => {
