@@ -1,0 +1,89 @@
+/**
+ * A shard's distributed runner cache: a private GCS bucket whose objects expire, writable by
+ * the shard's managers only.
+ */
+import { ServiceAccountIamMember } from "@cdktf/provider-google/lib/service-account-iam-member";
+import { StorageBucket } from "@cdktf/provider-google/lib/storage-bucket";
+import { StorageBucketIamMember } from "@cdktf/provider-google/lib/storage-bucket-iam-member";
+import { Construct } from "constructs";
+import { checkIntegerRange, fail, isToken } from "./checks";
+
+export interface CacheBucketProps {
+  /** Globally unique bucket name. */
+  readonly name: string;
+  /** Project of the bucket (and of the managers' service accounts). */
+  readonly project: string;
+  /** Bucket location: the fleet's region keeps cache traffic regional. */
+  readonly location: string;
+  /** Objects are deleted this many days after they were written. @default 14 */
+  readonly expiryDays?: number;
+  /** Labels of the bucket. @default {} */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Service accounts (the shard's managers) that read and write cache objects. */
+  readonly objectAdminServiceAccountEmails: readonly string[];
+  /**
+   * Let each of those accounts sign URLs as itself. gitlab-runner hands jobs signed URLs; with no key
+   * file it signs through the IAM signBlob API using the VM's own account, which needs
+   * roles/iam.serviceAccountTokenCreator on that account (granted on the account itself, not the project).
+   * @default true
+   */
+  readonly grantUrlSigning?: boolean;
+}
+
+export class CacheBucket extends Construct {
+  public readonly bucket: StorageBucket;
+  public readonly bucketName: string;
+  public readonly expiryDays: number;
+  public readonly grantUrlSigning: boolean;
+
+  constructor(scope: Construct, id: string, props: CacheBucketProps) {
+    super(scope, id);
+    this.expiryDays = props.expiryDays ?? 14;
+    this.grantUrlSigning = props.grantUrlSigning ?? true;
+    this.bucketName = props.name;
+    this.checkProps(props);
+
+    this.bucket = new StorageBucket(this, "Resource", {
+      name: props.name,
+      project: props.project,
+      location: props.location,
+      storageClass: "STANDARD",
+      uniformBucketLevelAccess: true,
+      publicAccessPrevention: "enforced",
+      // Keep objects (and the bucket) unless someone empties it on purpose.
+      forceDestroy: false,
+      labels: { ...props.labels },
+      lifecycleRule: [{ action: { type: "Delete" }, condition: { age: this.expiryDays } }],
+      // Cache objects are disposable: keeping deleted ones for the default 7 days only costs money.
+      softDeletePolicy: { retentionDurationSeconds: 0 },
+      versioning: { enabled: false },
+    });
+
+    props.objectAdminServiceAccountEmails.forEach((email, index) => {
+      const member = `serviceAccount:${email}`;
+      new StorageBucketIamMember(this, `ObjectAdmin${index}`, {
+        bucket: this.bucket.name,
+        role: "roles/storage.objectAdmin",
+        member,
+      });
+      if (this.grantUrlSigning) {
+        new ServiceAccountIamMember(this, `UrlSigning${index}`, {
+          serviceAccountId: `projects/${props.project}/serviceAccounts/${email}`,
+          role: "roles/iam.serviceAccountTokenCreator",
+          member,
+        });
+      }
+    });
+  }
+
+  private checkProps(props: CacheBucketProps): void {
+    if (!isToken(props.name) && !/^[a-z0-9][a-z0-9_-]{1,61}[a-z0-9]$/.test(props.name)) {
+      fail(this, "name", props.name, "a bucket name: 3 to 63 lowercase letters, digits, '-' or '_', starting and ending with a letter or digit");
+    }
+    if (!isToken(props.name) && props.name.startsWith("goog")) fail(this, "name", props.name, 'a bucket name that does not start with "goog"');
+    checkIntegerRange(this, "expiryDays", this.expiryDays, 1, 3650);
+    if (!isToken(props.objectAdminServiceAccountEmails) && props.objectAdminServiceAccountEmails.length === 0) {
+      fail(this, "objectAdminServiceAccountEmails", props.objectAdminServiceAccountEmails, "at least one service account (the shard's managers)");
+    }
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * The cell's network on Google Cloud: a VPC and subnetwork (or existing ones), Cloud NAT for
+ * egress, and the firewall rules that let managers reach their workers and nothing else in.
+ */
+import { ComputeFirewall } from "@cdktf/provider-google/lib/compute-firewall";
+import { ComputeNetwork } from "@cdktf/provider-google/lib/compute-network";
+import { ComputeRouter } from "@cdktf/provider-google/lib/compute-router";
+import { ComputeRouterNat } from "@cdktf/provider-google/lib/compute-router-nat";
+import { ComputeSubnetwork } from "@cdktf/provider-google/lib/compute-subnetwork";
+import { Annotations } from "cdktf";
+import { Construct } from "constructs";
+import ipaddr from "ipaddr.js";
+import { fitName, RUNNER_METRICS_PORT } from "../../lib/model/names";
+import { checkComputeName, checkUnique, fail, isToken } from "./checks";
+
+/**
+ * Source ranges of Google Cloud health checks. Managed instance group autohealing probes the
+ * managers' metrics port from these, so they must be allowed or every manager is recreated forever.
+ */
+export const GOOGLE_HEALTH_CHECK_RANGES: readonly string[] = ["35.191.0.0/16", "130.211.0.0/22"];
+
+/** How one shard's managers and workers are told apart by the firewall. */
+export interface ShardFirewallProps {
+  /** Prefix of the shard's firewall rule names, for example "cell-1-small-amd64". */
+  readonly namePrefix: string;
+  /** Network tag carried by the shard's runner managers. */
+  readonly managerTag: string;
+  /** Network tag carried by the shard's workers. */
+  readonly workerTag: string;
+}
+
+export interface FleetNetworkProps {
+  /** Name of the created network; also the prefix of its subnetwork, router and NAT names. */
+  readonly name: string;
+  /** Project of every resource. @default - the provider's project */
+  readonly project?: string;
+  /** Region of the subnetwork, router and NAT. */
+  readonly region: string;
+  /**
+   * Primary range of the created subnetwork. Required unless `existingNetwork` is set, exclusive with it.
+   * @default - none: an existing network must be named
+   */
+  readonly ipCidrRange?: string;
+  /** Name or self link of an existing network to use instead of creating one. @default - a network is created */
+  readonly existingNetwork?: string;
+  /** Name or self link of an existing subnetwork of `existingNetwork`; required with it. @default - a subnetwork is created */
+  readonly existingSubnetwork?: string;
+  /**
+   * Create a Cloud Router and Cloud NAT so VMs without external IPs reach the internet.
+   * Only for a created network: an existing network must already route egress.
+   * @default true
+   */
+  readonly nat?: boolean;
+  /** Ranges allowed to scrape the managers' metrics port (in addition to Google's health checkers). @default [] */
+  readonly monitoringSourceRanges?: readonly string[];
+  /**
+   * Ranges allowed to SSH into managers, for example Identity-Aware Proxy's 35.235.240.0/20 for OS Login users.
+   * @default [] - no SSH to managers
+   */
+  readonly managerSshSourceRanges?: readonly string[];
+  /** One entry per shard: the tags its firewall rules use. @default [] */
+  readonly shards?: readonly ShardFirewallProps[];
+  /** Port of the runner's Prometheus metrics listener. @default 9252 */
+  readonly metricsPort?: number;
+}
+
+/** Priority of the allow rules; the catch-all deny below sits after them. */
+const ALLOW_PRIORITY = 1000;
+/**
+ * Denies every other ingress to the fleet's tags, ahead of broad rules a shared or default network
+ * may already carry (such as default-allow-ssh from 0.0.0.0/0 at priority 65534).
+ */
+const DENY_PRIORITY = 2000;
+
+export class FleetNetwork extends Construct {
+  /** Network name or self link, as firewall rules and instance templates take it. */
+  public readonly network: string;
+  /** Subnetwork name or self link, as instance templates take it. */
+  public readonly subnetwork: string;
+  /** True when this construct created the network (and so manages NAT and Private Google Access). */
+  public readonly createsNetwork: boolean;
+  public readonly natEnabled: boolean;
+  public readonly monitoringSourceRanges: readonly string[];
+  public readonly managerSshSourceRanges: readonly string[];
+  public readonly metricsPort: number;
+  public readonly firewalls: ComputeFirewall[] = [];
+
+  constructor(scope: Construct, id: string, props: FleetNetworkProps) {
+    super(scope, id);
+    this.monitoringSourceRanges = props.monitoringSourceRanges ?? [];
+    this.managerSshSourceRanges = props.managerSshSourceRanges ?? [];
+    this.metricsPort = props.metricsPort ?? RUNNER_METRICS_PORT;
+    this.createsNetwork = props.existingNetwork === undefined;
+    this.natEnabled = this.createsNetwork && (props.nat ?? true);
+    this.checkProps(props);
+
+    if (this.createsNetwork) {
+      const network = new ComputeNetwork(this, "Resource", {
+        name: props.name,
+        project: props.project,
+        autoCreateSubnetworks: false,
+        routingMode: "REGIONAL",
+        // The default route to the internet is what Cloud NAT uses; VMs still have no external IPs.
+        deleteDefaultRoutesOnCreate: false,
+      });
+      const subnetwork = new ComputeSubnetwork(this, "Subnetwork", {
+        name: fitName(`${props.name}-${props.region}`, 63),
+        project: props.project,
+        region: props.region,
+        network: network.id,
+        ipCidrRange: props.ipCidrRange!,
+        // Managers reach Secret Manager, Cloud Storage and Monitoring without external IPs.
+        privateIpGoogleAccess: true,
+      });
+      this.network = network.selfLink;
+      this.subnetwork = subnetwork.selfLink;
+      if (this.natEnabled) {
+        const router = new ComputeRouter(this, "Router", {
+          name: fitName(`${props.name}-router`, 63),
+          project: props.project,
+          region: props.region,
+          network: network.id,
+        });
+        new ComputeRouterNat(this, "Nat", {
+          name: fitName(`${props.name}-nat`, 63),
+          project: props.project,
+          region: props.region,
+          router: router.name,
+          natIpAllocateOption: "AUTO_ONLY",
+          sourceSubnetworkIpRangesToNat: "LIST_OF_SUBNETWORKS",
+          subnetwork: [{ name: subnetwork.id, sourceIpRangesToNat: ["ALL_IP_RANGES"] }],
+          logConfig: { enable: true, filter: "ERRORS_ONLY" },
+        });
+      } else {
+        Annotations.of(this).addWarning(
+          "Cloud NAT is off and runner VMs have no external IPs: workers cannot pull images or reach GitLab unless the network routes egress another way.",
+        );
+      }
+    } else {
+      this.network = props.existingNetwork!;
+      this.subnetwork = props.existingSubnetwork!;
+      if (props.nat ?? true) {
+        Annotations.of(this).addInfo(
+          "Using an existing network: no Cloud NAT is created; the network must already route egress, and its subnetwork should have Private Google Access.",
+        );
+      }
+    }
+
+    for (const shard of props.shards ?? []) this.addShardFirewalls(props, shard);
+  }
+
+  private checkProps(props: FleetNetworkProps): void {
+    checkComputeName(this, "name", props.name);
+    if (props.existingNetwork !== undefined) {
+      if (props.ipCidrRange !== undefined) {
+        fail(this, "ipCidrRange", props.ipCidrRange, "no range when existingNetwork is set (the existing subnetwork has its own)");
+      }
+      if (props.existingSubnetwork === undefined) {
+        fail(this, "existingSubnetwork", undefined, "the name or self link of a subnetwork of the existing network");
+      }
+    } else {
+      if (props.existingSubnetwork !== undefined) {
+        fail(this, "existingSubnetwork", props.existingSubnetwork, "no subnetwork unless existingNetwork is set");
+      }
+      if (props.ipCidrRange === undefined) {
+        fail(this, "ipCidrRange", undefined, "an IPv4 range such as 10.0.0.0/16 for the created subnetwork");
+      }
+      if (!isToken(props.ipCidrRange) && !ipaddr.IPv4.isValidCIDR(props.ipCidrRange!)) {
+        fail(this, "ipCidrRange", props.ipCidrRange, "an IPv4 CIDR block such as 10.0.0.0/16");
+      }
+    }
+    this.monitoringSourceRanges.forEach((range, i) => checkSourceRange(this, `monitoringSourceRanges[${i}]`, range));
+    this.managerSshSourceRanges.forEach((range, i) => checkSourceRange(this, `managerSshSourceRanges[${i}]`, range));
+    checkUnique(this, "shards[].namePrefix", (props.shards ?? []).map((shard) => shard.namePrefix));
+    (props.shards ?? []).forEach((shard, i) => {
+      checkComputeName(this, `shards[${i}].managerTag`, shard.managerTag);
+      checkComputeName(this, `shards[${i}].workerTag`, shard.workerTag);
+      if (!isToken(shard.managerTag) && shard.managerTag === shard.workerTag) {
+        fail(this, `shards[${i}].workerTag`, shard.workerTag, "a tag different from the managerTag");
+      }
+    });
+  }
+
+  private addShardFirewalls(props: FleetNetworkProps, shard: ShardFirewallProps): void {
+    const ruleName = (suffix: string) => fitName(`${shard.namePrefix}-${suffix}`, 63);
+    const common = { project: props.project, network: this.network, direction: "INGRESS" };
+
+    // The fleeting connector dials workers over SSH (Docker runs through that tunnel): managers only.
+    this.firewalls.push(
+      new ComputeFirewall(this, `${shard.namePrefix}-worker-ssh`, {
+        ...common,
+        name: ruleName("worker-ssh"),
+        description: `SSH to ${shard.namePrefix} workers from that shard's runner managers only.`,
+        priority: ALLOW_PRIORITY,
+        allow: [{ protocol: "tcp", ports: ["22"] }],
+        sourceTags: [shard.managerTag],
+        targetTags: [shard.workerTag],
+      }),
+    );
+    // Prometheus scraping by the monitoring ranges, and the autohealing health check.
+    this.firewalls.push(
+      new ComputeFirewall(this, `${shard.namePrefix}-manager-metrics`, {
+        ...common,
+        name: ruleName("manager-metrics"),
+        description: `Runner metrics of ${shard.namePrefix} managers for monitoring and Google health checks.`,
+        priority: ALLOW_PRIORITY,
+        allow: [{ protocol: "tcp", ports: [String(this.metricsPort)] }],
+        sourceRanges: [...this.monitoringSourceRanges, ...GOOGLE_HEALTH_CHECK_RANGES],
+        targetTags: [shard.managerTag],
+      }),
+    );
+    if (this.managerSshSourceRanges.length > 0) {
+      this.firewalls.push(
+        new ComputeFirewall(this, `${shard.namePrefix}-manager-ssh`, {
+          ...common,
+          name: ruleName("manager-ssh"),
+          description: `SSH (OS Login) to ${shard.namePrefix} managers from the operators' ranges.`,
+          priority: ALLOW_PRIORITY,
+          allow: [{ protocol: "tcp", ports: ["22"] }],
+          sourceRanges: [...this.managerSshSourceRanges],
+          targetTags: [shard.managerTag],
+        }),
+      );
+    }
+    this.firewalls.push(
+      new ComputeFirewall(this, `${shard.namePrefix}-deny-other-ingress`, {
+        ...common,
+        name: ruleName("deny-other-ingress"),
+        description: `Any other ingress to ${shard.namePrefix} runner VMs, whatever broader rules the network has.`,
+        priority: DENY_PRIORITY,
+        deny: [{ protocol: "all" }],
+        sourceRanges: ["0.0.0.0/0"],
+        targetTags: [shard.managerTag, shard.workerTag],
+      }),
+    );
+  }
+}
+
+/** A firewall source or subnet range: an IPv4 CIDR that is not the whole internet. */
+function checkSourceRange(scope: Construct, property: string, range: string | undefined): void {
+  if (range === undefined || isToken(range)) return;
+  if (!ipaddr.IPv4.isValidCIDR(range)) fail(scope, property, range, "an IPv4 CIDR block such as 10.8.0.0/16");
+  const [, prefixLength] = ipaddr.IPv4.parseCIDR(range);
+  if (prefixLength === 0) {
+    fail(scope, property, range, "a specific range; 0.0.0.0/0 would open the port to the whole internet");
+  }
+}

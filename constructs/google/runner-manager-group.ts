@@ -1,0 +1,189 @@
+/**
+ * The runner managers of one shard: per slot an instance template and a zonal managed
+ * instance group of exactly one VM, autohealed through the runner's metrics port.
+ *
+ * Why one single-instance group per slot rather than one group of N managers: slot i's
+ * config.toml has one [[runners]] entry that drives worker group i alone (two managers
+ * must never drive the same worker group - they would fight over its instances). Each
+ * slot therefore boots a different startup script, rendered per slot at synth time, and a
+ * MIG's instances all share one template. A group per slot keeps the slot -> worker group
+ * mapping static (no runtime discovery or leader election), while the MIG still gives
+ * autohealing and template-driven replacement.
+ */
+import { ComputeHealthCheck } from "@cdktf/provider-google/lib/compute-health-check";
+import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-instance-group-manager";
+import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
+import { Annotations } from "cdktf";
+import { Construct } from "constructs";
+import { DEFAULT_IMAGES, RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/model/names";
+import { checkComputeName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
+import { bootDisk, privateInterface, SHIELDED_VM, templateNamePrefix } from "./instance-template-parts";
+
+/** One manager slot: its group (and VM base) name, zone and rendered startup script. */
+export interface ManagerSlotProps {
+  /** Name of the slot's managed instance group and base name of its VM. */
+  readonly name: string;
+  /** Zone of the slot (the same zone as the worker group it drives). */
+  readonly zone: string;
+  /** The slot's startup script (bash). Must never contain a runner token. */
+  readonly startupScript: string;
+}
+
+export interface RunnerManagerGroupProps {
+  /** Project of every resource. @default - the provider's project */
+  readonly project?: string;
+  /** Region of the templates, used to resolve a subnetwork given by name. @default - the provider's region */
+  readonly region?: string;
+  /** The slots, in slot order: slot i is `slots[i]`. */
+  readonly slots: readonly ManagerSlotProps[];
+  /** Compute Engine machine type of the managers, for example e2-standard-2. */
+  readonly machineType: string;
+  /** Boot disk size in GB. @default 50 */
+  readonly diskSizeGb?: number;
+  /** Boot disk type. @default "pd-balanced" */
+  readonly diskType?: string;
+  /** Boot image or image family. @default - Ubuntu 24.04 LTS (DEFAULT_IMAGES.google) */
+  readonly image?: string;
+  /** Subnetwork name or self link of the managers. */
+  readonly subnetwork: string;
+  /** Network tags of the managers; the firewall identifies managers by them. @default [] */
+  readonly networkTags?: readonly string[];
+  /** The shard's dedicated manager service account (its IAM roles are granted elsewhere, e.g. FleetingIam). */
+  readonly serviceAccountEmail: string;
+  /** Give each manager an ephemeral external IP. @default false */
+  readonly externalIp?: boolean;
+  /** Labels of the templates (and so of the VMs and disks). @default {} */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Name of the health check that autoheals the groups. */
+  readonly healthCheckName: string;
+  /** Port of the runner's metrics listener, probed by the health check. @default 9252 */
+  readonly metricsPort?: number;
+  /**
+   * Recreate a manager whose health check fails. Turn off when the token is placed on the VM by hand
+   * (secrets store "local"): a recreated VM would lose it.
+   * @default true
+   */
+  readonly autohealing?: boolean;
+  /** Seconds after boot before autohealing may judge a manager (install + registration take a while). @default 600 */
+  readonly autohealingInitialDelaySec?: number;
+}
+
+export class RunnerManagerGroup extends Construct {
+  public readonly diskSizeGb: number;
+  public readonly diskType: string;
+  public readonly image: string;
+  public readonly externalIp: boolean;
+  public readonly metricsPort: number;
+  public readonly autohealing: boolean;
+  public readonly autohealingInitialDelaySec: number;
+  /** The autohealing health check; absent when autohealing is off. */
+  public readonly healthCheck?: ComputeHealthCheck;
+  /** Instance templates, in slot order. */
+  public readonly templates: ComputeInstanceTemplate[] = [];
+  /** Managed instance groups, in slot order. */
+  public readonly groups: ComputeInstanceGroupManager[] = [];
+  /** Group names, in slot order (plain strings). */
+  public readonly groupNames: readonly string[];
+
+  constructor(scope: Construct, id: string, props: RunnerManagerGroupProps) {
+    super(scope, id);
+    this.diskSizeGb = props.diskSizeGb ?? 50;
+    this.diskType = props.diskType ?? "pd-balanced";
+    this.image = props.image ?? DEFAULT_IMAGES.google;
+    this.externalIp = props.externalIp ?? false;
+    this.metricsPort = props.metricsPort ?? RUNNER_METRICS_PORT;
+    this.autohealing = props.autohealing ?? true;
+    this.autohealingInitialDelaySec = props.autohealingInitialDelaySec ?? 600;
+    this.groupNames = props.slots.map((slot) => slot.name);
+    this.checkProps(props);
+
+    if (this.externalIp) {
+      Annotations.of(this).addWarning("Runner managers get external IPs (externalIp is true); they do not need one behind Cloud NAT.");
+    }
+
+    // Probes the metrics listener over HTTP: a manager whose runner process is gone stops answering.
+    const healthCheck = this.autohealing
+      ? new ComputeHealthCheck(this, "HealthCheck", {
+          name: props.healthCheckName,
+          project: props.project,
+          checkIntervalSec: 30,
+          timeoutSec: 10,
+          healthyThreshold: 1,
+          unhealthyThreshold: 4,
+          httpHealthCheck: { port: this.metricsPort, requestPath: "/metrics" },
+        })
+      : undefined;
+    this.healthCheck = healthCheck;
+
+    props.slots.forEach((slot, index) => {
+      const template = new ComputeInstanceTemplate(this, `Template${index}`, {
+        namePrefix: templateNamePrefix(slot.name),
+        project: props.project,
+        region: props.region,
+        description: `GitLab runner manager slot ${index} (${slot.name}).`,
+        machineType: props.machineType,
+        disk: [bootDisk(this.image, this.diskSizeGb, this.diskType)],
+        networkInterface: [privateInterface(props.subnetwork, this.externalIp)],
+        tags: [...(props.networkTags ?? [])],
+        labels: { ...props.labels, [SLOT_METADATA_KEY]: String(index) },
+        metadata: {
+          "enable-oslogin": "TRUE",
+          "block-project-ssh-keys": "TRUE",
+          "startup-script": slot.startupScript,
+          [SLOT_METADATA_KEY]: String(index),
+        },
+        // cloud-platform scope: what the VM may do is decided by the account's IAM roles alone.
+        serviceAccount: { email: props.serviceAccountEmail, scopes: ["cloud-platform"] },
+        shieldedInstanceConfig: SHIELDED_VM,
+        scheduling: { automaticRestart: true, onHostMaintenance: "MIGRATE", provisioningModel: "STANDARD" },
+        lifecycle: { createBeforeDestroy: true },
+      });
+      this.templates.push(template);
+
+      this.groups.push(
+        new ComputeInstanceGroupManager(this, `Group${index}`, {
+          name: slot.name,
+          project: props.project,
+          zone: slot.zone,
+          baseInstanceName: slot.name,
+          description: `GitLab runner manager slot ${index}: exactly one VM.`,
+          targetSize: 1,
+          version: [{ name: "primary", instanceTemplate: template.id }],
+          ...(healthCheck
+            ? { autoHealingPolicies: { healthCheck: healthCheck.id, initialDelaySec: this.autohealingInitialDelaySec } }
+            : {}),
+          // A template change replaces the VM right away. No surge: a second VM of the same slot would
+          // drive the same worker group as the first. RECREATE keeps the instance name.
+          updatePolicy: {
+            type: "PROACTIVE",
+            minimalAction: "REPLACE",
+            replacementMethod: "RECREATE",
+            maxSurgeFixed: 0,
+            maxUnavailableFixed: 1,
+          },
+          waitForInstances: false,
+        }),
+      );
+    });
+  }
+
+  private checkProps(props: RunnerManagerGroupProps): void {
+    checkNonEmpty(this, "slots", props.slots, "manager slot");
+    props.slots.forEach((slot, i) => {
+      checkComputeName(this, `slots[${i}].name`, slot.name);
+      if (!isToken(slot.zone) && slot.zone.trim() === "") fail(this, `slots[${i}].zone`, slot.zone, "a zone such as europe-west4-a");
+      if (!isToken(slot.startupScript) && slot.startupScript.trim() === "") {
+        fail(this, `slots[${i}].startupScript`, slot.startupScript, "the slot's startup script");
+      }
+    });
+    checkUnique(this, "slots[].name", this.groupNames);
+    checkComputeName(this, "healthCheckName", props.healthCheckName);
+    checkIntegerRange(this, "diskSizeGb", this.diskSizeGb, 10, 65536);
+    checkIntegerRange(this, "metricsPort", this.metricsPort, 1, 65535);
+    checkIntegerRange(this, "autohealingInitialDelaySec", this.autohealingInitialDelaySec, 0, 3600);
+    if (!isToken(props.machineType) && props.machineType.trim() === "") {
+      fail(this, "machineType", props.machineType, "a Compute Engine machine type such as e2-standard-2");
+    }
+    (props.networkTags ?? []).forEach((tag, i) => checkComputeName(this, `networkTags[${i}]`, tag));
+  }
+}

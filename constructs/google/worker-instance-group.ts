@@ -1,0 +1,164 @@
+/**
+ * The workers of one shard: per manager slot an instance template and a zonal managed
+ * instance group that only that slot's runner scales (googlecloud fleeting plugin).
+ *
+ * There is no autoscaler resource: the runner sets the group's size, so Terraform creates the
+ * group at size 0 and ignores target_size from then on.
+ *
+ * Workers have NO service account at all (not even one without roles): they run arbitrary CI
+ * job code, and any attached account's token would be one metadata-server request away from
+ * every job. Without one, jobs hold no Google credentials, and the managers need no
+ * iam.serviceAccountUser to manage the workers' metadata. A `serviceAccountEmail` can still be
+ * given (for example for a private image registry); FleetingIam then grants the managers
+ * iam.serviceAccountUser on it.
+ */
+import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-instance-group-manager";
+import {
+  ComputeInstanceTemplate,
+  type ComputeInstanceTemplateScheduling,
+} from "@cdktf/provider-google/lib/compute-instance-template";
+import { Construct } from "constructs";
+import { DEFAULT_IMAGES } from "../../lib/model/names";
+import { checkComputeName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
+import { bootDisk, privateInterface, SHIELDED_VM, templateNamePrefix } from "./instance-template-parts";
+
+/** One worker group, driven by the manager slot of the same index. */
+export interface WorkerGroupSlotProps {
+  /** Name of the managed instance group (the fleeting plugin's `name`) and base name of its VMs. */
+  readonly name: string;
+  /** Zone of the group (the fleeting plugin's `zone`). */
+  readonly zone: string;
+}
+
+export interface WorkerInstanceGroupProps {
+  /** Project of every resource. @default - the provider's project */
+  readonly project?: string;
+  /** Region of the templates, used to resolve a subnetwork given by name. @default - the provider's region */
+  readonly region?: string;
+  /** One group per manager slot, in slot order. */
+  readonly groups: readonly WorkerGroupSlotProps[];
+  /** Compute Engine machine type of the workers, for example n2d-standard-2. */
+  readonly machineType: string;
+  /** Boot disk size in GB. @default 100 */
+  readonly diskSizeGb?: number;
+  /** Boot disk type. @default "pd-balanced" */
+  readonly diskType?: string;
+  /** Boot image or image family with Docker (or installable at boot). @default - Ubuntu 24.04 LTS (DEFAULT_IMAGES.google) */
+  readonly image?: string;
+  /** Subnetwork name or self link of the workers. */
+  readonly subnetwork: string;
+  /** Network tags of the workers; the SSH firewall rule targets them. @default [] */
+  readonly networkTags?: readonly string[];
+  /** Labels of the templates (and so of the VMs and disks). @default {} */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Spot VMs: cheaper, may be reclaimed at any time (the job then fails and is retried by GitLab if configured). @default false */
+  readonly spot?: boolean;
+  /** The workers' startup script (bash): Docker and the connector user. */
+  readonly startupScript: string;
+  /** Service account of the workers. @default - none: jobs get no Google credentials */
+  readonly serviceAccountEmail?: string;
+}
+
+/** Spot: reclaimable at any time, so never restarted or migrated, deleted when reclaimed. */
+const SPOT_SCHEDULING: ComputeInstanceTemplateScheduling = {
+  provisioningModel: "SPOT",
+  preemptible: true,
+  automaticRestart: false,
+  onHostMaintenance: "TERMINATE",
+  instanceTerminationAction: "DELETE",
+};
+
+const STANDARD_SCHEDULING: ComputeInstanceTemplateScheduling = {
+  provisioningModel: "STANDARD",
+  preemptible: false,
+  automaticRestart: true,
+  onHostMaintenance: "MIGRATE",
+};
+
+export class WorkerInstanceGroup extends Construct {
+  public readonly diskSizeGb: number;
+  public readonly diskType: string;
+  public readonly image: string;
+  public readonly spot: boolean;
+  public readonly serviceAccountEmail?: string;
+  /** Instance templates, in slot order. */
+  public readonly templates: ComputeInstanceTemplate[] = [];
+  /** Managed instance groups, in slot order. */
+  public readonly groups: ComputeInstanceGroupManager[] = [];
+  /** Group names, in slot order (plain strings). */
+  public readonly groupNames: readonly string[];
+
+  constructor(scope: Construct, id: string, props: WorkerInstanceGroupProps) {
+    super(scope, id);
+    this.diskSizeGb = props.diskSizeGb ?? 100;
+    this.diskType = props.diskType ?? "pd-balanced";
+    this.image = props.image ?? DEFAULT_IMAGES.google;
+    this.spot = props.spot ?? false;
+    this.serviceAccountEmail = props.serviceAccountEmail;
+    this.groupNames = props.groups.map((group) => group.name);
+    this.checkProps(props);
+
+    props.groups.forEach((group, index) => {
+      const template = new ComputeInstanceTemplate(this, `Template${index}`, {
+        namePrefix: templateNamePrefix(group.name),
+        project: props.project,
+        region: props.region,
+        description: `GitLab runner workers of manager slot ${index} (${group.name}).`,
+        machineType: props.machineType,
+        disk: [bootDisk(this.image, this.diskSizeGb, this.diskType)],
+        // Never an external IP: the manager connects over the private network.
+        networkInterface: [privateInterface(props.subnetwork, false)],
+        tags: [...(props.networkTags ?? [])],
+        labels: { ...props.labels },
+        metadata: {
+          // The googlecloud fleeting plugin pushes its SSH key through instance metadata, which OS Login ignores.
+          "enable-oslogin": "FALSE",
+          // Only the plugin's instance-level keys are accepted, never project-wide ones.
+          "block-project-ssh-keys": "TRUE",
+          "startup-script": props.startupScript,
+        },
+        ...(props.serviceAccountEmail
+          ? { serviceAccount: { email: props.serviceAccountEmail, scopes: ["cloud-platform"] } }
+          : {}),
+        shieldedInstanceConfig: SHIELDED_VM,
+        scheduling: this.spot ? SPOT_SCHEDULING : STANDARD_SCHEDULING,
+        lifecycle: { createBeforeDestroy: true },
+      });
+      this.templates.push(template);
+
+      this.groups.push(
+        new ComputeInstanceGroupManager(this, `Group${index}`, {
+          name: group.name,
+          project: props.project,
+          zone: group.zone,
+          baseInstanceName: group.name,
+          description: `GitLab runner workers driven by manager slot ${index} only; sized by the runner.`,
+          targetSize: 0,
+          version: [{ name: "primary", instanceTemplate: template.id }],
+          // New workers use a new template; running ones finish their jobs and are never replaced mid-job.
+          updatePolicy: { type: "OPPORTUNISTIC", minimalAction: "REPLACE" },
+          waitForInstances: false,
+          // The runner owns the size.
+          lifecycle: { ignoreChanges: ["target_size"] },
+        }),
+      );
+    });
+  }
+
+  private checkProps(props: WorkerInstanceGroupProps): void {
+    checkNonEmpty(this, "groups", props.groups, "worker group (one per manager slot)");
+    props.groups.forEach((group, i) => {
+      checkComputeName(this, `groups[${i}].name`, group.name);
+      if (!isToken(group.zone) && group.zone.trim() === "") fail(this, `groups[${i}].zone`, group.zone, "a zone such as europe-west4-a");
+    });
+    checkUnique(this, "groups[].name", this.groupNames);
+    checkIntegerRange(this, "diskSizeGb", this.diskSizeGb, 10, 65536);
+    if (!isToken(props.machineType) && props.machineType.trim() === "") {
+      fail(this, "machineType", props.machineType, "a Compute Engine machine type such as n2d-standard-2");
+    }
+    if (!isToken(props.startupScript) && props.startupScript.trim() === "") {
+      fail(this, "startupScript", props.startupScript, "the workers' startup script");
+    }
+    (props.networkTags ?? []).forEach((tag, i) => checkComputeName(this, `networkTags[${i}]`, tag));
+  }
+}

@@ -1,0 +1,45 @@
+/** Test helpers for the Google constructs: a stack with a Google provider, and readers of synthesized JSON. */
+import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
+import { Testing, TerraformStack } from "cdktf";
+import type { IConstruct } from "constructs";
+
+export const TEST_PROJECT = "acme-test-project";
+export const TEST_REGION = "europe-west4";
+
+/** A fresh stack with the Google provider, as the real cell stack would have. */
+export function googleTestStack(): TerraformStack {
+  const app = Testing.app();
+  const stack = new TerraformStack(app, "test");
+  new GoogleProvider(stack, "google", { project: TEST_PROJECT, region: TEST_REGION });
+  return stack;
+}
+
+/** The synthesized stack JSON. */
+export function synth(stack: TerraformStack): string {
+  return Testing.synth(stack);
+}
+
+/** Every resource of a Terraform type in synthesized JSON, as plain objects (snake_case keys). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function resourcesOf(synthesized: string, terraformType: string): any[] {
+  const parsed = JSON.parse(synthesized) as { resource?: Record<string, Record<string, unknown>> };
+  return Object.values(parsed.resource?.[terraformType] ?? {});
+}
+
+/** Every Terraform resource type present in synthesized JSON. */
+export function resourceTypes(synthesized: string): string[] {
+  const parsed = JSON.parse(synthesized) as { resource?: Record<string, unknown> };
+  return Object.keys(parsed.resource ?? {});
+}
+
+/** Warnings added with Annotations anywhere under `scope`. */
+export function warningsOf(scope: IConstruct): string[] {
+  return scope.node
+    .findAll()
+    .flatMap((construct) => construct.node.metadata)
+    .filter((entry) => entry.type === "@cdktf/warn")
+    .map((entry) => String(entry.data));
+}
+
+/** What a GitLab runner authentication token looks like; synthesized JSON must never contain one. */
+export const RUNNER_TOKEN_SHAPE = /glrt-[A-Za-z0-9_-]{20,}/;
