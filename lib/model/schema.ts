@@ -112,7 +112,7 @@ const network = z
 
 const localState = z.strictObject({
   backend: z.literal("local"),
-  path: z.string().optional().describe("State file path, relative to the stack directory. @default terraform.<cell>.tfstate"),
+  path: z.string().optional().describe("State file path, relative to the directory provision runs in. @default .state/terraform/<cell>.tfstate"),
 });
 const gcsState = z.strictObject({
   backend: z.literal("gcs"),
