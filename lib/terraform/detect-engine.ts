@@ -1,0 +1,28 @@
+/**
+ * Which engine to run: the one asked for, or the first supported of terraform
+ * and tofu found on PATH. Never silently swaps an engine that was asked for.
+ */
+import { OperationalError } from "../errors";
+import { MIN_ENGINE_VERSION, probeEngine, type EngineInfo, type EngineName } from "../toolchain/check";
+
+export const ENGINE_NAMES: readonly EngineName[] = ["terraform", "tofu"];
+
+export type EngineProbe = (name: EngineName, env: NodeJS.ProcessEnv) => EngineInfo | undefined;
+
+export function detectEngine(
+  preferred?: EngineName,
+  env: NodeJS.ProcessEnv = process.env,
+  probe: EngineProbe = probeEngine,
+): EngineInfo {
+  const candidates = preferred ? [preferred] : ENGINE_NAMES;
+  const looked: string[] = [];
+  for (const name of candidates) {
+    const info = probe(name, env);
+    if (info?.supported) return info;
+    looked.push(info ? `${name} ${info.version} (too old, need >= ${MIN_ENGINE_VERSION})` : `${name} (not found on PATH or did not answer \`${name} version -json\`)`);
+  }
+  const install = preferred
+    ? `Install ${preferred === "tofu" ? "OpenTofu" : "Terraform"} >= ${MIN_ENGINE_VERSION}, or choose the other engine.`
+    : `Install Terraform >= ${MIN_ENGINE_VERSION} or OpenTofu >= ${MIN_ENGINE_VERSION}.`;
+  throw new OperationalError(`no usable Terraform engine: looked for ${looked.join(", ")}. ${install}`);
+}

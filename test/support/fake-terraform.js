@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+/*
+ * A stand-in for the terraform/tofu CLI, for tests of the engine driver
+ * (providers cannot be downloaded here, so the real engine cannot plan).
+ *
+ * Subcommands: version [-json], init, plan, show -json FILE, apply [FILE], destroy.
+ * Environment:
+ *   FAKE_TF_LOG        append one JSON line per call: {argv, cwd, env: {TF_IN_AUTOMATION, TF_HTTP_USERNAME, TF_HTTP_PASSWORD}}
+ *   FAKE_TF_PLAN_JSON  plan fixture printed by `show -json` (default: fixtures/plan-cell-1.json)
+ *   FAKE_TF_FAIL=step  that step prints an error on stderr and exits 1
+ *   FAKE_TF_STDERR_LINES=N  a failing step first prints N lines "progress line <i>" on stderr
+ *   FAKE_TF_HANG=step  that step waits for a signal; on SIGINT/SIGTERM it logs {signal} and exits 1
+ *   FAKE_TF_NO_CHANGES=1  plan finds nothing to do
+ *   FAKE_TF_ECHO=text  every step prints this text on stdout, a failing step also on stderr (to test redaction)
+ *   FAKE_TF_VERSION    version reported by `version` (default 1.11.4)
+ * Like the real engine, plan needs a prior init (.terraform/ in the working directory).
+ */
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+
+const argv = process.argv.slice(2);
+const env = process.env;
+
+function log(entry) {
+  if (env.FAKE_TF_LOG) fs.appendFileSync(env.FAKE_TF_LOG, `${JSON.stringify(entry)}\n`);
+}
+
+log({
+  argv,
+  cwd: process.cwd(),
+  env: { TF_IN_AUTOMATION: env.TF_IN_AUTOMATION, TF_HTTP_USERNAME: env.TF_HTTP_USERNAME, TF_HTTP_PASSWORD: env.TF_HTTP_PASSWORD },
+});
+
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const err = (line = "") => process.stderr.write(`${line}\n`);
+
+// Global options such as -chdir=DIR come before the subcommand.
+const commandIndex = argv.findIndex((arg) => !arg.startsWith("-"));
+const command = commandIndex === -1 ? undefined : argv[commandIndex];
+const args = commandIndex === -1 ? [] : argv.slice(commandIndex + 1);
+const flags = args.filter((arg) => arg.startsWith("-"));
+const positional = args.filter((arg) => !arg.startsWith("-"));
+const flagValue = (name) => flags.find((flag) => flag.startsWith(`-${name}=`))?.slice(name.length + 2);
+
+/** Thrown by fail() to end the command; the process then exits on its own, after its output is flushed. */
+const STOP = Symbol("stop");
+
+function fail(title, detail, code = 1) {
+  writeError(title, detail);
+  process.exitCode = code;
+  throw STOP;
+}
+
+function writeError(title, detail) {
+  err("");
+  err(`Error: ${title}`);
+  err("");
+  if (detail) err(`  ${detail}`);
+  err("");
+}
+
+function readPlanFixture() {
+  const file = env.FAKE_TF_PLAN_JSON || path.join(__dirname, "fixtures", "plan-cell-1.json");
+  return JSON.parse(fs.readFileSync(file, "utf8"));
+}
+
+const changed = (change) => !change.change.actions.every((action) => action === "no-op" || action === "read");
+
+async function main() {
+  if (env.FAKE_TF_ECHO && command !== "version") out(env.FAKE_TF_ECHO);
+  if (env.FAKE_TF_FAIL && env.FAKE_TF_FAIL === command) {
+    out(`fake-terraform: starting ${command}`);
+    if (env.FAKE_TF_ECHO) err(env.FAKE_TF_ECHO);
+    for (let line = 1; line <= Number(env.FAKE_TF_STDERR_LINES || 0); line++) err(`progress line ${line}`);
+    fail(`${command} failed (FAKE_TF_FAIL)`, `The simulated failure of "terraform ${command}" happened here.`);
+  }
+  if (env.FAKE_TF_HANG && env.FAKE_TF_HANG === command) await hangUntilSignal();
+
+  switch (command) {
+    case "version":
+      return version();
+    case "init":
+      return init();
+    case "plan":
+      return plan();
+    case "show":
+      return show();
+    case "apply":
+      return apply();
+    case "destroy":
+      return destroy();
+    default:
+      fail(`unknown command ${JSON.stringify(command)}`, "fake-terraform knows version, init, plan, show, apply and destroy.");
+  }
+}
+
+function hangUntilSignal() {
+  return new Promise((_resolve, reject) => {
+    const timer = setInterval(() => {}, 1000);
+    const stop = (signal) => {
+      clearInterval(timer);
+      log({ signal });
+      out("Interrupt received.");
+      out("Please wait for Terraform to exit or data loss may occur.");
+      out("Gracefully shutting down...");
+      writeError("Operation cancelled", `${signal} received`);
+      process.exitCode = 1;
+      reject(STOP);
+    };
+    process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    out(`fake-terraform: ${command} waits for a signal`);
+  });
+}
+
+function version() {
+  const number = env.FAKE_TF_VERSION || "1.11.4";
+  if (flags.includes("-json")) {
+    out(JSON.stringify({ terraform_version: number, platform: "linux_amd64", provider_selections: {}, terraform_outdated: false }, null, 2));
+  } else {
+    out(`Terraform v${number}`);
+    out("on linux_amd64");
+  }
+}
+
+function init() {
+  fs.mkdirSync(".terraform", { recursive: true });
+  out("Initializing the backend...");
+  out("Initializing provider plugins...");
+  out("- Finding hashicorp/google versions matching \"6.50.0\"...");
+  out("- Installing hashicorp/google v6.50.0...");
+  out("");
+  out("Terraform has been successfully initialized!");
+}
+
+function plan() {
+  if (!fs.existsSync(".terraform")) {
+    fail("Backend initialization required, please run \"terraform init\"", "Reason: Initial configuration of the requested backend.");
+  }
+  const destroying = flags.includes("-destroy");
+  const fixture = readPlanFixture();
+  const changes = env.FAKE_TF_NO_CHANGES ? [] : (fixture.resource_changes || []).filter(changed);
+  const outFile = flagValue("out");
+  if (outFile) {
+    fs.writeFileSync(outFile, JSON.stringify({ fakePlan: true, destroy: destroying, noChanges: Boolean(env.FAKE_TF_NO_CHANGES), fixture: env.FAKE_TF_PLAN_JSON || null }));
+  }
+  if (changes.length === 0) {
+    out("No changes. Your infrastructure matches the configuration.");
+    return;
+  }
+  out("Terraform will perform the following actions:");
+  for (const change of changes) out(`  # ${change.address} will be ${destroying ? "destroyed" : change.change.actions.join(", then ")}`);
+  out(`Plan: ${changes.length} to change.`);
+  if (flags.includes("-detailed-exitcode")) process.exitCode = 2;
+}
+
+function show() {
+  const file = positional[0];
+  if (!flags.includes("-json") || !file) fail("fake-terraform supports only show -json PLANFILE");
+  if (!fs.existsSync(file)) fail(`Failed to read the given file as a state or plan file`, `open ${file}: no such file or directory`);
+  const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+  const fixture = saved.fixture ? JSON.parse(fs.readFileSync(saved.fixture, "utf8")) : readPlanFixture();
+  let resourceChanges = fixture.resource_changes || [];
+  if (saved.noChanges) resourceChanges = resourceChanges.map((change) => ({ ...change, change: { ...change.change, actions: ["no-op"] } }));
+  if (saved.destroy) {
+    resourceChanges = resourceChanges
+      .filter((change) => change.mode === "managed" && change.change.before !== null)
+      .map((change) => ({ ...change, change: { ...change.change, actions: ["delete"], after: null, after_unknown: {}, after_sensitive: false } }));
+  }
+  out(JSON.stringify({ ...fixture, resource_changes: resourceChanges }));
+}
+
+function apply() {
+  const file = positional[0];
+  if (file) {
+    if (!fs.existsSync(file)) fail("Failed to load \"" + file + "\" as a plan file", "stat " + file + ": no such file or directory");
+  } else if (!flags.includes("-auto-approve")) {
+    fail("No value for required variable", "apply without a plan file needs -auto-approve when input is disabled");
+  }
+  const changes = (readPlanFixture().resource_changes || []).filter(changed);
+  for (const change of changes) out(`${change.address}: Creating...`);
+  out("");
+  out(`Apply complete! Resources: ${changes.length} added, 0 changed, 0 destroyed.`);
+}
+
+function destroy() {
+  if (!flags.includes("-auto-approve")) fail("Destroy cancelled", "destroy needs -auto-approve when input is disabled");
+  out("Destroy complete! Resources: 0 destroyed.");
+}
+
+main().catch((error) => {
+  if (error === STOP) return;
+  writeError("fake-terraform crashed", String(error && error.stack));
+  process.exitCode = 1;
+});
