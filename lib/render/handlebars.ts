@@ -2,11 +2,24 @@
  * The project's Handlebars environment: strict mode (a missing variable throws
  * instead of rendering an empty string) and every helper registered here, once.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import Handlebars from "handlebars";
+import { shellQuote } from "./shell";
+import { tomlFloat, tomlValue, type TomlValue } from "./toml";
 
-export const TEMPLATES_DIR = join(__dirname, "..", "..", "..", "templates");
+/**
+ * `templates/` at the project root. Found by walking up from this file because
+ * it runs both compiled (dist/lib/render) and from source under jest (lib/render).
+ */
+export const TEMPLATES_DIR = findTemplatesDir(__dirname);
+
+function findTemplatesDir(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "templates"))) return join(dir, "templates");
+    if (dirname(dir) === dir) throw new Error(`no templates/ directory beside a package.json above ${start}`);
+  }
+}
 
 const handlebars = Handlebars.create();
 
@@ -16,6 +29,14 @@ handlebars.registerHelper("eq", (a: unknown, b: unknown) => a === b);
 handlebars.registerHelper("join", (values: unknown[], separator: unknown) =>
   values.join(typeof separator === "string" ? separator : ", "),
 );
+/** A TOML literal: strings escaped per the TOML spec, integers, booleans, inline arrays. */
+handlebars.registerHelper("toml", (value: TomlValue) => tomlValue(value));
+/** A TOML float that reads back as a float even when whole ("0.0"), for Go float64 keys. */
+handlebars.registerHelper("tomlFloat", (value: number) => tomlFloat(value));
+/** A single-quoted bash word: nothing inside is expanded by the shell. */
+handlebars.registerHelper("sh", (value: string) => shellQuote(value));
+/** True when a value is present (0 and false count as present, unlike `#if`). */
+handlebars.registerHelper("isSet", (value: unknown) => value !== undefined && value !== null);
 
 const cache = new Map<string, Handlebars.TemplateDelegate>();
 
