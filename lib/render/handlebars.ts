@@ -29,12 +29,26 @@ handlebars.registerHelper("eq", (a: unknown, b: unknown) => a === b);
 handlebars.registerHelper("join", (values: unknown[], separator: unknown) =>
   values.join(typeof separator === "string" ? separator : ", "),
 );
+/**
+ * Strict mode only checks plain `{{variable}}` lookups, not helper arguments, so the
+ * quoting helpers refuse a missing value themselves instead of rendering "undefined".
+ */
+function quotingHelper<T>(name: string, quote: (value: T) => string): Handlebars.HelperDelegate {
+  return (value: T | undefined, options: Handlebars.HelperOptions) => {
+    if (value === undefined) {
+      const loc = (options as { loc?: { start?: { line: number; column: number } } }).loc?.start;
+      const at = loc ? ` at template line ${loc.line}:${loc.column}` : "";
+      throw new Error(`{{${name}}} got a value that is not defined${at}: a variable is missing from the template context`);
+    }
+    return quote(value);
+  };
+}
 /** A TOML literal: strings escaped per the TOML spec, integers, booleans, inline arrays. */
-handlebars.registerHelper("toml", (value: TomlValue) => tomlValue(value));
+handlebars.registerHelper("toml", quotingHelper<TomlValue>("toml", tomlValue));
 /** A TOML float that reads back as a float even when whole ("0.0"), for Go float64 keys. */
-handlebars.registerHelper("tomlFloat", (value: number) => tomlFloat(value));
+handlebars.registerHelper("tomlFloat", quotingHelper<number>("tomlFloat", tomlFloat));
 /** A single-quoted bash word: nothing inside is expanded by the shell. */
-handlebars.registerHelper("sh", (value: string) => shellQuote(value));
+handlebars.registerHelper("sh", quotingHelper<string>("sh", shellQuote));
 /** True when a value is present (0 and false count as present, unlike `#if`). */
 handlebars.registerHelper("isSet", (value: unknown) => value !== undefined && value !== null);
 

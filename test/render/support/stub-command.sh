@@ -58,7 +58,7 @@ case "$name" in
     ;;
   snap) ln -sf "$STUB_DIR/logger" "$STUB_DIR/aws" ;;
   aws) printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}" ;;
-  id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null ;;
+  id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
   useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
   curl)
     output="" url="" config_stdin=false previous=""
