@@ -30,6 +30,7 @@ afterEach(() => {
 
 function expectSucceeded(run: ScriptRun): void {
   if (run.status !== 0) throw new Error(`the script exited with ${run.status}:\n${run.stderr}`);
+  expect(run.stderr).not.toContain("FAILED");
 }
 
 function expectSecretsKeptOut(run: ScriptRun, ...secrets: string[]): void {

@@ -13,6 +13,7 @@ afterEach(() => {
 
 function expectSucceeded(run: ScriptRun): void {
   if (run.status !== 0) throw new Error(`the script exited with ${run.status}:\n${run.stderr}`);
+  expect(run.stderr).not.toContain("FAILED");
 }
 
 const called = (run: ScriptRun, name: string, ...args: string[]) =>
