@@ -6,6 +6,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
 import { PROJECT_ROOT } from "../project-root";
+import { shellQuote } from "./shell";
+import { tomlFloat, tomlValue, type TomlValue } from "./toml";
 
 export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 
@@ -17,6 +19,28 @@ handlebars.registerHelper("eq", (a: unknown, b: unknown) => a === b);
 handlebars.registerHelper("join", (values: unknown[], separator: unknown) =>
   values.join(typeof separator === "string" ? separator : ", "),
 );
+/**
+ * Strict mode only checks plain `{{variable}}` lookups, not helper arguments, so the
+ * quoting helpers refuse a missing value themselves instead of rendering "undefined".
+ */
+function quotingHelper<T>(name: string, quote: (value: T) => string): Handlebars.HelperDelegate {
+  return (value: T | undefined, options: Handlebars.HelperOptions) => {
+    if (value === undefined) {
+      const loc = (options as { loc?: { start?: { line: number; column: number } } }).loc?.start;
+      const at = loc ? ` at template line ${loc.line}:${loc.column}` : "";
+      throw new Error(`{{${name}}} got a value that is not defined${at}: a variable is missing from the template context`);
+    }
+    return quote(value);
+  };
+}
+/** A TOML literal: strings escaped per the TOML spec, integers, booleans, inline arrays. */
+handlebars.registerHelper("toml", quotingHelper<TomlValue>("toml", tomlValue));
+/** A TOML float that reads back as a float even when whole ("0.0"), for Go float64 keys. */
+handlebars.registerHelper("tomlFloat", quotingHelper<number>("tomlFloat", tomlFloat));
+/** A single-quoted bash word: nothing inside is expanded by the shell. */
+handlebars.registerHelper("sh", quotingHelper<string>("sh", shellQuote));
+/** True when a value is present (0 and false count as present, unlike `#if`). */
+handlebars.registerHelper("isSet", (value: unknown) => value !== undefined && value !== null);
 
 const cache = new Map<string, Handlebars.TemplateDelegate>();
 

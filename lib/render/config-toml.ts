@@ -1,0 +1,212 @@
+/**
+ * config.toml of a runner manager slot (docker-autoscaler executor + fleeting plugin).
+ *
+ * The template takes a list of [[runners]] entries; a slot's config has exactly
+ * one (SLOTS.md: slot i drives worker group i only, so two managers never fight
+ * over one group). The token is a placeholder the startup script fills at boot.
+ */
+import { formatGoDuration, parseGoDurationSeconds } from "../model/duration";
+import { cacheBucketName, RUNNER_METRICS_PORT, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
+import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
+import { template } from "./handlebars";
+
+/**
+ * What config.toml holds instead of the runner token. The manager startup script
+ * replaces it with the token read from the secret store; it never reaches Terraform,
+ * rendered files or logs.
+ */
+export const RUNNER_TOKEN_PLACEHOLDER = "__RUNNER_TOKEN__";
+
+/**
+ * Fleeting plugins, by OCI reference with a version constraint (default registry
+ * registry.gitlab.com, repository gitlab-org/fleeting/plugins). The major version is
+ * pinned so a breaking plugin release never lands on a reboot; `gitlab-runner fleeting
+ * install` picks the newest 1.x.y.
+ */
+export const FLEETING_PLUGINS = {
+  google: "googlecloud:1",
+  aws: "aws:1",
+} as const;
+
+/** Top-level settings that are the same on every manager. */
+export const MANAGER_DEFAULTS = {
+  /** Seconds between job requests to GitLab (gitlab-runner's own default). */
+  checkInterval: 3,
+  logLevel: "info",
+  /** JSON lines: CloudWatch metric filters and Cloud Logging parse them without regexes. */
+  logFormat: "json",
+  /** Seconds a stopping runner waits for its jobs before it is forced down (gitlab-runner's default). */
+  shutdownTimeout: 30,
+} as const;
+
+export interface PolicyContext {
+  readonly periods: readonly string[];
+  readonly timezone: string;
+  readonly idleCount: number;
+  /** Canonical Go duration ("20m0s"), as gitlab-runner prints it. */
+  readonly idleTime: string;
+  readonly scaleFactor: number;
+  readonly scaleFactorLimit: number | null;
+}
+
+export interface CacheContext {
+  readonly type: "gcs" | "s3";
+  readonly shared: boolean;
+  readonly gcs: { readonly bucketName: string } | null;
+  readonly s3: {
+    readonly serverAddress: string;
+    readonly bucketName: string;
+    readonly bucketLocation: string;
+    readonly authenticationType: "iam";
+  } | null;
+}
+
+export interface RunnerEntryContext {
+  readonly name: string;
+  readonly url: string;
+  readonly token: string;
+  readonly limit: number;
+  readonly docker: {
+    readonly image: string;
+    readonly privileged: boolean;
+    readonly volumes: readonly string[];
+    readonly pullPolicy: readonly string[];
+  };
+  readonly cache: CacheContext | null;
+  readonly autoscaler: {
+    readonly plugin: string;
+    readonly capacityPerInstance: number;
+    readonly maxUseCount: number;
+    readonly maxInstances: number;
+    readonly instanceReadyCommand: string;
+    /** Free-form plugin settings, rendered in this order. */
+    readonly pluginConfig: ReadonlyArray<{ readonly key: string; readonly value: string }>;
+    readonly connector: { readonly os: "linux"; readonly protocol: "ssh"; readonly username: string; readonly useExternalAddr: boolean };
+    readonly policies: readonly PolicyContext[];
+  };
+}
+
+export interface ConfigTomlContext {
+  readonly title: string;
+  readonly tokenPlaceholder: string;
+  readonly concurrent: number;
+  readonly checkInterval: number;
+  readonly logLevel: string;
+  readonly logFormat: string;
+  readonly listenAddress: string;
+  readonly shutdownTimeout: number;
+  readonly runners: readonly RunnerEntryContext[];
+}
+
+/**
+ * Marker file the worker startup script creates (on tmpfs, so once per boot) when Docker
+ * is ready; the manager waits for it before it hands a new worker a job.
+ */
+export const WORKER_READY_FILE = "/run/runner-fleet/worker-ready";
+/** Longest wait for a new worker's startup script, in seconds. */
+const WORKER_READY_TIMEOUT_SECONDS = 900;
+
+export function assertSlot(shard: Shard, slot: number): void {
+  if (!Number.isInteger(slot) || slot < 0 || slot >= shard.managers.count) {
+    throw new RangeError(`manager slot of shard "${shard.name}" must be an integer from 0 to ${shard.managers.count - 1}, received ${slot}`);
+  }
+}
+
+function policyContext(policy: AutoscalingPolicy): PolicyContext {
+  const seconds = parseGoDurationSeconds(policy.idle_time);
+  if (seconds === undefined) throw new TypeError(`idle_time is not a Go duration: ${JSON.stringify(policy.idle_time)}`);
+  return {
+    periods: policy.periods,
+    timezone: policy.timezone,
+    idleCount: policy.idle_count,
+    idleTime: formatGoDuration(seconds),
+    scaleFactor: policy.scale_factor,
+    scaleFactorLimit: policy.scale_factor_limit ?? null,
+  };
+}
+
+function cacheContext(model: RunnerModel, shard: Shard): CacheContext | null {
+  if (!shard.cache.enabled) return null;
+  const bucketName = cacheBucketName(model, shard);
+  if (model.cloud.provider === "google") {
+    // No AccessID/PrivateKey/CredentialsFile: the runner signs URLs with the VM's service account (metadata server + signBlob).
+    return { type: "gcs", shared: shard.cache.shared, gcs: { bucketName }, s3: null };
+  }
+  return {
+    type: "s3",
+    shared: shard.cache.shared,
+    gcs: null,
+    // AuthenticationType iam: credentials come from the instance profile, no keys in the file.
+    s3: { serverAddress: "s3.amazonaws.com", bucketName, bucketLocation: model.cloud.region, authenticationType: "iam" },
+  };
+}
+
+function pluginConfig(model: RunnerModel, shard: Shard, slot: number): RunnerEntryContext["autoscaler"]["pluginConfig"] {
+  const name = workerGroupName(model, shard, slot);
+  if (model.cloud.provider === "google") {
+    return [
+      { key: "name", value: name },
+      { key: "project", value: model.cloud.project },
+      { key: "zone", value: zoneOfSlot(model.cloud.zones, slot) },
+    ];
+  }
+  // The aws plugin takes its region from AWS_REGION, set on the service by the startup script.
+  return [{ key: "name", value: name }];
+}
+
+/** The [[runners]] entry of manager `slot`: it drives worker group `slot` and nothing else. */
+export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: number): RunnerEntryContext {
+  assertSlot(shard, slot);
+  const { workers } = shard;
+  return {
+    name: runnerEntryName(model, shard, slot),
+    url: model.gitlab.url,
+    token: RUNNER_TOKEN_PLACEHOLDER,
+    limit: workers.max_instances * workers.capacity_per_instance,
+    docker: {
+      image: shard.docker.image,
+      privileged: shard.docker.privileged,
+      volumes: shard.docker.volumes,
+      pullPolicy: shard.docker.pull_policy,
+    },
+    cache: cacheContext(model, shard),
+    autoscaler: {
+      plugin: FLEETING_PLUGINS[model.cloud.provider],
+      capacityPerInstance: workers.capacity_per_instance,
+      maxUseCount: workers.max_use_count,
+      maxInstances: workers.max_instances,
+      instanceReadyCommand: `timeout ${WORKER_READY_TIMEOUT_SECONDS} sh -c 'until [ -e ${WORKER_READY_FILE} ]; do sleep 2; done'`,
+      pluginConfig: pluginConfig(model, shard, slot),
+      connector: { os: "linux", protocol: "ssh", username: workers.username, useExternalAddr: false },
+      policies: shard.autoscaling.policies.map(policyContext),
+    },
+  };
+}
+
+/** The whole config.toml context for a manager that runs the [[runners]] entries of `slots`. */
+export function configTomlContext(model: RunnerModel, shard: Shard, slots: readonly number[]): ConfigTomlContext {
+  if (slots.length === 0) throw new RangeError("a config.toml needs at least one [[runners]] entry");
+  const title =
+    slots.length === 1 ? `manager ${managerName(model, shard, slots[0])}` : `managers of ${model.cell.id}/${shard.name} slots ${slots.join(", ")}`;
+  return {
+    title,
+    tokenPlaceholder: RUNNER_TOKEN_PLACEHOLDER,
+    concurrent: shard.managers.concurrent,
+    checkInterval: MANAGER_DEFAULTS.checkInterval,
+    logLevel: MANAGER_DEFAULTS.logLevel,
+    logFormat: MANAGER_DEFAULTS.logFormat,
+    listenAddress: `:${RUNNER_METRICS_PORT}`,
+    shutdownTimeout: MANAGER_DEFAULTS.shutdownTimeout,
+    runners: slots.map((slot) => runnerEntryContext(model, shard, slot)),
+  };
+}
+
+/** config.toml with one [[runners]] entry per slot in `slots` (a slot VM uses exactly one). */
+export function renderConfigTomlForSlots(model: RunnerModel, shard: Shard, slots: readonly number[]): string {
+  return template<ConfigTomlContext>("config.toml.hbs")(configTomlContext(model, shard, slots));
+}
+
+/** config.toml of manager `slot`, token as {@link RUNNER_TOKEN_PLACEHOLDER}. */
+export function renderConfigToml(model: RunnerModel, shard: Shard, slot: number): string {
+  return renderConfigTomlForSlots(model, shard, [slot]);
+}

@@ -1,0 +1,172 @@
+/**
+ * Boot scripts of runner managers and workers (bash; GCE `startup-script` metadata or
+ * EC2 user data). They never contain a token: the manager script reads it at boot
+ * from the store named by `secretLocation(model, shard)`.
+ */
+import { logGroupName, managerName, RUNNER_METRICS_PORT, secretLocation } from "../model/names";
+import type { RunnerModel, Shard } from "../model/schema";
+import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, WORKER_READY_FILE } from "./config-toml";
+import { template } from "./handlebars";
+
+/** Heredoc delimiter that wraps config.toml inside the manager script. */
+export const CONFIG_HEREDOC_DELIMITER = "GITLAB_RUNNER_CONFIG_TOML";
+/** Where the manager waits for the token when the model's secret store is `local`. */
+export const LOCAL_TOKEN_FILE = "/etc/gitlab-runner/runner-token";
+/** gitlab-runner's log file on AWS managers, shipped to CloudWatch Logs. */
+export const RUNNER_LOG_FILE = "/var/log/gitlab-runner/gitlab-runner.log";
+/**
+ * Where `gitlab-runner fleeting install` puts plugins: the default for root
+ * (~/.config/fleeting/plugins), also set explicitly so install and service agree.
+ */
+export const FLEETING_PLUGIN_DIR = "/root/.config/fleeting/plugins";
+/** Tags of the scripts' log lines (`journalctl -t <tag>`). */
+export const LOG_TAGS = { manager: "runner-fleet-manager", worker: "runner-fleet-worker" } as const;
+
+export interface TokenStoreContext {
+  readonly googleSecretManager: {
+    /** Human-readable source for log lines. */
+    readonly tokenSource: string;
+    /** REST URL of the secret's latest version (`:access` returns the payload, base64). */
+    readonly secretVersionUrl: string;
+  } | null;
+  readonly awsSsm: { readonly tokenSource: string; readonly parameterName: string } | null;
+  readonly local: { readonly tokenFile: string } | null;
+}
+
+export interface ManagerScriptContext {
+  readonly logTag: string;
+  readonly managerName: string;
+  readonly cellId: string;
+  readonly shardName: string;
+  readonly slot: number;
+  readonly runnerVersion: string;
+  /** Debian package version of the pinned runner ("18.5.0-1"). */
+  readonly runnerPackageVersion: string;
+  readonly configToml: string;
+  readonly configHeredocDelimiter: string;
+  readonly tokenPlaceholder: string;
+  readonly fleetingPlugin: string;
+  readonly fleetingPluginDir: string;
+  readonly metricsPort: number;
+  readonly google: { readonly project: string } | null;
+  readonly aws: {
+    readonly region: string;
+    readonly logGroupName: string;
+    readonly runnerLogFile: string;
+    readonly cloudWatchAgentConfig: string;
+  } | null;
+  readonly store: TokenStoreContext;
+}
+
+export interface WorkerScriptContext {
+  readonly logTag: string;
+  readonly cellId: string;
+  readonly shardName: string;
+  readonly username: string;
+  readonly readyFile: string;
+  /** AWS runs user data once per instance; the script then re-installs itself as a cloud-init per-boot script. */
+  readonly perBootCopy: boolean;
+}
+
+function tokenStore(model: RunnerModel, shard: Shard): TokenStoreContext {
+  const location = secretLocation(model, shard);
+  const { cloud } = model;
+  switch (model.secrets.store) {
+    case "google-secret-manager":
+      if (cloud.provider !== "google") throw new TypeError(`secret store google-secret-manager needs cloud google, not ${cloud.provider}`);
+      return {
+        googleSecretManager: {
+          tokenSource: `Secret Manager secret ${location.googleSecretId} of project ${cloud.project}`,
+          secretVersionUrl: `https://secretmanager.googleapis.com/v1/projects/${cloud.project}/secrets/${location.googleSecretId}/versions/latest:access`,
+        },
+        awsSsm: null,
+        local: null,
+      };
+    case "aws-ssm":
+      if (cloud.provider !== "aws") throw new TypeError(`secret store aws-ssm needs cloud aws, not ${cloud.provider}`);
+      return {
+        googleSecretManager: null,
+        awsSsm: { tokenSource: `SSM parameter ${location.awsParameterName}`, parameterName: location.awsParameterName },
+        local: null,
+      };
+    case "local":
+      return { googleSecretManager: null, awsSsm: null, local: { tokenFile: LOCAL_TOKEN_FILE } };
+  }
+}
+
+/** CloudWatch agent configuration: gitlab-runner's JSON log lines to the shard's log group, one stream per instance. */
+function cloudWatchAgentConfig(model: RunnerModel, shard: Shard): string {
+  const config = {
+    logs: {
+      logs_collected: {
+        files: {
+          collect_list: [
+            {
+              file_path: RUNNER_LOG_FILE,
+              log_group_name: logGroupName(model, shard),
+              log_stream_name: "{instance_id}",
+              timezone: "UTC",
+            },
+          ],
+        },
+      },
+    },
+  };
+  return JSON.stringify(config, null, 2);
+}
+
+export function managerScriptContext(model: RunnerModel, shard: Shard, slot: number): ManagerScriptContext {
+  assertSlot(shard, slot);
+  const configToml = renderConfigToml(model, shard, slot).replace(/\n+$/, "");
+  if (configToml.split("\n").includes(CONFIG_HEREDOC_DELIMITER)) {
+    throw new Error(`config.toml contains the line ${CONFIG_HEREDOC_DELIMITER}, which would end its heredoc early`);
+  }
+  const { cloud } = model;
+  return {
+    logTag: LOG_TAGS.manager,
+    managerName: managerName(model, shard, slot),
+    cellId: model.cell.id,
+    shardName: shard.name,
+    slot,
+    runnerVersion: shard.managers.runner_version,
+    runnerPackageVersion: `${shard.managers.runner_version}-1`,
+    configToml,
+    configHeredocDelimiter: CONFIG_HEREDOC_DELIMITER,
+    tokenPlaceholder: RUNNER_TOKEN_PLACEHOLDER,
+    fleetingPlugin: FLEETING_PLUGINS[cloud.provider],
+    fleetingPluginDir: FLEETING_PLUGIN_DIR,
+    metricsPort: RUNNER_METRICS_PORT,
+    google: cloud.provider === "google" ? { project: cloud.project } : null,
+    aws:
+      cloud.provider === "aws"
+        ? {
+            region: cloud.region,
+            logGroupName: logGroupName(model, shard),
+            runnerLogFile: RUNNER_LOG_FILE,
+            cloudWatchAgentConfig: cloudWatchAgentConfig(model, shard),
+          }
+        : null,
+    store: tokenStore(model, shard),
+  };
+}
+
+/** Bash startup script of manager `slot`: installs, configures and starts gitlab-runner; token read at boot. */
+export function renderManagerStartupScript(model: RunnerModel, shard: Shard, slot: number): string {
+  return template<ManagerScriptContext>("startup/manager.sh.hbs")(managerScriptContext(model, shard, slot));
+}
+
+export function workerScriptContext(model: RunnerModel, shard: Shard): WorkerScriptContext {
+  return {
+    logTag: LOG_TAGS.worker,
+    cellId: model.cell.id,
+    shardName: shard.name,
+    username: shard.workers.username,
+    readyFile: WORKER_READY_FILE,
+    perBootCopy: model.cloud.provider === "aws",
+  };
+}
+
+/** Bash startup script of the shard's workers: Docker running, connector user in the docker group. */
+export function renderWorkerStartupScript(model: RunnerModel, shard: Shard): string {
+  return template<WorkerScriptContext>("startup/worker.sh.hbs")(workerScriptContext(model, shard));
+}

@@ -1,0 +1,247 @@
+import { parse } from "smol-toml";
+import { formatGoDuration, parseGoDurationSeconds } from "../../lib/model/duration";
+import {
+  cacheBucketName,
+  RUNNER_METRICS_PORT,
+  runnerEntryName,
+  workerGroupName,
+  zoneOfSlot,
+} from "../../lib/model/names";
+import type { RunnerModel, Shard } from "../../lib/model/schema";
+import { renderConfigTomlForSlots, WORKER_READY_FILE } from "../../lib/render/config-toml";
+import { renderConfigToml, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
+import { exampleModel, modelWith } from "../support/models";
+import { loadKnownRunnerConfigKeys, tomlKeyPaths, unknownKeyPaths } from "./support/runner-config-keys";
+
+type Toml = Record<string, any>;
+
+const parseConfig = (model: RunnerModel, shard: Shard, slot: number): Toml => parse(renderConfigToml(model, shard, slot)) as Toml;
+
+/** Every (model, shard, slot) of both example models. */
+const slotsOfExamples = (["cell-1", "cell-2"] as const).flatMap((name) => {
+  const model = exampleModel(name);
+  return model.shards.flatMap((shard) =>
+    Array.from({ length: shard.managers.count }, (_, slot) => ({ label: `${name}/${shard.name}/manager-${slot}`, model, shard, slot })),
+  );
+});
+
+describe("renderConfigToml", () => {
+  it.each(slotsOfExamples)("renders top-level settings from the model for $label", ({ model, shard, slot }) => {
+    const config = parseConfig(model, shard, slot);
+
+    expect(config.concurrent).toBe(shard.managers.concurrent);
+    expect(config.listen_address).toBe(`:${RUNNER_METRICS_PORT}`);
+    expect(config.listen_address).toBe(":9252");
+    expect(config.log_format).toBe("json");
+    expect(typeof config.check_interval).toBe("number");
+    expect(typeof config.shutdown_timeout).toBe("number");
+    expect(typeof config.log_level).toBe("string");
+  });
+
+  it.each(slotsOfExamples)("gives $label exactly one [[runners]] entry that drives its own worker group", ({ model, shard, slot }) => {
+    const { runners } = parseConfig(model, shard, slot);
+
+    expect(runners).toHaveLength(1);
+    const [runner] = runners;
+    expect(runner.name).toBe(runnerEntryName(model, shard, slot));
+    expect(runner.url).toBe(model.gitlab.url);
+    expect(runner.token).toBe(RUNNER_TOKEN_PLACEHOLDER);
+    expect(runner.executor).toBe("docker-autoscaler");
+    expect(runner.limit).toBe(shard.workers.max_instances * shard.workers.capacity_per_instance);
+    expect(runner.autoscaler.plugin_config.name).toBe(workerGroupName(model, shard, slot));
+    expect(runner.autoscaler.capacity_per_instance).toBe(shard.workers.capacity_per_instance);
+    expect(runner.autoscaler.max_use_count).toBe(shard.workers.max_use_count);
+    expect(runner.autoscaler.max_instances).toBe(shard.workers.max_instances);
+    expect(runner.autoscaler.connector_config).toEqual({
+      os: "linux",
+      protocol: "ssh",
+      username: shard.workers.username,
+      use_external_addr: false,
+    });
+    expect(runner.autoscaler.instance_ready_command).toContain(WORKER_READY_FILE);
+  });
+
+  it("points each Google Cloud slot at its group's project and zone, spreading slots over the zones", () => {
+    const model = exampleModel("cell-1");
+    if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
+    const shard = model.shards[0];
+
+    const pluginConfigs = [0, 1].map((slot) => parseConfig(model, shard, slot).runners[0].autoscaler.plugin_config);
+
+    expect(pluginConfigs[0]).toEqual({ name: workerGroupName(model, shard, 0), project: model.cloud.project, zone: zoneOfSlot(model.cloud.zones, 0) });
+    expect(pluginConfigs[1]).toEqual({ name: workerGroupName(model, shard, 1), project: model.cloud.project, zone: zoneOfSlot(model.cloud.zones, 1) });
+    expect(pluginConfigs[0].zone).toBe("europe-west4-a");
+    expect(pluginConfigs[1].zone).toBe("europe-west4-b");
+    expect(pluginConfigs[0].name).not.toBe(pluginConfigs[1].name);
+    expect(parseConfig(model, shard, 0).runners[0].autoscaler.plugin).toMatch(/^googlecloud(:|$)/);
+  });
+
+  it("names only the Auto Scaling group on AWS (the region comes from the service environment)", () => {
+    const model = exampleModel("cell-2");
+    const shard = model.shards[0];
+
+    const { autoscaler } = parseConfig(model, shard, 1).runners[0];
+
+    expect(autoscaler.plugin_config).toEqual({ name: workerGroupName(model, shard, 1) });
+    expect(autoscaler.plugin).toMatch(/^aws(:|$)/);
+  });
+
+  it("uses a GCS cache on the shard's bucket with no credentials on Google Cloud", () => {
+    const model = exampleModel("cell-1");
+    const shard = model.shards[0];
+
+    const { cache } = parseConfig(model, shard, 0).runners[0];
+
+    expect(cache).toEqual({ Type: "gcs", Shared: shard.cache.shared, gcs: { BucketName: cacheBucketName(model, shard) } });
+  });
+
+  it("uses an S3 cache with IAM authentication in the model's region on AWS", () => {
+    const model = exampleModel("cell-2");
+    const shard = model.shards[0];
+
+    const { cache } = parseConfig(model, shard, 0).runners[0];
+
+    expect(cache.Type).toBe("s3");
+    expect(cache.Shared).toBe(true);
+    expect(cache.s3).toEqual({
+      ServerAddress: "s3.amazonaws.com",
+      BucketName: cacheBucketName(model, shard),
+      BucketLocation: "eu-west-1",
+      AuthenticationType: "iam",
+    });
+  });
+
+  it("renders no [runners.cache] when the shard's cache is disabled", () => {
+    const model = modelWith("cell-2", (m) => {
+      m.shards[0].cache.enabled = false;
+    });
+
+    const text = renderConfigToml(model, model.shards[0], 0);
+
+    expect(text).not.toContain("[runners.cache");
+    expect((parse(text) as Toml).runners[0]).not.toHaveProperty("cache");
+  });
+
+  it("passes Shared = false through when the model does not share the cache", () => {
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].cache.shared = false;
+    });
+
+    expect(parseConfig(model, model.shards[1], 0).runners[0].cache.Shared).toBe(false);
+  });
+
+  it.each(slotsOfExamples)("renders the policies of $label in model order with Go durations", ({ model, shard, slot }) => {
+    const { policy } = parseConfig(model, shard, slot).runners[0].autoscaler;
+
+    expect(policy).toHaveLength(shard.autoscaling.policies.length);
+    shard.autoscaling.policies.forEach((expected, index) => {
+      expect(policy[index].periods).toEqual(expected.periods);
+      expect(policy[index].timezone).toBe(expected.timezone);
+      expect(policy[index].idle_count).toBe(expected.idle_count);
+      expect(policy[index].idle_time).toBe(formatGoDuration(parseGoDurationSeconds(expected.idle_time) ?? Number.NaN));
+      expect(policy[index].scale_factor).toBe(expected.scale_factor);
+      if (expected.scale_factor_limit === undefined) expect(policy[index]).not.toHaveProperty("scale_factor_limit");
+      else expect(policy[index].scale_factor_limit).toBe(expected.scale_factor_limit);
+    });
+  });
+
+  it("writes idle_time as gitlab-runner prints Go durations (20m -> 20m0s)", () => {
+    const model = exampleModel("cell-1");
+
+    const { policy } = parseConfig(model, model.shards[0], 0).runners[0].autoscaler;
+
+    expect(policy.map((p: Toml) => p.idle_time)).toEqual(["20m0s", "30m0s"]);
+    expect(policy.map((p: Toml) => p.scale_factor_limit)).toEqual([undefined, 20]);
+  });
+
+  it("writes scale_factor as a TOML float even when it is whole, for Go's float64", () => {
+    const model = exampleModel("cell-2");
+
+    const text = renderConfigToml(model, model.shards[0], 0);
+
+    expect(text).toMatch(/^\s*scale_factor = 0\.0$/m);
+    expect(text).toMatch(/^\s*scale_factor = 0\.1$/m);
+  });
+
+  it("keeps job containers unprivileged unless the model asks", () => {
+    const model = exampleModel("cell-1");
+    const privileged = modelWith("cell-1", (m) => {
+      m.shards[0].docker.privileged = true;
+    });
+
+    expect(parseConfig(model, model.shards[0], 0).runners[0].docker.privileged).toBe(false);
+    expect(parseConfig(privileged, privileged.shards[0], 0).runners[0].docker.privileged).toBe(true);
+  });
+
+  it("renders the docker section from the model", () => {
+    const model = exampleModel("cell-1");
+    const shard = model.shards[1];
+
+    expect(parseConfig(model, shard, 0).runners[0].docker).toEqual({
+      image: shard.docker.image,
+      privileged: false,
+      volumes: shard.docker.volumes,
+      pull_policy: shard.docker.pull_policy,
+    });
+    expect(shard.docker.volumes).toEqual(["/cache", "/certs/client"]);
+  });
+
+  it.each(slotsOfExamples)("uses only keys gitlab-runner knows in $label", ({ model, shard, slot }) => {
+    const known = loadKnownRunnerConfigKeys();
+
+    const document = parseConfig(model, shard, slot);
+
+    expect(unknownKeyPaths(document, known)).toEqual([]);
+  });
+
+  it("detects a key gitlab-runner does not know (the key check can fail)", () => {
+    const known = loadKnownRunnerConfigKeys();
+    const document = { concurrent: 1, runners: [{ name: "x", autoscaler: { idle_count: 1, plugin_config: { anything: "ok" } } }] };
+
+    expect(tomlKeyPaths(document)).toContain("runners[].autoscaler.plugin_config.anything");
+    expect(unknownKeyPaths(document, known)).toEqual(["runners[].autoscaler.idle_count"]);
+  });
+
+  it("quotes strings so any model value reads back unchanged", () => {
+    const awkward = 'registry.example.com/a"b\\c:1\ttab\u0001\u007f é 🚀';
+    const model = modelWith("cell-1", (m) => {
+      m.shards[0].docker.image = awkward;
+      m.shards[0].docker.volumes = ['/cache', "/with 'quotes'", "/back\\slash"];
+    });
+
+    const { docker } = parseConfig(model, model.shards[0], 0).runners[0];
+
+    expect(docker.image).toBe(awkward);
+    expect(docker.volumes).toEqual(['/cache', "/with 'quotes'", "/back\\slash"]);
+  });
+
+  it("supports several [[runners]] entries, each with its own worker group", () => {
+    const model = exampleModel("cell-1");
+    const shard = model.shards[0];
+
+    const { runners } = parse(renderConfigTomlForSlots(model, shard, [0, 1])) as Toml;
+
+    expect(runners.map((runner: Toml) => runner.name)).toEqual([runnerEntryName(model, shard, 0), runnerEntryName(model, shard, 1)]);
+    expect(runners.map((runner: Toml) => runner.autoscaler.plugin_config.name)).toEqual([
+      workerGroupName(model, shard, 0),
+      workerGroupName(model, shard, 1),
+    ]);
+  });
+
+  it.each(slotsOfExamples)("contains no token-shaped string for $label", ({ model, shard, slot }) => {
+    const text = renderConfigToml(model, shard, slot);
+
+    expect(text).not.toMatch(/glrt-[A-Za-z0-9_.-]{8,}/);
+    expect(text).not.toMatch(/GR1348941/);
+    expect(text.split(RUNNER_TOKEN_PLACEHOLDER)).toHaveLength(2);
+  });
+
+  it("fails when the slot is outside the shard's managers", () => {
+    const model = exampleModel("cell-1");
+    const shard = model.shards[0];
+
+    expect(() => renderConfigToml(model, shard, shard.managers.count)).toThrow(/from 0 to 1, received 2/);
+    expect(() => renderConfigToml(model, shard, -1)).toThrow(RangeError);
+    expect(() => renderConfigToml(model, shard, 0.5)).toThrow(RangeError);
+  });
+});

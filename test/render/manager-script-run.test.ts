@@ -1,0 +1,209 @@
+/**
+ * Runs rendered manager startup scripts for real (bash) against stub commands in a
+ * scratch root: the token is read from the store, lands in config.toml (0600) and
+ * nowhere else, and a second boot skips what is already installed.
+ */
+import { randomBytes } from "node:crypto";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "smol-toml";
+import { logGroupName, secretLocation } from "../../lib/model/names";
+import type { RunnerModel } from "../../lib/model/schema";
+import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
+import { FLEETING_PLUGIN_DIR } from "../../lib/render/startup-script";
+import { exampleModel, modelWith } from "../support/models";
+import { ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+
+/** A token-shaped value made up at run time (never committed). */
+const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
+const fakeAccessToken = () => `ya29.${randomBytes(24).toString("base64url")}`;
+
+const CONFIG = "etc/gitlab-runner/config.toml";
+
+let sandbox: ScriptSandbox;
+beforeEach(() => {
+  sandbox = new ScriptSandbox();
+});
+afterEach(() => {
+  sandbox.dispose();
+});
+
+function expectSucceeded(run: ScriptRun): void {
+  if (run.status !== 0) throw new Error(`the script exited with ${run.status}:\n${run.stderr}`);
+  expect(run.stderr).not.toContain("FAILED");
+}
+
+function expectSecretsKeptOut(run: ScriptRun, ...secrets: string[]): void {
+  for (const secret of secrets) {
+    expect(run.callLog).not.toContain(secret);
+    expect(run.stderr).not.toContain(secret);
+    expect(run.stdout).not.toContain(secret);
+    expect(sandbox.state("logger")).not.toContain(secret);
+  }
+}
+
+/** Packages of each `apt-get install` call (options and their values left out). */
+const aptInstalls = (run: ScriptRun) =>
+  run.calls
+    .filter((call) => call.name === "apt-get" && call.args.includes("install"))
+    .map((call) => call.args.filter((arg, index) => !arg.startsWith("-") && call.args[index - 1] !== "-o" && arg !== "install"));
+
+const callIndex = (run: ScriptRun, name: string, ...args: string[]) =>
+  run.calls.findIndex((call) => call.name === name && args.every((arg) => call.args.includes(arg)));
+
+describe("manager startup script on Google Cloud (Secret Manager)", () => {
+  const model = exampleModel("cell-1");
+  const shard = model.shards[0];
+
+  it("reads the token from Secret Manager and writes it only into config.toml, mode 0600", () => {
+    const token = fakeRunnerToken();
+    const accessToken = fakeAccessToken();
+
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 1), { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken });
+
+    expectSucceeded(run);
+    const config = parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> };
+    expect(config.runners[0].token).toBe(token);
+    expect(sandbox.file(CONFIG)).not.toContain(RUNNER_TOKEN_PLACEHOLDER);
+    expect(sandbox.file(CONFIG).split(token)).toHaveLength(2);
+    expect(statSync(join(sandbox.root, CONFIG)).mode & 0o777).toBe(0o600);
+    expectSecretsKeptOut(run, token, accessToken);
+    const { googleSecretId } = secretLocation(model, shard);
+    if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
+    expect(sandbox.state("secret-urls").trim()).toBe(
+      `https://secretmanager.googleapis.com/v1/projects/${model.cloud.project}/secrets/${googleSecretId}/versions/latest:access`,
+    );
+  });
+
+  it("installs the pinned runner, then the fleeting plugin after config.toml exists, then restarts the service", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+
+    expectSucceeded(run);
+    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=18.5.0-1", "gitlab-runner-helper-images=18.5.0-1"]);
+    expect(callIndex(run, "apt-mark", "hold", "gitlab-runner")).toBeGreaterThan(-1);
+    const fleeting = run.calls.find((call) => call.name === "gitlab-runner");
+    expect(fleeting?.args).toEqual(["fleeting", "-c", join(sandbox.root, CONFIG), "install"]);
+    expect(fleeting?.env).toEqual({ FLEETING_PLUGIN_PATH: FLEETING_PLUGIN_DIR, HOME: "/root" });
+    expect(sandbox.state("config-at-fleeting-install").trim()).toBe("present");
+    expect(callIndex(run, "systemctl", "restart", "gitlab-runner")).toBeGreaterThan(callIndex(run, "gitlab-runner", "install"));
+    expect(sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf")).toContain(
+      `Environment=FLEETING_PLUGIN_PATH=${FLEETING_PLUGIN_DIR}`,
+    );
+  });
+
+  it("sets up the Ops Agent to scrape the runner's metrics on localhost:9252", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+
+    expectSucceeded(run);
+    const opsAgent = sandbox.file("etc/google-cloud-ops-agent/config.yaml");
+    expect(opsAgent).toContain("type: prometheus");
+    expect(opsAgent).toContain("job_name: gitlab-runner");
+    expect(opsAgent).toContain('targets: ["localhost:9252"]');
+    expect(callIndex(run, "systemctl", "restart", "google-cloud-ops-agent")).toBeGreaterThan(-1);
+  });
+
+  it("skips installing what a previous boot installed and still rewrites config.toml", () => {
+    const token = fakeRunnerToken();
+    const env = { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: fakeAccessToken() };
+    expectSucceeded(sandbox.run(renderManagerStartupScript(model, shard, 0), env));
+
+    const secondBoot = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+
+    expectSucceeded(secondBoot);
+    expect(aptInstalls(secondBoot)).toEqual([]);
+    expect(callIndex(secondBoot, "curl", "https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh")).toBe(-1);
+    expect(secondBoot.stderr).toContain("gitlab-runner 18.5.0 is already installed");
+    expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
+  });
+
+  it("upgrades when the installed runner is not the pinned version", () => {
+    sandbox.preinstall("gitlab-runner", "18.4.0-1");
+
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain("installing gitlab-runner 18.5.0 (installed: 18.4.0-1)");
+    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=18.5.0-1", "gitlab-runner-helper-images=18.5.0-1"]);
+  });
+
+  it("fails when the store holds something that is not a runner token, and writes no config.toml", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), {
+      STUB_RUNNER_TOKEN: fakeRunnerToken(),
+      STUB_ACCESS_TOKEN: fakeAccessToken(),
+      STUB_STORE_VALUE: 'x" = evil',
+      STUB_SLEEP_HOOK: "fail-after-2",
+    });
+
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("is empty or not a runner token");
+    expect(run.stderr).toMatch(/FAILED: line \d+ exited with status 1/);
+    expect(sandbox.exists(CONFIG)).toBe(false);
+  });
+});
+
+describe("manager startup script on AWS (SSM Parameter Store)", () => {
+  const model = exampleModel("cell-2");
+  const shard = model.shards[0];
+
+  it("reads the token with the AWS CLI and writes config.toml, mode 0600", () => {
+    const token = fakeRunnerToken();
+
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 1), { STUB_RUNNER_TOKEN: token });
+
+    expectSucceeded(run);
+    expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
+    expect(statSync(join(sandbox.root, CONFIG)).mode & 0o777).toBe(0o600);
+    expectSecretsKeptOut(run, token);
+    expect(callIndex(run, "snap", "install", "aws-cli")).toBeGreaterThan(-1);
+    const ssm = run.calls.find((call) => call.name === "aws");
+    expect(ssm?.args).toEqual([
+      "ssm", "get-parameter", "--region", "eu-west-1", "--name", secretLocation(model, shard).awsParameterName,
+      "--with-decryption", "--query", "Parameter.Value", "--output", "text",
+    ]);
+  });
+
+  it("gives the service AWS_REGION and a JSON log file the CloudWatch agent ships to the shard's log group", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+
+    expectSucceeded(run);
+    const dropIn = sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
+    expect(dropIn).toContain("Environment=AWS_REGION=eu-west-1");
+    expect(dropIn).toContain("StandardError=append:/var/log/gitlab-runner/gitlab-runner.log");
+    const agent = JSON.parse(sandbox.file("opt/aws/amazon-cloudwatch-agent/etc/runner-fleet.json"));
+    expect(agent.logs.logs_collected.files.collect_list).toEqual([
+      expect.objectContaining({ file_path: "/var/log/gitlab-runner/gitlab-runner.log", log_group_name: logGroupName(model, shard) }),
+    ]);
+    expect(callIndex(run, "amazon-cloudwatch-agent-ctl", "fetch-config")).toBeGreaterThan(-1);
+    expect(sandbox.file("etc/logrotate.d/gitlab-runner-fleet")).toContain("copytruncate");
+  });
+
+  it("installs itself as a cloud-init per-boot script, because EC2 runs user data only once", () => {
+    const script = renderManagerStartupScript(model, shard, 0);
+
+    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
+
+    expect(sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).toBe(script);
+  });
+});
+
+describe("manager startup script with the local secret store", () => {
+  const localModel = (name: "cell-1" | "cell-2"): RunnerModel =>
+    modelWith(name, (model) => {
+      model.secrets.store = "local";
+    });
+
+  it.each(["cell-1", "cell-2"] as const)("waits for the operator to place the token (%s)", (name) => {
+    const model = localModel(name);
+    const token = fakeRunnerToken();
+
+    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: token, STUB_SLEEP_HOOK: "place-token" });
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain("waiting for the runner token in");
+    expect(sandbox.state("sleeps").trim()).toBe("1");
+    expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
+    expect(statSync(join(sandbox.root, "etc/gitlab-runner/runner-token")).mode & 0o777).toBe(0o600);
+    expect(run.calls.some((call) => call.name === "aws" || (call.name === "curl" && call.args.some((arg) => arg.includes("secretmanager"))))).toBe(false);
+    expectSecretsKeptOut(run, token);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * Runs a rendered startup script for real (bash), against a scratch root
+ * (RUNNER_FLEET_ROOT) with stand-ins for every command that would touch the
+ * machine or the network. PATH holds only the stubs and a few harmless
+ * coreutils, so a real curl, apt-get or systemctl can never run.
+ *
+ * The stubs keep a little state (installed packages, users) so a second run sees
+ * what the first one installed, like a rebooted VM.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Harmless real tools the scripts may use (everything else is a stub or missing). */
+const REAL_TOOLS = ["date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename"];
+/** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
+const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod"];
+
+/** The stand-in for every stubbed command (one file, many names). */
+const STUB_SCRIPT_FILE = join(__dirname, "stub-command.sh");
+
+export interface StubCall {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface ScriptRun {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Every stub call of this run, in order. */
+  readonly calls: readonly StubCall[];
+  /** The raw call log (names, arguments and env of every stub call) of this run. */
+  readonly callLog: string;
+}
+
+export class ScriptSandbox {
+  readonly dir = mkdtempSync(join(tmpdir(), "runner-fleet-script-"));
+  readonly root = join(this.dir, "root");
+  readonly stubDir = join(this.dir, "stubs");
+  readonly toolDir = join(this.dir, "tools");
+  readonly stateDir = join(this.dir, "state");
+  private readonly logFile = join(this.dir, "calls.log");
+  private readonly bash = resolveTool("bash");
+
+  constructor() {
+    for (const dir of [this.root, this.stubDir, this.toolDir, this.stateDir, join(this.dir, "tmp")]) mkdirSync(dir, { recursive: true });
+    const stub = join(this.stubDir, "logger");
+    writeFileSync(stub, `#!${this.bash}\nset -uo pipefail\n${readFileSync(STUB_SCRIPT_FILE, "utf8")}`);
+    chmodSync(stub, 0o755);
+    for (const name of STUBS.filter((stubName) => stubName !== "logger")) symlinkSync(stub, join(this.stubDir, name));
+    for (const tool of REAL_TOOLS) symlinkSync(resolveTool(tool), join(this.toolDir, tool));
+    symlinkSync(this.bash, join(this.toolDir, "bash"));
+  }
+
+  /** Adds a stub for a command that is normally absent (for example `docker` on an image that has it). */
+  addStub(name: string): void {
+    symlinkSync(join(this.stubDir, "logger"), join(this.stubDir, name));
+  }
+
+  /** Marks a package as installed before the run, as on an image that ships it. */
+  preinstall(packageName: string, version: string): void {
+    writeFileSync(join(this.stateDir, "installed"), `${packageName} ${version}\n`, { flag: "a" });
+  }
+
+  run(script: string, env: Record<string, string> = {}): ScriptRun {
+    const scriptFile = join(this.dir, "startup.sh");
+    writeFileSync(scriptFile, script, { mode: 0o700 });
+    writeFileSync(this.logFile, "");
+    const result = spawnSync(this.bash, [scriptFile], {
+      encoding: "utf8",
+      timeout: 20_000,
+      env: {
+        PATH: `${this.stubDir}:${this.toolDir}`,
+        HOME: this.dir,
+        TMPDIR: join(this.dir, "tmp"),
+        RUNNER_FLEET_ROOT: this.root,
+        STUB_DIR: this.stubDir,
+        STUB_STATE: this.stateDir,
+        STUB_LOG: this.logFile,
+        ...env,
+      },
+    });
+    const callLog = readFileSync(this.logFile, "utf8");
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls: parseCalls(callLog), callLog };
+  }
+
+  file(relativePath: string): string {
+    return readFileSync(join(this.root, relativePath), "utf8");
+  }
+
+  exists(relativePath: string): boolean {
+    return existsSync(join(this.root, relativePath));
+  }
+
+  state(name: string): string {
+    const path = join(this.stateDir, name);
+    return existsSync(path) ? readFileSync(path, "utf8") : "";
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function parseCalls(log: string): StubCall[] {
+  return log
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => {
+      const fields = line.split("\x1f");
+      const env = Object.fromEntries(
+        fields.filter((field) => field.startsWith("ENV:")).map((field) => field.slice(4).split(/=(.*)/s, 2) as [string, string]),
+      );
+      const [name, ...args] = fields.filter((field) => !field.startsWith("ENV:"));
+      return { name, args, env };
+    });
+}
+
+function resolveTool(name: string): string {
+  const found = spawnSync("/bin/sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
+  const path = found.stdout.trim();
+  if (found.status !== 0 || !path.startsWith("/")) throw new Error(`the tests need ${name} on PATH`);
+  return path;
+}

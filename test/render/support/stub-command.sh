@@ -1,0 +1,99 @@
+# Stand-in for every command a startup script must not really run in tests
+# (installed under many names; behaves by the name it was called as).
+# Environment: STUB_LOG, STUB_STATE, STUB_DIR, RUNNER_FLEET_ROOT, and the fake
+# STUB_RUNNER_TOKEN / STUB_ACCESS_TOKEN a test generated at run time.
+name=$(basename "$0")
+# One line per call: name and arguments separated by the unit separator, plus the env the scripts must pass.
+{
+  printf '%s\x1f' "$name" "$@"
+  printf 'ENV:FLEETING_PLUGIN_PATH=%s\x1fENV:HOME=%s\n' "${FLEETING_PLUGIN_PATH:-}" "${HOME:-}"
+} >>"$STUB_LOG"
+installed="$STUB_STATE/installed"
+touch "$installed"
+mark_installed() { printf '%s %s\n' "$1" "$2" >>"$installed"; }
+
+case "$name" in
+  logger)
+    shift 3
+    printf '%s\n' "$*" >>"$STUB_STATE/logger"
+    ;;
+  sleep)
+    count=$(($(cat "$STUB_STATE/sleeps" 2>/dev/null || echo 0) + 1))
+    echo "$count" >"$STUB_STATE/sleeps"
+    if [[ ${STUB_SLEEP_HOOK:-} == place-token && $count == 1 ]]; then
+      mkdir -p "$RUNNER_FLEET_ROOT/etc/gitlab-runner"
+      printf '%s\n' "$STUB_RUNNER_TOKEN" >"$RUNNER_FLEET_ROOT/etc/gitlab-runner/runner-token"
+    fi
+    if [[ ${STUB_SLEEP_HOOK:-} == fail-after-2 && $count -gt 2 ]]; then exit 1; fi
+    ;;
+  dpkg-query)
+    package=${!#}
+    version=$(awk -v p="$package" '$1 == p { v = $2 } END { print v }' "$installed")
+    [[ -n $version ]] || exit 1
+    printf 'install ok installed %s\n' "$version"
+    ;;
+  dpkg)
+    if [[ $1 == --print-architecture ]]; then
+      echo amd64
+      exit 0
+    fi
+    mark_installed amazon-cloudwatch-agent 1.300000
+    mkdir -p "$RUNNER_FLEET_ROOT/opt/aws/amazon-cloudwatch-agent/bin"
+    ln -sf "$STUB_DIR/logger" "$RUNNER_FLEET_ROOT/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
+    ;;
+  apt-get)
+    if [[ " $* " == *" install "* ]]; then
+      for arg in "$@"; do
+        case "$arg" in
+          -* | install | DPkg::*) ;;
+          *=*) mark_installed "${arg%%=*}" "${arg#*=}" ;;
+          docker.io)
+            mark_installed docker.io 1.0
+            ln -sf "$STUB_DIR/logger" "$STUB_DIR/docker"
+            ;;
+          *) mark_installed "$arg" 1.0 ;;
+        esac
+      done
+    fi
+    ;;
+  snap) ln -sf "$STUB_DIR/logger" "$STUB_DIR/aws" ;;
+  aws) printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}" ;;
+  id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
+  useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
+  curl)
+    output="" url="" config_stdin=false previous=""
+    for arg in "$@"; do
+      [[ $previous == -o ]] && output=$arg
+      [[ $previous == --config && $arg == - ]] && config_stdin=true
+      [[ $arg == http* ]] && url=$arg
+      previous=$arg
+    done
+    case "$url" in
+      *script.deb.sh)
+        printf '%s\n' "mkdir -p '$RUNNER_FLEET_ROOT/etc/apt/sources.list.d' && touch '$RUNNER_FLEET_ROOT/etc/apt/sources.list.d/runner_gitlab-runner.list'" >"$output"
+        ;;
+      *add-google-cloud-ops-agent-repo.sh)
+        printf '%s\n' "printf 'google-cloud-ops-agent 2.50.0\\n' >>'$installed'" >"$output"
+        ;;
+      *amazon-cloudwatch-agent.deb) : >"$output" ;;
+      *computeMetadata/v1/instance/service-accounts/default/token)
+        printf '{"access_token":"%s","expires_in":3599,"token_type":"Bearer"}' "$STUB_ACCESS_TOKEN"
+        ;;
+      https://secretmanager.googleapis.com/*)
+        # The access token must arrive on stdin (curl --config -), never as an argument.
+        $config_stdin || exit 22
+        grep -q "Authorization: Bearer $STUB_ACCESS_TOKEN" || exit 22
+        printf '%s\n' "$url" >>"$STUB_STATE/secret-urls"
+        printf '{\n  "name": "projects/1/secrets/x/versions/1",\n  "payload": {\n    "data": "%s",\n    "dataCrc32c": "1"\n  }\n}\n' \
+          "$(printf '%s' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}" | base64 -w0)"
+        ;;
+      *) exit 6 ;;
+    esac
+    ;;
+  gitlab-runner)
+    if [[ -f $RUNNER_FLEET_ROOT/etc/gitlab-runner/config.toml ]]; then
+      echo present >"$STUB_STATE/config-at-fleeting-install"
+    fi
+    ;;
+esac
+exit 0

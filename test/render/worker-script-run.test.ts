@@ -1,0 +1,81 @@
+/** Runs rendered worker startup scripts for real (bash) against stub commands in a scratch root. */
+import { renderWorkerStartupScript, WORKER_READY_FILE } from "../../lib/render/manager-files";
+import { exampleModel, modelWith } from "../support/models";
+import { ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+
+let sandbox: ScriptSandbox;
+beforeEach(() => {
+  sandbox = new ScriptSandbox();
+});
+afterEach(() => {
+  sandbox.dispose();
+});
+
+function expectSucceeded(run: ScriptRun): void {
+  if (run.status !== 0) throw new Error(`the script exited with ${run.status}:\n${run.stderr}`);
+  expect(run.stderr).not.toContain("FAILED");
+}
+
+const called = (run: ScriptRun, name: string, ...args: string[]) =>
+  run.calls.some((call) => call.name === name && args.every((arg) => call.args.includes(arg)));
+
+const readyFile = WORKER_READY_FILE.replace(/^\//, "");
+
+describe("worker startup script", () => {
+  it.each(["cell-1", "cell-2"] as const)("installs Docker when missing, starts it and lets the connector user use it (%s)", (name) => {
+    const model = exampleModel(name);
+    const shard = model.shards[0];
+
+    const run = sandbox.run(renderWorkerStartupScript(model, shard));
+
+    expectSucceeded(run);
+    expect(called(run, "apt-get", "install", "docker.io")).toBe(true);
+    expect(called(run, "systemctl", "enable", "--now", "docker.service")).toBe(true);
+    expect(called(run, "docker", "info")).toBe(true);
+    expect(called(run, "useradd", shard.workers.username)).toBe(true);
+    expect(called(run, "usermod", "-aG", "docker", shard.workers.username)).toBe(true);
+    expect(sandbox.exists(readyFile)).toBe(true);
+  });
+
+  it("leaves an image's Docker and existing user alone, and is safe to run again", () => {
+    const model = modelWith("cell-2", (m) => {
+      m.shards[0].workers.username = "runner";
+    });
+    sandbox.addStub("docker");
+
+    const first = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+    const second = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    for (const run of [first, second]) {
+      expectSucceeded(run);
+      expect(called(run, "apt-get", "install")).toBe(false);
+      expect(called(run, "usermod", "-aG", "docker", "runner")).toBe(true);
+    }
+    expect(called(first, "useradd", "runner")).toBe(true);
+    expect(called(second, "useradd")).toBe(false);
+    expect(sandbox.exists(readyFile)).toBe(true);
+  });
+
+  it("marks the worker ready only after Docker answers", () => {
+    const model = exampleModel("cell-1");
+    sandbox.addStub("docker");
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    expectSucceeded(run);
+    const dockerInfo = run.calls.findIndex((call) => call.name === "docker" && call.args[0] === "info");
+    const usermod = run.calls.findIndex((call) => call.name === "usermod");
+    expect(dockerInfo).toBeGreaterThan(-1);
+    expect(usermod).toBeGreaterThan(dockerInfo);
+    expect(run.stderr).toMatch(/done: Docker is running and ubuntu may use it\n$/);
+  });
+
+  it("installs itself as a cloud-init per-boot script on AWS only", () => {
+    const aws = exampleModel("cell-2");
+    const google = exampleModel("cell-1");
+
+    expectSucceeded(sandbox.run(renderWorkerStartupScript(aws, aws.shards[0])));
+    expect(sandbox.exists("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toBe(true);
+    expect(renderWorkerStartupScript(google, google.shards[0])).not.toContain("per-boot");
+  });
+});
