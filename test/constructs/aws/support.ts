@@ -55,3 +55,17 @@ export function referenceTo(json: Json, type: string, attribute: string, match: 
   if (!entry) throw new Error(`no ${type} matches`);
   return `\${${type}.${entry[0]}.${attribute}}`;
 }
+
+/** Warning annotations attached anywhere under a construct. */
+export function warningsUnder(scope: import("constructs").IConstruct): string[] {
+  return scope.node
+    .findAll()
+    .flatMap((construct) => construct.node.metadata)
+    .filter((entry) => entry.type === "@cdktf/warn")
+    .map((entry) => String(entry.data));
+}
+
+/** Decodes launch template user data. */
+export function decodeUserData(base64: string): string {
+  return Buffer.from(base64, "base64").toString("utf8");
+}
