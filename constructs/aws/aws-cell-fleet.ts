@@ -58,6 +58,8 @@ export class AwsCellFleet extends Construct {
   public readonly shards: Record<string, AwsShardFleet> = {};
   /** Absent when `monitoring.enabled` is false. */
   public readonly monitoring?: FleetMonitoring;
+  /** Where the managers run: the private subnets, or the public ones when they get public IPs. */
+  public readonly managerSubnetIds: string[];
 
   constructor(scope: Construct, id: string, props: AwsCellFleetProps) {
     super(scope, id);
@@ -81,13 +83,14 @@ export class AwsCellFleet extends Construct {
       tags: shardLabels(model),
     });
 
+    this.managerSubnetIds = this.chooseManagerSubnets(model);
     for (const shard of model.shards) this.shards[shard.name] = this.addShard(model, cloud, shard);
     if (model.monitoring.enabled) this.monitoring = this.addMonitoring(model, cloud);
     this.addOutputs();
   }
 
   /** Managers with public IPs go to the public subnets (the private ones route through NAT, not the internet gateway). */
-  private managerSubnetIds(model: RunnerModel): string[] {
+  private chooseManagerSubnets(model: RunnerModel): string[] {
     if (!model.network.public_ips) return this.network.privateSubnetIds;
     if (this.network.publicSubnetIds.length > 0) return this.network.publicSubnetIds;
     Annotations.of(this).addWarning(
@@ -146,13 +149,14 @@ export class AwsCellFleet extends Construct {
           slot,
           imageId: shard.managers.image ?? DEFAULT_IMAGES.aws,
           instanceType: shard.managers.machine_type,
-          subnetIds: this.managerSubnetIds(model),
+          subnetIds: this.managerSubnetIds,
           securityGroupIds: [this.network.managerSecurityGroupId],
           instanceProfileArn: iam.instanceProfileArn,
           userData: renderManagerStartupScript(model, shard, slot),
           rootVolumeSizeGib: shard.managers.disk_size_gb,
           associatePublicIpAddress: model.network.public_ips,
           tags,
+          dependsOn: [iam.policy],
         }),
     );
 

@@ -84,6 +84,8 @@ export class FleetingIam extends Construct {
   public readonly role: IamRole;
   public readonly instanceProfile: IamInstanceProfile;
   public readonly policyDocument: DataAwsIamPolicyDocument;
+  /** The role's inline policy; managers should launch after it exists, or their first token read is denied. */
+  public readonly policy: IamRolePolicy;
 
   constructor(scope: Construct, id: string, props: FleetingIamProps) {
     super(scope, id);
@@ -126,7 +128,7 @@ export class FleetingIam extends Construct {
       ...(this.sessionManagerAccess ? sessionManagerStatements(at) : []),
     ];
     this.policyDocument = new DataAwsIamPolicyDocument(this, "policy-document", { statement: statements });
-    new IamRolePolicy(this, "policy", {
+    this.policy = new IamRolePolicy(this, "policy", {
       name: "gitlab-runner-manager",
       role: this.role.id,
       policy: this.policyDocument.json,

@@ -8,6 +8,7 @@
  * slot would fight over one worker group. A group of 1 per slot gives every instance its slot
  * (user data and the slot tag) and lets EC2 replace a lost manager with the same slot.
  */
+import type { ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
@@ -92,6 +93,11 @@ export interface RunnerManagerGroupProps {
    * @default {}
    */
   readonly tags?: Record<string, string>;
+  /**
+   * What must exist before the group launches its instance, such as the manager role's policy.
+   * @default []
+   */
+  readonly dependsOn?: ITerraformDependable[];
 }
 
 export class RunnerManagerGroup extends Construct {
@@ -169,6 +175,7 @@ export class RunnerManagerGroup extends Construct {
       enabledMetrics: GROUP_METRICS,
       metricsGranularity: "1Minute",
       tag: propagatedTags(this.tags),
+      dependsOn: props.dependsOn,
     });
   }
 }

@@ -58,6 +58,8 @@ describe("AwsCellFleet over models/cell-2.yaml", () => {
     for (const slot of slots) {
       const [, asg] = asgNamed(json, managerName(model, shard, slot));
       expect(asg).toMatchObject({ min_size: 1, max_size: 1, desired_capacity: 1 });
+      // The first token read at boot must find the role's policy in place.
+      expect(asg.depends_on).toEqual([expect.stringMatching(/^aws_iam_role_policy\.fleet_shard-spot-amd64_iam_policy/)]);
       const template = launchTemplateOf(json, asg);
       expect(decodeUserData(template.user_data)).toBe(renderManagerStartupScript(model, shard, slot));
       expect(template).toMatchObject({ instance_type: shard.managers.machine_type, image_id: DEFAULT_IMAGES.aws });
@@ -265,6 +267,18 @@ describe("AwsCellFleet variants", () => {
     expect(text).not.toHaveResource(Vpc);
     for (const asg of Object.values(resourcesOf(json, "aws_autoscaling_group"))) expect(asg.vpc_zone_identifier).toEqual(subnets);
     expectNoTokenShapedStrings(text);
+  });
+
+  test("GIVEN public IPs with an existing network THEN the given subnets are used and one warning says they need an internet route", () => {
+    const subnets = ["subnet-0123456789abcdef0"];
+    const model = modelWith("cell-2", (m) => {
+      m.network.cidr = undefined;
+      m.network.existing = { network: "vpc-0123456789abcdef0", subnets };
+      m.network.public_ips = true;
+    });
+    const { fleet } = synthFleet(model);
+    expect(fleet.managerSubnetIds).toEqual(subnets);
+    expect(warningsUnder(fleet)).toEqual([expect.stringContaining("internet gateway")]);
   });
 
   test("fails when the model is for google", () => {
