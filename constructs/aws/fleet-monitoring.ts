@@ -1,0 +1,310 @@
+/**
+ * Monitoring of a cell's runner fleet on AWS: each shard's log group (the managers' CloudWatch agent
+ * ships gitlab-runner's JSON log there), metric filters counting finished and failed jobs, alarms,
+ * an SNS topic with the model's subscriptions, and a dashboard.
+ *
+ * Alarms:
+ * - manager unhealthy: a manager slot's group has had no instance in service for `managerAbsentForSeconds`.
+ *   This sees a missing or replaced VM; a gitlab-runner process that hangs on a live VM shows up as
+ *   failing jobs or stopped logs instead.
+ * - jobs failing: over 15 minutes, failed jobs / finished jobs >= `jobFailureRatio`, computed with metric
+ *   math from the two metric filters, so the model's ratio is the alarm threshold itself. Windows with
+ *   fewer than `jobFailureMinimumJobs` finished jobs count as 0, so one failed job of one does not page.
+ * - capacity near max: a worker group has >= ceil(`workersNearMax` x max instances) instances in service.
+ */
+import { Construct } from "constructs";
+import { CloudwatchDashboard } from "@cdktf/provider-aws/lib/cloudwatch-dashboard";
+import { CloudwatchLogGroup } from "@cdktf/provider-aws/lib/cloudwatch-log-group";
+import { CloudwatchLogMetricFilter } from "@cdktf/provider-aws/lib/cloudwatch-log-metric-filter";
+import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric-alarm";
+import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
+import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
+import { SNS_TOPIC_ARN } from "./arns";
+import { checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
+
+/** gitlab-runner (log_format = "json") logs "Job failed: <reason>" when a job it ran fails. */
+export const JOB_FAILED_PATTERN = '{ $.msg = "Job failed*" }';
+/** ... and "Job succeeded" when one succeeds; both together are the finished jobs. */
+export const JOB_FINISHED_PATTERN = '{ ($.msg = "Job succeeded") || ($.msg = "Job failed*") }';
+export const JOBS_FAILED_METRIC = "JobsFailed";
+export const JOBS_FINISHED_METRIC = "JobsFinished";
+
+/** Retention periods CloudWatch Logs accepts. */
+const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+const JOB_FAILURE_WINDOW_SECONDS = 15 * 60;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const HTTPS_URL = /^https:\/\/[^\s]+$/;
+
+export interface MonitoredShard {
+  /** Shard name; names its alarms, metric namespace and dashboard row. */
+  readonly name: string;
+  /** The log group the shard's managers ship gitlab-runner's log to (`logGroupName(model, shard)`). */
+  readonly logGroupName: string;
+  /** Auto Scaling group names of the shard's manager slots. */
+  readonly managerGroupNames: string[];
+  /** Auto Scaling group names of the shard's worker groups. */
+  readonly workerGroupNames: string[];
+  /** max_size of each worker group. */
+  readonly maxInstances: number;
+}
+
+export interface FleetMonitoringProps {
+  /** Prefix of the topic, dashboard, alarm and metric names, such as the cell id. */
+  readonly namePrefix: string;
+  /** Region of the dashboard's widgets. */
+  readonly region: string;
+  readonly shards: MonitoredShard[];
+  /**
+   * Days the runner logs are kept.
+   * @default 30
+   */
+  readonly logRetentionDays?: number;
+  /**
+   * Alarm when a manager slot has had no instance in service this long (whole minutes).
+   * @default 300
+   */
+  readonly managerAbsentForSeconds?: number;
+  /**
+   * Alarm when this share of the jobs finished in 15 minutes failed.
+   * @default 0.25
+   */
+  readonly jobFailureRatio?: number;
+  /**
+   * Finished jobs a 15-minute window needs before its failure ratio counts.
+   * @default 10
+   */
+  readonly jobFailureMinimumJobs?: number;
+  /**
+   * Alarm when a worker group reaches this share of its max instances.
+   * @default 0.9
+   */
+  readonly workersNearMax?: number;
+  /**
+   * Email addresses subscribed to the alarm topic (each must confirm the subscription).
+   * @default []
+   */
+  readonly emails?: string[];
+  /**
+   * HTTPS endpoints subscribed to the alarm topic (each must confirm the subscription).
+   * @default []
+   */
+  readonly webhooks?: string[];
+  /**
+   * Existing SNS topic ARNs that receive the alarms too.
+   * @default []
+   */
+  readonly topicArns?: string[];
+  /**
+   * Tags of the log groups, alarms and topic.
+   * @default {}
+   */
+  readonly tags?: Record<string, string>;
+}
+
+export class FleetMonitoring extends Construct {
+  public readonly logRetentionDays: number;
+  public readonly managerAbsentForSeconds: number;
+  public readonly jobFailureRatio: number;
+  public readonly jobFailureMinimumJobs: number;
+  public readonly workersNearMax: number;
+  public readonly topic: SnsTopic;
+  /** Where every alarm and recovery goes: the created topic and the existing ones. */
+  public readonly alarmActions: string[];
+  public readonly logGroups: Record<string, CloudwatchLogGroup> = {};
+  public readonly dashboard: CloudwatchDashboard;
+
+  private readonly props: FleetMonitoringProps;
+
+  constructor(scope: Construct, id: string, props: FleetMonitoringProps) {
+    super(scope, id);
+    this.props = props;
+    this.logRetentionDays = props.logRetentionDays ?? 30;
+    this.managerAbsentForSeconds = props.managerAbsentForSeconds ?? 300;
+    this.jobFailureRatio = props.jobFailureRatio ?? 0.25;
+    this.jobFailureMinimumJobs = props.jobFailureMinimumJobs ?? 10;
+    this.workersNearMax = props.workersNearMax ?? 0.9;
+    this.checkProps();
+
+    this.topic = new SnsTopic(this, "topic", { name: `${props.namePrefix}-runner-alerts`, tags: props.tags });
+    (props.emails ?? []).forEach((email, index) => {
+      new SnsTopicSubscription(this, `email-subscription-${index}`, { topicArn: this.topic.arn, protocol: "email", endpoint: email });
+    });
+    (props.webhooks ?? []).forEach((url, index) => {
+      new SnsTopicSubscription(this, `webhook-subscription-${index}`, { topicArn: this.topic.arn, protocol: "https", endpoint: url });
+    });
+    this.alarmActions = [this.topic.arn, ...(props.topicArns ?? [])];
+
+    for (const shard of props.shards) this.monitorShard(shard);
+    this.dashboard = new CloudwatchDashboard(this, "dashboard", {
+      dashboardName: `${props.namePrefix}-runner-fleet`,
+      dashboardBody: JSON.stringify({ widgets: props.shards.flatMap((shard, row) => this.shardWidgets(shard, row)) }),
+    });
+  }
+
+  /** Namespace of a shard's job metrics. */
+  public metricNamespace(shardName: string): string {
+    return `GitLabRunner/${this.props.namePrefix}/${shardName}`;
+  }
+
+  /** Instances in service at which a worker group's capacity alarm fires. */
+  public capacityAlarmThreshold(maxInstances: number): number {
+    // The small epsilon keeps 0.7 x 10 = 7.000000000000001 at 7.
+    return Math.max(1, Math.ceil(this.workersNearMax * maxInstances - 1e-9));
+  }
+
+  private checkProps(): void {
+    const { props } = this;
+    checkPattern(this, "namePrefix", props.namePrefix, /^[a-z][a-z0-9-]{0,40}$/, "a short name prefix: lowercase letters, digits and '-'");
+    checkNonEmpty(this, "shards", props.shards, "shard");
+    checkUnique(this, "shards[].name", props.shards.map((shard) => shard.name));
+    if (!LOG_RETENTION_DAYS.includes(this.logRetentionDays)) {
+      fail(this, "logRetentionDays", this.logRetentionDays, `one of the retention periods CloudWatch Logs accepts: ${LOG_RETENTION_DAYS.join(", ")}`);
+    }
+    checkIntegerRange(this, "managerAbsentForSeconds", this.managerAbsentForSeconds, 60, 86400);
+    if (!isToken(this.managerAbsentForSeconds) && this.managerAbsentForSeconds % 60 !== 0) {
+      fail(this, "managerAbsentForSeconds", this.managerAbsentForSeconds, "whole minutes (the group metrics come once a minute)");
+    }
+    checkRatio(this, "jobFailureRatio", this.jobFailureRatio);
+    checkIntegerRange(this, "jobFailureMinimumJobs", this.jobFailureMinimumJobs, 1, 100000);
+    checkRatio(this, "workersNearMax", this.workersNearMax);
+    props.shards.forEach((shard, index) => {
+      checkIntegerRange(this, `shards[${index}].maxInstances`, shard.maxInstances, 1, 1000);
+      checkNonEmpty(this, `shards[${index}].managerGroupNames`, shard.managerGroupNames, "manager group");
+      checkNonEmpty(this, `shards[${index}].workerGroupNames`, shard.workerGroupNames, "worker group");
+    });
+    (props.emails ?? []).forEach((email, index) => checkPattern(this, `emails[${index}]`, email, EMAIL, "an email address"));
+    (props.webhooks ?? []).forEach((url, index) => checkPattern(this, `webhooks[${index}]`, url, HTTPS_URL, "an https:// URL"));
+    (props.topicArns ?? []).forEach((arn, index) =>
+      checkPattern(this, `topicArns[${index}]`, arn, SNS_TOPIC_ARN, "an SNS topic ARN such as arn:aws:sns:eu-west-1:123456789012:alerts"),
+    );
+  }
+
+  private monitorShard(shard: MonitoredShard): void {
+    const { props } = this;
+    const prefix = `${props.namePrefix}-${shard.name}`;
+    const logGroup = new CloudwatchLogGroup(this, `log-group-${shard.name}`, {
+      name: shard.logGroupName,
+      retentionInDays: this.logRetentionDays,
+      tags: props.tags,
+    });
+    this.logGroups[shard.name] = logGroup;
+    const namespace = this.metricNamespace(shard.name);
+    for (const [metric, pattern, suffix] of [
+      [JOBS_FAILED_METRIC, JOB_FAILED_PATTERN, "jobs-failed"],
+      [JOBS_FINISHED_METRIC, JOB_FINISHED_PATTERN, "jobs-finished"],
+    ] as const) {
+      new CloudwatchLogMetricFilter(this, `${suffix}-filter-${shard.name}`, {
+        name: `${prefix}-${suffix}`,
+        logGroupName: logGroup.name,
+        pattern,
+        metricTransformation: { name: metric, namespace, value: "1", unit: "Count" },
+      });
+    }
+    const actions = { alarmActions: this.alarmActions, okActions: this.alarmActions };
+
+    for (const groupName of shard.managerGroupNames) {
+      new CloudwatchMetricAlarm(this, `manager-unhealthy-${groupName}`, {
+        alarmName: `${groupName}-unhealthy`,
+        alarmDescription: `Runner manager ${groupName} has had no instance in service for ${this.managerAbsentForSeconds / 60} minutes.`,
+        namespace: "AWS/AutoScaling",
+        metricName: "GroupInServiceInstances",
+        dimensions: { AutoScalingGroupName: groupName },
+        statistic: "Minimum",
+        period: 60,
+        evaluationPeriods: this.managerAbsentForSeconds / 60,
+        comparisonOperator: "LessThanThreshold",
+        threshold: 1,
+        // Group metrics are sent every minute while collection is on; their absence is itself a fault.
+        treatMissingData: "breaching",
+        ...actions,
+        tags: props.tags,
+      });
+    }
+
+    new CloudwatchMetricAlarm(this, `jobs-failing-${shard.name}`, {
+      alarmName: `${prefix}-jobs-failing`,
+      alarmDescription:
+        `At least ${this.jobFailureRatio * 100}% of the jobs shard ${shard.name} finished in 15 minutes failed ` +
+        `(windows with fewer than ${this.jobFailureMinimumJobs} finished jobs are ignored).`,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
+      threshold: this.jobFailureRatio,
+      evaluationPeriods: 1,
+      treatMissingData: "notBreaching",
+      metricQuery: [
+        {
+          id: "failed",
+          metric: { namespace, metricName: JOBS_FAILED_METRIC, stat: "Sum", period: JOB_FAILURE_WINDOW_SECONDS },
+          returnData: false,
+        },
+        {
+          id: "finished",
+          metric: { namespace, metricName: JOBS_FINISHED_METRIC, stat: "Sum", period: JOB_FAILURE_WINDOW_SECONDS },
+          returnData: false,
+        },
+        {
+          id: "ratio",
+          label: "Failed share of finished jobs",
+          expression: `IF(finished >= ${this.jobFailureMinimumJobs}, FILL(failed, 0) / finished, 0)`,
+          returnData: true,
+        },
+      ],
+      ...actions,
+      tags: props.tags,
+    });
+
+    const capacityThreshold = this.capacityAlarmThreshold(shard.maxInstances);
+    for (const groupName of shard.workerGroupNames) {
+      new CloudwatchMetricAlarm(this, `capacity-near-max-${groupName}`, {
+        alarmName: `${groupName}-near-max`,
+        alarmDescription: `Worker group ${groupName} runs ${capacityThreshold} or more of its ${shard.maxInstances} instances.`,
+        namespace: "AWS/AutoScaling",
+        metricName: "GroupInServiceInstances",
+        dimensions: { AutoScalingGroupName: groupName },
+        statistic: "Maximum",
+        period: 300,
+        evaluationPeriods: 1,
+        comparisonOperator: "GreaterThanOrEqualToThreshold",
+        threshold: capacityThreshold,
+        treatMissingData: "notBreaching",
+        ...actions,
+        tags: props.tags,
+      });
+    }
+  }
+
+  /** One dashboard row per shard: managers, workers, jobs, and the latest warnings from the log. */
+  private shardWidgets(shard: MonitoredShard, row: number): object[] {
+    const { region } = this.props;
+    const y = row * 6;
+    const groupMetric = (name: string) => ["AWS/AutoScaling", "GroupInServiceInstances", "AutoScalingGroupName", name];
+    const namespace = this.metricNamespace(shard.name);
+    return [
+      {
+        type: "metric", x: 0, y, width: 6, height: 6,
+        properties: { title: `${shard.name}: managers in service`, region, stat: "Minimum", period: 60, view: "timeSeries", metrics: shard.managerGroupNames.map(groupMetric) },
+      },
+      {
+        type: "metric", x: 6, y, width: 6, height: 6,
+        properties: {
+          title: `${shard.name}: workers in service`, region, stat: "Maximum", period: 60, view: "timeSeries",
+          metrics: shard.workerGroupNames.map(groupMetric),
+          annotations: { horizontal: [{ label: "max instances", value: shard.maxInstances }] },
+        },
+      },
+      {
+        type: "metric", x: 12, y, width: 6, height: 6,
+        properties: {
+          title: `${shard.name}: jobs`, region, stat: "Sum", period: 300, view: "timeSeries",
+          metrics: [[namespace, JOBS_FINISHED_METRIC], [namespace, JOBS_FAILED_METRIC]],
+        },
+      },
+      {
+        type: "log", x: 18, y, width: 6, height: 6,
+        properties: {
+          title: `${shard.name}: warnings and errors`, region, view: "table",
+          query: `SOURCE '${shard.logGroupName}' | fields @timestamp, level, msg | filter level = "warning" or level = "error" | sort @timestamp desc | limit 50`,
+        },
+      },
+    ];
+  }
+}

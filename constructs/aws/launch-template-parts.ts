@@ -1,0 +1,107 @@
+/**
+ * Pieces every launch template of the fleet shares: IMDSv2, an encrypted gp3 root volume, a
+ * network interface without a public IP (unless asked), base64 user data, and tags.
+ */
+import type { Construct } from "constructs";
+import type { AutoscalingGroupTag } from "@cdktf/provider-aws/lib/autoscaling-group";
+import type {
+  LaunchTemplateBlockDeviceMappings,
+  LaunchTemplateMetadataOptions,
+  LaunchTemplateNetworkInterfaces,
+  LaunchTemplateTagSpecifications,
+} from "@cdktf/provider-aws/lib/launch-template";
+import { checkIntegerRange, fail, isToken } from "./checks";
+
+/** EC2 refuses user data over 16 KB (counted before base64). */
+export const USER_DATA_LIMIT_BYTES = 16 * 1024;
+
+/** Ubuntu AMIs (the default image) name their root device /dev/sda1. */
+export const UBUNTU_ROOT_DEVICE = "/dev/sda1";
+
+export function encodeUserData(scope: Construct, property: string, script: string): string {
+  if (isToken(script)) return script;
+  const bytes = Buffer.byteLength(script, "utf8");
+  if (bytes > USER_DATA_LIMIT_BYTES) fail(scope, property, `${bytes} bytes`, `at most ${USER_DATA_LIMIT_BYTES} bytes (EC2's user data limit)`);
+  return Buffer.from(script, "utf8").toString("base64");
+}
+
+/**
+ * IMDSv2 only (session tokens required), which stops SSRF-style reads of instance credentials.
+ * The hop limit counts network hops a metadata response may travel: 1 reaches processes on the
+ * host only; a container on a Docker bridge network is one hop further and needs 2.
+ */
+export function metadataOptions(scope: Construct, hopLimit: number, instanceTags: boolean): LaunchTemplateMetadataOptions {
+  checkIntegerRange(scope, "httpPutResponseHopLimit", hopLimit, 1, 2);
+  return {
+    httpEndpoint: "enabled",
+    httpTokens: "required",
+    httpPutResponseHopLimit: hopLimit,
+    instanceMetadataTags: instanceTags ? "enabled" : "disabled",
+  };
+}
+
+export function encryptedRootVolume(
+  scope: Construct,
+  deviceName: string,
+  sizeGib: number,
+  kmsKeyId: string | undefined,
+): LaunchTemplateBlockDeviceMappings[] {
+  checkIntegerRange(scope, "rootVolumeSizeGib", sizeGib, 8, 16384);
+  return [
+    {
+      deviceName,
+      ebs: {
+        volumeType: "gp3",
+        volumeSize: sizeGib,
+        encrypted: "true",
+        // Without a key id EBS uses the account's default key for EBS (aws/ebs).
+        ...(kmsKeyId ? { kmsKeyId } : {}),
+        deleteOnTermination: "true",
+      },
+    },
+  ];
+}
+
+/** The primary interface; security groups go here because a template with interfaces may not list them elsewhere. */
+export function primaryInterface(securityGroupIds: string[], associatePublicIpAddress: boolean): LaunchTemplateNetworkInterfaces[] {
+  return [
+    {
+      deviceIndex: 0,
+      associatePublicIpAddress: associatePublicIpAddress ? "true" : "false",
+      deleteOnTermination: "true",
+      securityGroups: securityGroupIds,
+    },
+  ];
+}
+
+/** Volumes and interfaces are tagged by the template; instances get their tags from the group (propagated). */
+export function tagSpecifications(tags: Record<string, string>): LaunchTemplateTagSpecifications[] {
+  return ["volume", "network-interface"].map((resourceType) => ({ resourceType, tags }));
+}
+
+export function propagatedTags(tags: Record<string, string>): AutoscalingGroupTag[] {
+  return Object.entries(tags).map(([key, value]) => ({ key, value, propagateAtLaunch: true }));
+}
+
+/** What EC2 accepts as a tag key when instance tags are readable from the metadata service. */
+const METADATA_TAG_KEY = /^(?!\.{1,2}$)(?!_index$)[A-Za-z0-9+\-=.,_:@]{1,128}$/;
+
+export function checkMetadataTagKeys(scope: Construct, property: string, tags: Record<string, string>): void {
+  for (const key of Object.keys(tags)) {
+    if (isToken(key)) continue;
+    if (!METADATA_TAG_KEY.test(key)) {
+      fail(scope, `${property} key`, key, "a tag key readable through instance metadata: letters, digits and + - = . , _ : @ (no spaces or '/')");
+    }
+  }
+}
+
+/** The metrics the alarms and the dashboard read; collected every minute. */
+export const GROUP_METRICS = [
+  "GroupMinSize",
+  "GroupMaxSize",
+  "GroupDesiredCapacity",
+  "GroupInServiceInstances",
+  "GroupPendingInstances",
+  "GroupTerminatingInstances",
+  "GroupTotalInstances",
+];

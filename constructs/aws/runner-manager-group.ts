@@ -1,0 +1,181 @@
+/**
+ * One runner manager slot on AWS: a launch template with the slot's own startup script and an
+ * Auto Scaling group that keeps exactly one instance of it alive.
+ *
+ * Why one group per slot instead of one group of N: slot i's config.toml drives worker group i
+ * only, so the slots are not interchangeable. An instance of a group of N could not know which
+ * worker group is its own without runtime coordination, and two instances that guessed the same
+ * slot would fight over one worker group. A group of 1 per slot gives every instance its slot
+ * (user data and the slot tag) and lets EC2 replace a lost manager with the same slot.
+ */
+import type { ITerraformDependable } from "cdktf";
+import { Construct } from "constructs";
+import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
+import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
+import { SLOT_METADATA_KEY } from "../../lib/model/names";
+import {
+  IMAGE_ID,
+  IMAGE_ID_EXPECTED,
+  INSTANCE_TYPE,
+  INSTANCE_TYPE_EXPECTED,
+  SECURITY_GROUP_ID,
+  SUBNET_ID,
+  checkIds,
+  checkIntegerRange,
+  checkNonEmpty,
+  checkPattern,
+} from "./checks";
+import {
+  GROUP_METRICS,
+  UBUNTU_ROOT_DEVICE,
+  checkMetadataTagKeys,
+  encodeUserData,
+  encryptedRootVolume,
+  metadataOptions,
+  primaryInterface,
+  propagatedTags,
+  tagSpecifications,
+} from "./launch-template-parts";
+
+/** Auto Scaling group and launch template names: letters, digits and - _ . / (at most 128 characters here). */
+const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,127}$/;
+const GROUP_NAME_EXPECTED = "a name of letters, digits and - _ . / (at most 128 characters)";
+
+export interface RunnerManagerGroupProps {
+  /** Name of the launch template and of the Auto Scaling group (`managerName(model, shard, slot)`). */
+  readonly name: string;
+  /** The manager slot (0-based); tagged on the instance as `gitlab-runner-slot`. */
+  readonly slot: number;
+  /** AMI id or `resolve:ssm:<parameter>` (resolved by EC2 at each launch). */
+  readonly imageId: string;
+  readonly instanceType: string;
+  /** Subnets the group may launch in (the private subnets, one per zone, so a lost zone is survived). */
+  readonly subnetIds: string[];
+  /** Security groups of the manager (the network's manager group). */
+  readonly securityGroupIds: string[];
+  /** ARN of the instance profile carrying the manager role. */
+  readonly instanceProfileArn: string;
+  /** The slot's startup script (plain text; encoded to base64 here). It must not contain a token. */
+  readonly userData: string;
+  /**
+   * Size of the encrypted gp3 root volume.
+   * @default 50
+   */
+  readonly rootVolumeSizeGib?: number;
+  /**
+   * Root device name of the image.
+   * @default "/dev/sda1" (Ubuntu)
+   */
+  readonly rootDeviceName?: string;
+  /**
+   * KMS key of the root volume.
+   * @default - the account's default EBS key (aws/ebs)
+   */
+  readonly ebsKmsKeyId?: string;
+  /**
+   * Give the manager a public IP. It then needs a subnet that routes to an internet gateway.
+   * @default false
+   */
+  readonly associatePublicIpAddress?: boolean;
+  /**
+   * IMDSv2 response hop limit. gitlab-runner and the CloudWatch agent run on the host, so 1 hop is
+   * enough, and it keeps containers on the manager (none are expected) away from the instance role.
+   * @default 1
+   */
+  readonly httpPutResponseHopLimit?: number;
+  /**
+   * Seconds after launch before health checks count: the startup script installs gitlab-runner first.
+   * @default 300
+   */
+  readonly healthCheckGracePeriod?: number;
+  /**
+   * Tags of the group, its instances (propagated at launch), volumes and interfaces.
+   * @default {}
+   */
+  readonly tags?: Record<string, string>;
+  /**
+   * What must exist before the group launches its instance, such as the manager role's policy.
+   * @default []
+   */
+  readonly dependsOn?: ITerraformDependable[];
+}
+
+export class RunnerManagerGroup extends Construct {
+  public readonly name: string;
+  public readonly slot: number;
+  public readonly rootVolumeSizeGib: number;
+  public readonly rootDeviceName: string;
+  public readonly associatePublicIpAddress: boolean;
+  public readonly httpPutResponseHopLimit: number;
+  public readonly healthCheckGracePeriod: number;
+  /** Tags as applied, including Name and the slot tag. */
+  public readonly tags: Record<string, string>;
+  public readonly launchTemplate: LaunchTemplate;
+  public readonly autoscalingGroup: AutoscalingGroup;
+
+  constructor(scope: Construct, id: string, props: RunnerManagerGroupProps) {
+    super(scope, id);
+    this.name = props.name;
+    this.slot = props.slot;
+    this.rootVolumeSizeGib = props.rootVolumeSizeGib ?? 50;
+    this.rootDeviceName = props.rootDeviceName ?? UBUNTU_ROOT_DEVICE;
+    this.associatePublicIpAddress = props.associatePublicIpAddress ?? false;
+    this.httpPutResponseHopLimit = props.httpPutResponseHopLimit ?? 1;
+    this.healthCheckGracePeriod = props.healthCheckGracePeriod ?? 300;
+    this.tags = { ...props.tags, Name: props.name, [SLOT_METADATA_KEY]: String(props.slot) };
+
+    checkPattern(this, "name", props.name, GROUP_NAME, GROUP_NAME_EXPECTED);
+    checkIntegerRange(this, "slot", props.slot, 0, 999);
+    checkPattern(this, "imageId", props.imageId, IMAGE_ID, IMAGE_ID_EXPECTED);
+    checkPattern(this, "instanceType", props.instanceType, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED);
+    checkNonEmpty(this, "subnetIds", props.subnetIds, "subnet id");
+    checkIds(this, "subnetIds", props.subnetIds, SUBNET_ID, "a subnet id such as subnet-0123456789abcdef0");
+    checkNonEmpty(this, "securityGroupIds", props.securityGroupIds, "security group id");
+    checkIds(this, "securityGroupIds", props.securityGroupIds, SECURITY_GROUP_ID, "a security group id such as sg-0123456789abcdef0");
+    checkIntegerRange(this, "healthCheckGracePeriod", this.healthCheckGracePeriod, 0, 7200);
+    // The manager reads its slot from its instance tags through the metadata service.
+    checkMetadataTagKeys(this, "tags", this.tags);
+
+    this.launchTemplate = new LaunchTemplate(this, "launch-template", {
+      name: props.name,
+      description: `GitLab runner manager slot ${props.slot}`,
+      imageId: props.imageId,
+      instanceType: props.instanceType,
+      updateDefaultVersion: true,
+      userData: encodeUserData(this, "userData", props.userData),
+      iamInstanceProfile: { arn: props.instanceProfileArn },
+      metadataOptions: metadataOptions(this, this.httpPutResponseHopLimit, true),
+      blockDeviceMappings: encryptedRootVolume(this, this.rootDeviceName, this.rootVolumeSizeGib, props.ebsKmsKeyId),
+      networkInterfaces: primaryInterface(props.securityGroupIds, this.associatePublicIpAddress),
+      tagSpecifications: tagSpecifications(this.tags),
+      tags: this.tags,
+    });
+
+    this.autoscalingGroup = new AutoscalingGroup(this, "Resource", {
+      name: props.name,
+      minSize: 1,
+      maxSize: 1,
+      desiredCapacity: 1,
+      vpcZoneIdentifier: props.subnetIds,
+      // The runner reports job failures itself; EC2 status checks catch a dead instance.
+      healthCheckType: "EC2",
+      healthCheckGracePeriod: this.healthCheckGracePeriod,
+      // Pinning the template's latest version makes every template change a group change, which starts the refresh.
+      launchTemplate: { id: this.launchTemplate.id, version: this.launchTemplate.latestVersion.toString() },
+      instanceRefresh: {
+        strategy: "Rolling",
+        preferences: {
+          // Terminate the old manager before its successor starts: two managers of one slot would drive
+          // the same worker group at once. The slot is down for the length of one boot.
+          minHealthyPercentage: 0,
+          maxHealthyPercentage: 100,
+          instanceWarmup: String(this.healthCheckGracePeriod),
+        },
+      },
+      enabledMetrics: GROUP_METRICS,
+      metricsGranularity: "1Minute",
+      tag: propagatedTags(this.tags),
+      dependsOn: props.dependsOn,
+    });
+  }
+}

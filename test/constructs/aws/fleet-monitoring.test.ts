@@ -1,0 +1,166 @@
+import { CloudwatchLogGroup } from "@cdktf/provider-aws/lib/cloudwatch-log-group";
+import { CloudwatchLogMetricFilter } from "@cdktf/provider-aws/lib/cloudwatch-log-metric-filter";
+import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
+import {
+  FleetMonitoring,
+  JOB_FAILED_PATTERN,
+  JOB_FINISHED_PATTERN,
+  type FleetMonitoringProps,
+  type MonitoredShard,
+} from "../../../constructs/aws/fleet-monitoring";
+import { awsTestStack, expectNoTokenShapedStrings, referenceTo, resourcesOf, synthJson, type Json } from "./support";
+
+const SHARD: MonitoredShard = {
+  name: "main",
+  logGroupName: "/gitlab-runner/cell-9/main",
+  managerGroupNames: ["cell-9-main-mgr-0", "cell-9-main-mgr-1"],
+  workerGroupNames: ["cell-9-main-wrk-0", "cell-9-main-wrk-1"],
+  maxInstances: 10,
+};
+const EXISTING_TOPIC = "arn:aws:sns:eu-west-1:123456789012:oncall";
+
+function synthMonitoring(props: Partial<FleetMonitoringProps> = {}) {
+  const stack = awsTestStack();
+  const monitoring = new FleetMonitoring(stack, "monitoring", {
+    namePrefix: "cell-9",
+    region: "eu-west-1",
+    shards: [SHARD],
+    emails: ["oncall@example.com"],
+    webhooks: ["https://hooks.example.com/runner-alerts"],
+    topicArns: [EXISTING_TOPIC],
+    ...props,
+  });
+  return { monitoring, ...synthJson(stack) };
+}
+
+function alarmNamed(json: Json, name: string): Json {
+  const alarm = Object.values(resourcesOf(json, "aws_cloudwatch_metric_alarm")).find((candidate) => candidate.alarm_name === name);
+  if (!alarm) throw new Error(`no alarm ${name}`);
+  return alarm;
+}
+
+describe("FleetMonitoring", () => {
+  test("THEN each shard has its log group with the retention", () => {
+    const { text } = synthMonitoring({ logRetentionDays: 90 });
+    expect(text).toHaveResourceWithProperties(CloudwatchLogGroup, { name: SHARD.logGroupName, retention_in_days: 90 });
+  });
+
+  test("THEN metric filters on the log group count failed and finished jobs from the runner's JSON log", () => {
+    const { text, json, monitoring } = synthMonitoring();
+    const logGroupName = referenceTo(json, "aws_cloudwatch_log_group", "name", () => true);
+    for (const [pattern, metric] of [
+      [JOB_FAILED_PATTERN, "JobsFailed"],
+      [JOB_FINISHED_PATTERN, "JobsFinished"],
+    ]) {
+      expect(text).toHaveResourceWithProperties(CloudwatchLogMetricFilter, {
+        log_group_name: logGroupName,
+        pattern,
+        metric_transformation: expect.objectContaining({ name: metric, namespace: monitoring.metricNamespace("main"), value: "1" }),
+      });
+    }
+  });
+
+  test("THEN every manager slot has an unhealthy alarm: fewer than 1 instance in service for the absence time", () => {
+    const { json } = synthMonitoring({ managerAbsentForSeconds: 600 });
+    for (const groupName of SHARD.managerGroupNames) {
+      expect(alarmNamed(json, `${groupName}-unhealthy`)).toMatchObject({
+        namespace: "AWS/AutoScaling",
+        metric_name: "GroupInServiceInstances",
+        dimensions: { AutoScalingGroupName: groupName },
+        comparison_operator: "LessThanThreshold",
+        threshold: 1,
+        period: 60,
+        evaluation_periods: 10,
+      });
+    }
+  });
+
+  test("THEN the jobs-failing alarm's threshold is the failure ratio itself, over 15 minutes", () => {
+    const { json } = synthMonitoring({ jobFailureRatio: 0.4, jobFailureMinimumJobs: 20 });
+    const alarm = alarmNamed(json, "cell-9-main-jobs-failing");
+    expect(alarm).toMatchObject({ threshold: 0.4, comparison_operator: "GreaterThanOrEqualToThreshold", evaluation_periods: 1 });
+    const queries = Object.fromEntries(alarm.metric_query.map((query: Json) => [query.id, query]));
+    expect(queries.failed.metric).toMatchObject({ metric_name: "JobsFailed", stat: "Sum", period: 900 });
+    expect(queries.finished.metric).toMatchObject({ metric_name: "JobsFinished", stat: "Sum", period: 900 });
+    expect(queries.ratio).toMatchObject({ return_data: true, expression: "IF(finished >= 20, FILL(failed, 0) / finished, 0)" });
+  });
+
+  test("THEN every worker group has a capacity alarm at the near-max share of its max instances", () => {
+    const { json, monitoring } = synthMonitoring({ workersNearMax: 0.7 });
+    for (const groupName of SHARD.workerGroupNames) {
+      expect(alarmNamed(json, `${groupName}-near-max`)).toMatchObject({
+        metric_name: "GroupInServiceInstances",
+        dimensions: { AutoScalingGroupName: groupName },
+        comparison_operator: "GreaterThanOrEqualToThreshold",
+        threshold: 7,
+      });
+    }
+    expect(monitoring.capacityAlarmThreshold(50)).toBe(35);
+  });
+
+  test("THEN emails and webhooks subscribe to the topic, and every alarm notifies the topic and the existing topics", () => {
+    const { text, json } = synthMonitoring();
+    const topicArn = referenceTo(json, "aws_sns_topic", "arn", () => true);
+    expect(text).toHaveResourceWithProperties(SnsTopicSubscription, { topic_arn: topicArn, protocol: "email", endpoint: "oncall@example.com" });
+    expect(text).toHaveResourceWithProperties(SnsTopicSubscription, {
+      topic_arn: topicArn,
+      protocol: "https",
+      endpoint: "https://hooks.example.com/runner-alerts",
+    });
+    const alarms = Object.values(resourcesOf(json, "aws_cloudwatch_metric_alarm"));
+    expect(alarms).toHaveLength(SHARD.managerGroupNames.length + 1 + SHARD.workerGroupNames.length);
+    for (const alarm of alarms) {
+      expect(alarm.alarm_actions).toEqual([topicArn, EXISTING_TOPIC]);
+      expect(alarm.ok_actions).toEqual([topicArn, EXISTING_TOPIC]);
+    }
+  });
+
+  test("THEN the dashboard shows every manager and worker group and the shard's log group", () => {
+    const { json } = synthMonitoring();
+    const [dashboard] = Object.values(resourcesOf(json, "aws_cloudwatch_dashboard"));
+    const body = JSON.parse(dashboard.dashboard_body);
+    const text = JSON.stringify(body.widgets);
+    for (const name of [...SHARD.managerGroupNames, ...SHARD.workerGroupNames, SHARD.logGroupName]) expect(text).toContain(name);
+    expect(dashboard.dashboard_name).toBe("cell-9-runner-fleet");
+  });
+
+  test("THEN defaults follow the model's defaults", () => {
+    const { monitoring } = synthMonitoring();
+    expect(monitoring).toMatchObject({ logRetentionDays: 30, managerAbsentForSeconds: 300, jobFailureRatio: 0.25, workersNearMax: 0.9 });
+  });
+
+  test("THEN the synthesized JSON has no token-shaped strings", () => {
+    expectNoTokenShapedStrings(synthMonitoring().text);
+  });
+
+  test("GIVEN no subscriptions THEN alarms still go to the topic", () => {
+    const { json } = synthMonitoring({ emails: [], webhooks: [], topicArns: [] });
+    expect(resourcesOf(json, "aws_sns_topic_subscription")).toEqual({});
+    const topicArn = referenceTo(json, "aws_sns_topic", "arn", () => true);
+    for (const alarm of Object.values(resourcesOf(json, "aws_cloudwatch_metric_alarm"))) expect(alarm.alarm_actions).toEqual([topicArn]);
+  });
+
+  describe("invariants", () => {
+    test("fails when a channel is not an SNS topic ARN", () => {
+      expect(() => synthMonitoring({ topicArns: ["projects/p/notificationChannels/1"] })).toThrow(
+        /monitoring: topicArns\[0\] is "projects\/p\/notificationChannels\/1"; expected an SNS topic ARN/,
+      );
+    });
+
+    test("fails when a webhook is not https", () => {
+      expect(() => synthMonitoring({ webhooks: ["http://hooks.example.com"] })).toThrow(/webhooks\[0\] is "http:\/\/hooks.example.com"; expected an https:\/\/ URL/);
+    });
+
+    test("fails when the log retention is not one CloudWatch accepts", () => {
+      expect(() => synthMonitoring({ logRetentionDays: 10 })).toThrow(/logRetentionDays is 10; expected one of the retention periods/);
+    });
+
+    test("fails when the job failure ratio is 0", () => {
+      expect(() => synthMonitoring({ jobFailureRatio: 0 })).toThrow("monitoring: jobFailureRatio is 0; expected a share greater than 0 and at most 1.");
+    });
+
+    test("fails when the absence time is not whole minutes", () => {
+      expect(() => synthMonitoring({ managerAbsentForSeconds: 90 })).toThrow(/managerAbsentForSeconds is 90; expected whole minutes/);
+    });
+  });
+});
