@@ -65,7 +65,7 @@ const METADATA_KEY = "//";
 /** Strings at least this long are summarized by hash, never shown. */
 const MAX_SHOWN_STRING = 80;
 /** Attribute names whose values are scripts or payloads, summarized whatever their length. */
-const OPAQUE_KEY = /user[-_]?data|startup[-_]?script|script|content|cloud[-_]?init|template_body|policy_document/i;
+const OPAQUE_KEY = /^(?:.*[-_])?(?:user[-_]?data(?:[-_]base64)?|startup[-_]?script|script|content(?:[-_]base64)?|cloud[-_]?init|template[-_]body)$/i;
 const BASE64_LIKE = /^[A-Za-z0-9+/]{32,}={0,2}$/;
 
 export function diffStacks(before: StackSet, after: StackSet): StackDiff {
@@ -200,8 +200,14 @@ function diffValues(before: unknown, after: unknown, path: (string | number)[], 
     }
     return;
   }
+  const key = lastKey(path);
+  const [parsedBefore, parsedAfter] = [embeddedJson(before, key), embeddedJson(after, key)];
+  if (parsedBefore !== undefined && parsedAfter !== undefined) {
+    // IAM policies and similar arrive as JSON strings: diff their structure, so a reviewer sees which statement changed.
+    diffValues(parsedBefore, parsedAfter, path, out);
+    return;
+  }
   if (!sameScalar(before, after)) {
-    const key = lastKey(path);
     out.push({ path: formatPath(path), kind: "changed", before: describeValue(before, key), after: describeValue(after, key) });
   }
 }
@@ -218,6 +224,17 @@ function addLeaves(value: unknown, path: (string | number)[], kind: "added" | "r
     return;
   }
   for (const [key, child] of children) addLeaves(child, [...path, key], kind, out);
+}
+
+/** The object or array a JSON-document string holds (not for opaque keys such as user data). */
+function embeddedJson(value: unknown, key: string | undefined): unknown {
+  if (typeof value !== "string" || !/^\s*[[{]/.test(value) || (key !== undefined && OPAQUE_KEY.test(key))) return undefined;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return typeof parsed === "object" && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function sameScalar(a: unknown, b: unknown): boolean {

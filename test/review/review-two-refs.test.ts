@@ -1,10 +1,12 @@
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runReview } from "../../lib/commands/review";
 import { OperationalError, UserInputError } from "../../lib/errors";
 import { REVIEW_MARKER } from "../../lib/review/render-review";
 import { synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
+import { startFakeGitLabNotes } from "../support/fake-gitlab-notes";
 import { CHECKOUT_ROOT, createFakeSynthRepo, type TempRepo } from "./review-temp-repo";
 
 const MODEL = (machineType: string) => `project: fleet-prod\nregion: europe-west4\nmachine_type: ${machineType}\n`;
@@ -108,6 +110,26 @@ describe("review over two refs of a repository (fake synth)", () => {
     await expect(synthRef("HEAD", { cwd: repo.dir })).rejects.toThrow(OperationalError);
     await expect(synthRef("HEAD", { cwd: repo.dir })).rejects.toThrow(/synth of ref "HEAD" \([0-9a-f]{8}\) failed at step "(compile|synth)"/);
     expect(worktrees(repo)).toHaveLength(1);
+  });
+
+  it("posts one note on the merge request and updates it on the next run", async () => {
+    const token = `glpat-${randomBytes(12).toString("hex")}`;
+    const gitlab = await startFakeGitLabNotes({ token, mergeRequests: ["42!7"] });
+    try {
+      const env = { CI_SERVER_URL: gitlab.url, CI_PROJECT_ID: "42", CI_MERGE_REQUEST_IID: "7", GITLAB_REVIEW_TOKEN: token };
+      repo.write("models/cell-1.yaml", MODEL("e2-medium"));
+      const first = await runReview({ cwd: repo.dir, base, post: true, env });
+      repo.write("models/cell-1.yaml", MODEL("e2-large"));
+      const second = await runReview({ cwd: repo.dir, base, post: true, env });
+
+      expect([first.note?.action, second.note?.action]).toEqual(["created", "updated"]);
+      const notes = gitlab.notes("42", 7);
+      expect(notes).toHaveLength(1);
+      expect(notes[0].body).toBe(second.markdown);
+      expect(notes[0].body).toContain('"e2-large"');
+    } finally {
+      await gitlab.close();
+    }
   });
 
   it("synthesizes the working tree the same way", async () => {

@@ -120,6 +120,25 @@ describe("diffStacks on fixtures", () => {
     ]);
   });
 
+  it("shows ordinary attributes whose names merely contain a script-like word", () => {
+    const manager = cellA.resources.find((change) => change.address === "google_compute_instance_template.manager")!;
+    expect(manager.attributes.find((attribute) => attribute.path === "description")).toEqual({
+      path: "description",
+      kind: "removed",
+      before: '"runner managers"',
+    });
+  });
+
+  it("diffs a JSON policy document inside a string by its structure", () => {
+    const policy = (actions: string[]) =>
+      JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: actions, Resource: "arn:aws:autoscaling:eu-west-1:1:autoScalingGroup:*" }] });
+    const stack = (actions: string[]) => ({ resource: { aws_iam_policy: { manager: { policy: policy(actions) } } } });
+
+    const cell = diffCell("cell-b", stack(["autoscaling:SetDesiredCapacity"]), stack(["autoscaling:SetDesiredCapacity", "ec2:DescribeInstances"]));
+
+    expect(cell.resources[0].attributes).toEqual([{ path: "policy.Statement[0].Action[1]", kind: "added", after: '"ec2:DescribeInstances"' }]);
+  });
+
   it("reports a changed backend other than the local path", () => {
     const old = { terraform: { backend: { local: { path: "/a/x.tfstate" } } } };
     const changed = { terraform: { backend: { gcs: { bucket: "state", prefix: "cell-a" } } } };
