@@ -1,0 +1,211 @@
+/**
+ * `review`: what a change does to the synthesized stacks, per cell, without
+ * cloud access; which cells a change must plan; and the child pipeline that
+ * plans or applies exactly those cells.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { Command } from "commander";
+import { renderChildPipeline, type ChildPipelineMode } from "../ci/child-pipeline";
+import { UserInputError } from "../errors";
+import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
+import { listModelFiles, modelsDir as resolveModelsDir } from "../model/model-files";
+import { changedCells, type ChangedCellsResult } from "../review/changed-cells";
+import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../review/render-review";
+import { diffStacks, type StackJson } from "../review/stack-diff";
+import { synthRef, synthWorkingTree } from "../review/synth-ref";
+
+export interface ReviewOptions {
+  /** Git ref the change is compared with (the MR's diff base). */
+  readonly base: string;
+  /** Git ref of the changed side. @default - the working tree, uncommitted changes included */
+  readonly head?: string;
+  /** @default process.cwd() */
+  readonly cwd?: string;
+  readonly modelsDir?: string;
+  /** Synthesize and report only the cells the change plans. */
+  readonly changedOnly?: boolean;
+  /** Write the markdown review to this file. */
+  readonly markdownFile?: string;
+  /** Create or update the review note on the merge request of $CI_MERGE_REQUEST_IID. */
+  readonly post?: boolean;
+  /** Variable holding the GitLab token for --post. @default - GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN */
+  readonly tokenEnv?: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface ReviewResult {
+  readonly report: ReviewReport;
+  readonly markdown: string;
+  readonly note?: NoteUpsertResult;
+}
+
+export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
+  const env = options.env ?? process.env;
+  const cwd = resolve(options.cwd ?? process.cwd());
+  // Missing CI variables are a usage error found before minutes of synthesis.
+  const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
+
+  const changed = await changedCells({ base: options.base, head: options.head, cwd, modelsDir: options.modelsDir });
+  const cells = options.changedOnly ? changed.cells.map((entry) => entry.cell) : undefined;
+  const nothingToSynth = cells !== undefined && cells.length === 0;
+  const synthOptions = { cwd, cells, modelsDir: options.modelsDir };
+  const [before, after] = nothingToSynth
+    ? [new Map<string, StackJson>(), new Map<string, StackJson>()]
+    : await Promise.all([
+        synthRef(options.base, synthOptions),
+        options.head ? synthRef(options.head, synthOptions) : synthWorkingTree(cwd, synthOptions),
+      ]);
+
+  const report: ReviewReport = {
+    base: { ref: options.base, sha: changed.baseSha },
+    head: { ref: changed.head },
+    changedCells: changed,
+    changedOnly: Boolean(options.changedOnly),
+    diff: diffStacks(before, after),
+  };
+  const markdown = renderReviewMarkdown(report);
+  if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);
+  const note = noteTarget ? await upsertMergeRequestNote(noteTarget, markdown, REVIEW_MARKER) : undefined;
+  return { report, markdown, note };
+}
+
+export interface ChangedCellsOptions {
+  readonly base: string;
+  readonly head?: string;
+  readonly cwd?: string;
+  readonly modelsDir?: string;
+}
+
+export function runChangedCells(options: ChangedCellsOptions): Promise<ChangedCellsResult> {
+  return changedCells({ ...options, cwd: resolve(options.cwd ?? process.cwd()) });
+}
+
+export interface ChildPipelineCommandOptions {
+  readonly file: string;
+  readonly mode: ChildPipelineMode;
+  /** Required unless `all`. */
+  readonly base?: string;
+  /** Every cell, whatever changed (a manual "apply everything"). */
+  readonly all?: boolean;
+  readonly cwd?: string;
+  readonly modelsDir?: string;
+  readonly image?: string;
+}
+
+export interface ChildPipelineResult {
+  readonly file: string;
+  readonly mode: ChildPipelineMode;
+  readonly cells: readonly string[];
+  readonly removed: readonly string[];
+  readonly reasons: Readonly<Record<string, readonly string[]>>;
+}
+
+export async function runChildPipeline(options: ChildPipelineCommandOptions): Promise<ChildPipelineResult> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  let cells: string[];
+  let removed: string[] = [];
+  let reasons: Record<string, readonly string[]> = {};
+  let base: string;
+  if (options.all) {
+    const dir = resolve(cwd, resolveModelsDir(options.modelsDir));
+    cells = listModelFiles(dir).map((file) => file.replace(/^.*\//, "").replace(/\.ya?ml$/, ""));
+    reasons = Object.fromEntries(cells.map((cell) => [cell, ["--all"]]));
+    base = "(all cells)";
+  } else {
+    if (!options.base) throw new UserInputError("--child-pipeline needs --base <git-ref> (or --all)");
+    const changed = await changedCells({ base: options.base, cwd, modelsDir: options.modelsDir });
+    cells = changed.cells.map((entry) => entry.cell);
+    removed = changed.removed.map((entry) => entry.cell);
+    reasons = Object.fromEntries(changed.cells.map((entry) => [entry.cell, entry.reasons]));
+    base = options.base;
+  }
+  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image });
+  const file = resolve(cwd, options.file);
+  writeFileEnsuringDir(file, yaml);
+  return { file, mode: options.mode, cells, removed, reasons };
+}
+
+function writeFileEnsuringDir(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+export function formatChangedCells(result: ChangedCellsResult): string {
+  const lines = [`cells to plan since ${result.base} (${result.baseSha.slice(0, 8)}), ${result.head}:`];
+  if (result.cells.length === 0) lines.push("  none");
+  for (const cell of result.cells) lines.push(`  ${cell.cell.padEnd(16)} ${cell.reasons.join("; ")}`);
+  for (const removed of result.removed) lines.push(`removed ${removed.cell}: ${removed.reason} (not planned for destroy)`);
+  return `${lines.join("\n")}\n`;
+}
+
+export function reviewCommand(): Command {
+  return new Command("review")
+    .description("Review what a change does to the synthesized stacks of each cell; list the cells to plan; write the child pipeline.")
+    .option("--base <ref>", "git ref to compare with (in an MR pipeline: $CI_MERGE_REQUEST_DIFF_BASE_SHA)")
+    .option("--head <ref>", "git ref of the changed side (default: the working tree)")
+    .option("--markdown <file>", "also write the review as markdown (the MR note) to this file")
+    .option("--json", "print JSON instead of text")
+    .option("--post", "create or update the review note on the merge request ($CI_SERVER_URL, $CI_PROJECT_ID, $CI_MERGE_REQUEST_IID)")
+    .option("--token-env <name>", "variable holding the GitLab token for --post (default: GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN)")
+    .option("--changed-only", "synthesize and report only the cells the change plans")
+    .option("--changed-cells", "only list the cells the change must plan (and deleted models)")
+    .option("--child-pipeline <file>", "write a child pipeline with one job per changed cell to this file")
+    .option("--mode <mode>", "with --child-pipeline: plan or apply")
+    .option("--all", "with --child-pipeline: every cell, whatever changed")
+    .option("--image <image>", "with --child-pipeline: job image (default node:20-bookworm)")
+    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  ./bin/review --base origin/main\n  ./bin/review --base $CI_MERGE_REQUEST_DIFF_BASE_SHA --markdown review.md --post\n" +
+        "  ./bin/review --changed-cells --base origin/main --json\n  ./bin/review --child-pipeline child.yml --base HEAD~1 --mode apply\n" +
+        "\nExit codes: 0 ok, 2 invalid usage, ref, model or missing CI variables, 1 git/synth/GitLab failure.",
+    )
+    .action(async (flags: Record<string, unknown>) => {
+      const json = Boolean(flags.json);
+      const common = { cwd: process.cwd(), modelsDir: flags.modelsDir as string | undefined };
+      if (flags.changedCells && flags.childPipeline) throw new UserInputError("--changed-cells and --child-pipeline are separate modes; pass one");
+      if (flags.childPipeline) {
+        const mode = flags.mode as string | undefined;
+        if (mode !== "plan" && mode !== "apply") throw new UserInputError(`--child-pipeline needs --mode plan or --mode apply${mode ? `, got "${mode}"` : ""}`);
+        const result = await runChildPipeline({
+          ...common,
+          file: flags.childPipeline as string,
+          mode,
+          base: flags.base as string | undefined,
+          all: Boolean(flags.all),
+          image: flags.image as string | undefined,
+        });
+        process.stdout.write(
+          json
+            ? `${JSON.stringify(result, null, 2)}\n`
+            : `wrote ${result.file}: ${result.mode} ${result.cells.length > 0 ? result.cells.join(", ") : "no cell (one no-op job)"}` +
+                `${result.removed.length > 0 ? `; deleted models (not destroyed): ${result.removed.join(", ")}` : ""}\n`,
+        );
+        return;
+      }
+      if (flags.mode || flags.all || flags.image) throw new UserInputError("--mode, --all and --image go with --child-pipeline");
+      if (!flags.base) throw new UserInputError("--base <git-ref> is required");
+      if (flags.changedCells) {
+        const result = await runChangedCells({ ...common, base: flags.base as string, head: flags.head as string | undefined });
+        process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : formatChangedCells(result));
+        return;
+      }
+      const result = await runReview({
+        ...common,
+        base: flags.base as string,
+        head: flags.head as string | undefined,
+        changedOnly: Boolean(flags.changedOnly),
+        markdownFile: flags.markdown as string | undefined,
+        post: Boolean(flags.post),
+        tokenEnv: flags.tokenEnv as string | undefined,
+      });
+      if (json) {
+        const payload = JSON.parse(renderReviewJson(result.report)) as Record<string, unknown>;
+        process.stdout.write(`${JSON.stringify({ ...payload, note: result.note ?? null }, null, 2)}\n`);
+      } else {
+        process.stdout.write(renderReviewText(result.report));
+        if (result.note) process.stdout.write(`review note ${result.note.action} (note ${result.note.noteId})\n`);
+      }
+    });
+}

@@ -1,0 +1,157 @@
+/**
+ * A review of synthesized stacks as text (terminal, job log), markdown (the one
+ * merge-request note, found again by its marker) and JSON (the diff object).
+ * Every value shown was made safe by stack-diff (hashes for scripts, redaction
+ * for tokens); the whole output is redacted once more on the way out.
+ */
+import { redactSecrets } from "../secrets/redact";
+import type { ChangedCellsResult } from "./changed-cells";
+import { countActions, type AttributeChange, type CellDiff, type EntryChange, type StackDiff } from "./stack-diff";
+
+/** First line of the merge-request note: how the note is found and updated instead of duplicated. */
+export const REVIEW_MARKER = "<!-- runner-fleet-review -->";
+
+export interface ReviewReport {
+  readonly base: { readonly ref: string; readonly sha: string };
+  readonly head: { readonly ref: string; readonly sha?: string };
+  /** Which cells the change plans, and why; removed models. */
+  readonly changedCells: ChangedCellsResult;
+  /** True when only the changed cells were synthesized. */
+  readonly changedOnly: boolean;
+  readonly diff: StackDiff;
+}
+
+/** Rows of one table shown before the rest folds into <details>. */
+const ROWS_BEFORE_FOLD = 12;
+/** Attribute changes listed per resource; the rest are counted. */
+const ATTRIBUTES_PER_ENTRY = 25;
+
+export function reviewSummaryLine(report: ReviewReport): string {
+  const { summary } = report.diff;
+  const parts = [
+    `${summary.changed.length} cell${summary.changed.length === 1 ? "" : "s"} changed`,
+    `${summary.added.length} added`,
+    `${summary.removed.length} removed`,
+    `${summary.unchanged.length} unchanged`,
+  ];
+  const removedModels = report.changedCells.removed.length;
+  if (removedModels > 0) parts.push(`${removedModels} model${removedModels === 1 ? "" : "s"} deleted (not destroyed)`);
+  return parts.join(", ");
+}
+
+export function renderReviewText(report: ReviewReport): string {
+  const lines = [
+    `review: ${describeRef(report.base)} -> ${describeRef(report.head)}`,
+    `summary: ${reviewSummaryLine(report)}`,
+  ];
+  for (const cell of report.diff.cells) {
+    if (cell.status === "unchanged") continue;
+    lines.push("", `${cell.cell}: ${cell.status} (${countsText(cell)})`);
+    const reasons = reasonsOf(report, cell.cell);
+    if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
+    for (const change of [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings]) {
+      lines.push(`  ${symbol(change)} ${change.address}`);
+      for (const attribute of change.attributes.slice(0, ATTRIBUTES_PER_ENTRY)) lines.push(`      ${attributeText(attribute)}`);
+      if (change.attributes.length > ATTRIBUTES_PER_ENTRY) lines.push(`      ... and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
+    }
+  }
+  for (const removed of report.changedCells.removed) {
+    lines.push("", `${removed.cell}: model deleted (${removed.file}); NOT planned for destroy. ${destroyHint(removed.cell)}`);
+  }
+  const unchanged = report.diff.summary.unchanged;
+  if (unchanged.length > 0) lines.push("", `no changes: ${unchanged.join(", ")}`);
+  return redactSecrets(`${lines.join("\n")}\n`);
+}
+
+export function renderReviewMarkdown(report: ReviewReport): string {
+  const out: string[] = [REVIEW_MARKER, "### Runner fleet review", ""];
+  out.push(`**${reviewSummaryLine(report)}** — ${describeRefMarkdown(report.base)} → ${describeRefMarkdown(report.head)}`);
+  if (report.changedOnly) out.push("", "_Only the cells this change plans were synthesized._");
+
+  for (const cell of report.diff.cells) {
+    if (cell.status === "unchanged") continue;
+    out.push("", `#### \`${cell.cell}\` — ${cell.status} (${countsText(cell)})`);
+    const reasons = reasonsOf(report, cell.cell);
+    if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
+    if (cell.status === "removed") out.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
+    const rows = [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].map(markdownRow);
+    if (rows.length > 0) out.push("", ...foldedTable(rows));
+  }
+
+  if (report.changedCells.removed.length > 0) {
+    out.push("", "#### Deleted models", "");
+    for (const removed of report.changedCells.removed) {
+      out.push(`- \`${removed.cell}\` (${escapeCell(removed.file)}): **not planned for destroy**. ${destroyHint(removed.cell)}`);
+    }
+  }
+  const unchanged = report.diff.summary.unchanged;
+  if (unchanged.length > 0) out.push("", `No changes: ${unchanged.map((cell) => `\`${cell}\``).join(", ")}.`);
+  return redactSecrets(`${out.join("\n")}\n`);
+}
+
+export function renderReviewJson(report: ReviewReport): string {
+  return redactSecrets(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+function foldedTable(rows: string[]): string[] {
+  const header = ["| | Address | Changed attributes |", "|---|---|---|"];
+  if (rows.length <= ROWS_BEFORE_FOLD) return [...header, ...rows];
+  return [
+    ...header,
+    ...rows.slice(0, ROWS_BEFORE_FOLD),
+    "",
+    `<details><summary>${rows.length - ROWS_BEFORE_FOLD} more</summary>`,
+    "",
+    ...header,
+    ...rows.slice(ROWS_BEFORE_FOLD),
+    "",
+    "</details>",
+  ];
+}
+
+function markdownRow(change: EntryChange): string {
+  const shown = change.attributes.slice(0, ATTRIBUTES_PER_ENTRY).map((attribute) => escapeCell(attributeText(attribute), true));
+  if (change.attributes.length > ATTRIBUTES_PER_ENTRY) shown.push(`… and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
+  const attributes = shown.length > 6 ? `<details><summary>${shown.length} attributes</summary>${shown.join("<br>")}</details>` : shown.join("<br>");
+  return `| ${symbol(change)} | \`${escapeCell(change.address)}\` | ${attributes} |`;
+}
+
+function attributeText(attribute: AttributeChange): string {
+  if (attribute.kind === "added") return `${attribute.path}: (added) ${attribute.after}`;
+  if (attribute.kind === "removed") return `${attribute.path}: (removed) ${attribute.before}`;
+  return `${attribute.path}: ${attribute.before} -> ${attribute.after}`;
+}
+
+function symbol(change: EntryChange): string {
+  return change.action === "create" ? "+" : change.action === "delete" ? "-" : "~";
+}
+
+function countsText(cell: CellDiff): string {
+  const counts = countActions(cell.resources);
+  const others = cell.outputs.length + cell.providers.length + cell.settings.length;
+  const text = `resources +${counts.create} ~${counts.update} -${counts.delete}`;
+  return others > 0 ? `${text}, ${others} other change${others === 1 ? "" : "s"}` : text;
+}
+
+function reasonsOf(report: ReviewReport, cell: string): readonly string[] {
+  return report.changedCells.cells.find((entry) => entry.cell === cell)?.reasons ?? [];
+}
+
+function destroyHint(cell: string): string {
+  return `Its infrastructure keeps running until someone runs \`./bin/provision --model ${cell} --destroy\` from a checkout that still has the model.`;
+}
+
+function describeRef(ref: { ref: string; sha?: string }): string {
+  return ref.sha ? `${ref.ref} (${ref.sha.slice(0, 8)})` : ref.ref;
+}
+
+function describeRefMarkdown(ref: { ref: string; sha?: string }): string {
+  return ref.sha && ref.sha !== ref.ref ? `\`${escapeCell(ref.ref)}\` (${ref.sha.slice(0, 8)})` : `\`${escapeCell(ref.ref)}\``;
+}
+
+/** Makes text safe inside a markdown table cell (optionally as inline code). */
+function escapeCell(text: string, asCode = false): string {
+  const safe = text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  if (!asCode) return safe.replace(/</g, "&lt;");
+  return `\`${safe.replace(/`/g, "'")}\``;
+}

@@ -1,0 +1,307 @@
+/**
+ * Compares two sets of synthesized cdktf stacks (one `cdk.tf.json` per cell)
+ * without any cloud access: which cells, resources, outputs and providers a
+ * change adds, removes or modifies, down to the attribute paths.
+ *
+ * What a reviewer sees never contains a secret or a script body: long,
+ * multi-line or base64 strings (user data, startup scripts) are shown as a
+ * short hash and a length, and every shown value goes through token redaction.
+ */
+import { createHash } from "node:crypto";
+import { redactSecrets } from "../secrets/redact";
+
+/** A cdktf stack document (`cdk.tf.json`). */
+export type StackJson = Record<string, unknown>;
+/** Synthesized stacks by cell id. */
+export type StackSet = ReadonlyMap<string, StackJson>;
+
+export type EntryAction = "create" | "delete" | "update";
+export type CellStatus = "added" | "removed" | "changed" | "unchanged";
+
+export interface AttributeChange {
+  /** Path inside the entry, e.g. `metadata.startup-script`, `network_interface[0].network`. */
+  readonly path: string;
+  readonly kind: "added" | "removed" | "changed";
+  /** Safe, short rendering of the old value (absent when added). */
+  readonly before?: string;
+  /** Safe, short rendering of the new value (absent when removed). */
+  readonly after?: string;
+}
+
+export interface EntryChange {
+  /** `<type>.<logical_id>` for resources, `data.<type>.<id>`, `output.<name>`, `provider.<name>[.<alias>]`, `terraform`, `variable.<name>`... */
+  readonly address: string;
+  readonly action: EntryAction;
+  /** For updates: what differs. Empty for creates and deletes. */
+  readonly attributes: readonly AttributeChange[];
+  /** The construct path cdktf records in the resource's `//` metadata, when there is one. */
+  readonly constructPath?: string;
+}
+
+export interface CellDiff {
+  readonly cell: string;
+  readonly status: CellStatus;
+  /** Resources and data sources that differ, sorted by address. */
+  readonly resources: readonly EntryChange[];
+  readonly unchangedResources: number;
+  readonly outputs: readonly EntryChange[];
+  readonly providers: readonly EntryChange[];
+  /** The `terraform` block (minus the local backend path), variables, locals, modules. */
+  readonly settings: readonly EntryChange[];
+}
+
+export interface StackDiff {
+  readonly cells: readonly CellDiff[];
+  readonly summary: {
+    readonly added: readonly string[];
+    readonly removed: readonly string[];
+    readonly changed: readonly string[];
+    readonly unchanged: readonly string[];
+  };
+}
+
+/** cdktf's metadata key: construct paths and ids, which move when code is refactored without changing infrastructure. */
+const METADATA_KEY = "//";
+/** Strings at least this long are summarized by hash, never shown. */
+const MAX_SHOWN_STRING = 80;
+/** Attribute names whose values are scripts or payloads, summarized whatever their length. */
+const OPAQUE_KEY = /^(?:.*[-_])?(?:user[-_]?data(?:[-_]base64)?|startup[-_]?script|script|content(?:[-_]base64)?|cloud[-_]?init|template[-_]body)$/i;
+const BASE64_LIKE = /^[A-Za-z0-9+/]{32,}={0,2}$/;
+
+export function diffStacks(before: StackSet, after: StackSet): StackDiff {
+  const cells = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const diffs = cells.map((cell) => diffCell(cell, before.get(cell), after.get(cell)));
+  const withStatus = (status: CellStatus) => diffs.filter((diff) => diff.status === status).map((diff) => diff.cell);
+  return {
+    cells: diffs,
+    summary: { added: withStatus("added"), removed: withStatus("removed"), changed: withStatus("changed"), unchanged: withStatus("unchanged") },
+  };
+}
+
+export function diffCell(cell: string, before: StackJson | undefined, after: StackJson | undefined): CellDiff {
+  const old = normalizeStack(before ?? {});
+  const next = normalizeStack(after ?? {});
+  const resources = diffEntries(resourceEntries(old), resourceEntries(next));
+  const outputs = diffEntries(namedEntries(old.output, "output"), namedEntries(next.output, "output"));
+  const providers = diffEntries(providerEntries(old.provider), providerEntries(next.provider));
+  const settings = diffEntries(settingEntries(old), settingEntries(next));
+  const unchangedResources = countUnchanged(resourceEntries(old), resourceEntries(next));
+  const anyChange = resources.length + outputs.length + providers.length + settings.length > 0;
+  const status: CellStatus = !before ? "added" : !after ? "removed" : anyChange ? "changed" : "unchanged";
+  return { cell, status, resources, unchangedResources, outputs, providers, settings };
+}
+
+interface Entry {
+  readonly value: unknown;
+  readonly constructPath?: string;
+}
+
+/** Drops what differs between two checkouts of the same code: the local backend's absolute state path. */
+function normalizeStack(stack: StackJson): Record<string, unknown> {
+  const copy = structuredClone(stack) as Record<string, any>;
+  const local = copy.terraform?.backend?.local;
+  if (local && typeof local === "object") delete local.path;
+  return copy;
+}
+
+function resourceEntries(stack: Record<string, unknown>): Map<string, Entry> {
+  const entries = new Map<string, Entry>();
+  const collect = (block: unknown, prefix: string) => {
+    for (const [type, byId] of objectEntries(block)) {
+      for (const [id, value] of objectEntries(byId)) {
+        entries.set(`${prefix}${type}.${id}`, { value, constructPath: constructPathOf(value) });
+      }
+    }
+  };
+  collect(stack.resource, "");
+  collect(stack.data, "data.");
+  return entries;
+}
+
+function namedEntries(block: unknown, prefix: string): Map<string, Entry> {
+  return new Map(objectEntries(block).map(([name, value]) => [`${prefix}.${name}`, { value }]));
+}
+
+/** cdktf writes `provider: { google: [ {...}, {alias: "x", ...} ] }`. */
+function providerEntries(block: unknown): Map<string, Entry> {
+  const entries = new Map<string, Entry>();
+  for (const [name, configs] of objectEntries(block)) {
+    const list = Array.isArray(configs) ? configs : [configs];
+    list.forEach((config, index) => {
+      const alias = isObject(config) && typeof config.alias === "string" ? config.alias : undefined;
+      const address = alias ? `provider.${name}.${alias}` : list.length > 1 && index > 0 ? `provider.${name}[${index}]` : `provider.${name}`;
+      entries.set(address, { value: config });
+    });
+  }
+  return entries;
+}
+
+function settingEntries(stack: Record<string, unknown>): Map<string, Entry> {
+  const entries = new Map<string, Entry>();
+  for (const [key, value] of Object.entries(stack)) {
+    if (["resource", "data", "output", "provider", METADATA_KEY].includes(key)) continue;
+    if (key === "terraform") entries.set("terraform", { value });
+    else if (isObject(value)) for (const [name, child] of Object.entries(value)) entries.set(`${key}.${name}`, { value: child });
+    else entries.set(key, { value });
+  }
+  return entries;
+}
+
+function diffEntries(before: Map<string, Entry>, after: Map<string, Entry>): EntryChange[] {
+  const changes: EntryChange[] = [];
+  for (const address of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+    const old = before.get(address);
+    const next = after.get(address);
+    const constructPath = (next ?? old)?.constructPath;
+    const base = constructPath ? { constructPath } : {};
+    if (!old) changes.push({ address, action: "create", attributes: [], ...base });
+    else if (!next) changes.push({ address, action: "delete", attributes: [], ...base });
+    else {
+      const attributes: AttributeChange[] = [];
+      diffValues(old.value, next.value, [], attributes);
+      if (attributes.length > 0) changes.push({ address, action: "update", attributes, ...base });
+    }
+  }
+  return changes;
+}
+
+function countUnchanged(before: Map<string, Entry>, after: Map<string, Entry>): number {
+  let unchanged = 0;
+  for (const [address, entry] of after) {
+    const old = before.get(address);
+    if (old) {
+      const attributes: AttributeChange[] = [];
+      diffValues(old.value, entry.value, [], attributes);
+      if (attributes.length === 0) unchanged += 1;
+    }
+  }
+  return unchanged;
+}
+
+/** Deep diff down to leaves, so each reported value is a scalar that can be shown (or hashed) on its own. */
+function diffValues(before: unknown, after: unknown, path: (string | number)[], out: AttributeChange[]): void {
+  if (isObject(before) && isObject(after)) {
+    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+      if (key === METADATA_KEY) continue;
+      const inBefore = Object.hasOwn(before, key);
+      const inAfter = Object.hasOwn(after, key);
+      if (inBefore && inAfter) diffValues(before[key], after[key], [...path, key], out);
+      else if (inAfter) addLeaves(after[key], [...path, key], "added", out);
+      else addLeaves(before[key], [...path, key], "removed", out);
+    }
+    return;
+  }
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const length = Math.max(before.length, after.length);
+    for (let index = 0; index < length; index += 1) {
+      if (index >= before.length) addLeaves(after[index], [...path, index], "added", out);
+      else if (index >= after.length) addLeaves(before[index], [...path, index], "removed", out);
+      else diffValues(before[index], after[index], [...path, index], out);
+    }
+    return;
+  }
+  const key = lastKey(path);
+  const [parsedBefore, parsedAfter] = [embeddedJson(before, key), embeddedJson(after, key)];
+  if (parsedBefore !== undefined && parsedAfter !== undefined) {
+    // IAM policies and similar arrive as JSON strings: diff their structure, so a reviewer sees which statement changed.
+    diffValues(parsedBefore, parsedAfter, path, out);
+    return;
+  }
+  if (!sameScalar(before, after)) {
+    out.push({ path: formatPath(path), kind: "changed", before: describeValue(before, key), after: describeValue(after, key) });
+  }
+}
+
+function addLeaves(value: unknown, path: (string | number)[], kind: "added" | "removed", out: AttributeChange[]): void {
+  const children: [string | number, unknown][] = isObject(value)
+    ? Object.entries(value).filter(([key]) => key !== METADATA_KEY)
+    : Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : [];
+  if (children.length === 0) {
+    const shown = describeValue(value, lastKey(path));
+    out.push(kind === "added" ? { path: formatPath(path), kind, after: shown } : { path: formatPath(path), kind, before: shown });
+    return;
+  }
+  for (const [key, child] of children) addLeaves(child, [...path, key], kind, out);
+}
+
+/** The object or array a JSON-document string holds (not for opaque keys such as user data). */
+function embeddedJson(value: unknown, key: string | undefined): unknown {
+  if (typeof value !== "string" || !/^\s*[[{]/.test(value) || (key !== undefined && OPAQUE_KEY.test(key))) return undefined;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return typeof parsed === "object" && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameScalar(a: unknown, b: unknown): boolean {
+  if (isObject(a) || isObject(b) || Array.isArray(a) || Array.isArray(b)) return JSON.stringify(a) === JSON.stringify(b);
+  return a === b;
+}
+
+/**
+ * A value as a reviewer may see it: short scalars as JSON, anything that may be
+ * a script, a payload or a secret as `sha256:<12 hex> (<n> chars)`.
+ */
+export function describeValue(value: unknown, key?: string): string {
+  if (typeof value === "string") {
+    if (isOpaqueString(value, key)) return `sha256:${shortHash(value)} (${value.length} chars)`;
+    return redactSecrets(JSON.stringify(value));
+  }
+  if (Array.isArray(value)) return value.length === 0 ? "[]" : `[${value.length} items]`;
+  if (isObject(value)) return Object.keys(value).length === 0 ? "{}" : `{${Object.keys(value).length} keys}`;
+  return String(value);
+}
+
+export function isOpaqueString(value: string, key?: string): boolean {
+  return (
+    value.length > MAX_SHOWN_STRING || value.includes("\n") || BASE64_LIKE.test(value) || (key !== undefined && OPAQUE_KEY.test(key) && value.length > 0)
+  );
+}
+
+export function shortHash(value: string): string {
+  return createHash("sha256").update(value).digest("hex").slice(0, 12);
+}
+
+/** `a.b[0]["key.with.dots"]`, redacted in case a key carries a token. */
+export function formatPath(path: readonly (string | number)[]): string {
+  let text = "";
+  for (const part of path) {
+    if (typeof part === "number") text += `[${part}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(part)) text += text === "" ? part : `.${part}`;
+    else text += `[${JSON.stringify(part)}]`;
+  }
+  return redactSecrets(text);
+}
+
+function lastKey(path: readonly (string | number)[]): string | undefined {
+  for (let index = path.length - 1; index >= 0; index -= 1) {
+    if (typeof path[index] === "string") return path[index] as string;
+  }
+  return undefined;
+}
+
+function constructPathOf(value: unknown): string | undefined {
+  if (!isObject(value)) return undefined;
+  const metadata = value[METADATA_KEY];
+  if (!isObject(metadata) || !isObject(metadata.metadata)) return undefined;
+  return typeof metadata.metadata.path === "string" ? metadata.metadata.path : undefined;
+}
+
+function objectEntries(value: unknown): [string, unknown][] {
+  return isObject(value) ? Object.entries(value).filter(([key]) => key !== METADATA_KEY) : [];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Counts for a summary line: resources to create, update and delete in a cell. */
+export function countActions(changes: readonly EntryChange[]): Record<EntryAction, number> {
+  const counts: Record<EntryAction, number> = { create: 0, update: 0, delete: 0 };
+  for (const change of changes) counts[change.action] += 1;
+  return counts;
+}

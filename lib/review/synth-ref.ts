@@ -1,0 +1,152 @@
+/**
+ * Synthesizes the stacks of a git ref without touching the working tree: the
+ * ref is checked out into a temporary detached worktree, compiled with this
+ * checkout's TypeScript and node_modules, and its own `dist/stacks/main.js`
+ * runs there. Each ref is thus synthesized by its own code and templates.
+ *
+ * Synth contract: `node dist/stacks/main.js` reads $RUNNER_MODELS_DIR (and
+ * optionally $RUNNER_MODELS, comma-separated) and writes
+ * `$CDKTF_OUTDIR/stacks/<cell>/cdk.tf.json`; it exits 2 on an invalid model.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { OperationalError, UserInputError } from "../errors";
+import { DEFAULT_MODELS_DIR } from "../model/model-files";
+import { redactSecrets } from "../secrets/redact";
+import { git, repositoryRoot, resolveCommit } from "./changed-cells";
+import type { StackJson } from "./stack-diff";
+
+export interface SynthOptions {
+  /** A directory inside the checkout whose node_modules and TypeScript compile the code. */
+  readonly cwd: string;
+  /** Only these cells (model names); the ones a ref has no model for are left out. @default - every model */
+  readonly cells?: readonly string[];
+  /** Models directory relative to the repository root. @default - $RUNNER_MODELS_DIR, else models */
+  readonly modelsDir?: string;
+  /** Per step. @default 600000 (10 minutes) */
+  readonly timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+/** Synthesizes `ref` in a throwaway worktree; the worktree is removed whatever happens. */
+export async function synthRef(ref: string, options: SynthOptions): Promise<Map<string, StackJson>> {
+  const cwd = resolve(options.cwd);
+  const root = await repositoryRoot(cwd);
+  const sha = await resolveCommit(ref, cwd);
+  const label = `ref "${ref}" (${sha.slice(0, 8)})`;
+  const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
+  const checkout = join(scratch, "src");
+  let worktreeAdded = false;
+  try {
+    await step(label, "checkout", () => git(["worktree", "add", "--detach", checkout, sha], root));
+    worktreeAdded = true;
+    return await synthCheckout(checkout, root, join(scratch, "out"), label, options);
+  } finally {
+    if (worktreeAdded) await git(["worktree", "remove", "--force", checkout], root, { allowFailure: true });
+    rmSync(scratch, { recursive: true, force: true });
+    await git(["worktree", "prune"], root, { allowFailure: true });
+  }
+}
+
+/** Synthesizes the current checkout as it is on disk (compiled first, so dist/ is never stale). */
+export async function synthWorkingTree(cwd: string, options: Omit<SynthOptions, "cwd"> & { compile?: boolean } = {}): Promise<Map<string, StackJson>> {
+  const root = await repositoryRoot(resolve(cwd));
+  const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
+  try {
+    return await synthCheckout(root, root, join(scratch, "out"), "the working tree", { ...options, cwd: root });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function synthCheckout(
+  checkout: string,
+  toolRoot: string,
+  outdir: string,
+  label: string,
+  options: SynthOptions & { compile?: boolean },
+): Promise<Map<string, StackJson>> {
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const toolModules = join(toolRoot, "node_modules");
+  const tsc = join(toolModules, ".bin", "tsc");
+  if (!existsSync(tsc)) throw new OperationalError(`cannot synthesize ${label}: ${tsc} is missing; run \`npm ci\` first`);
+  if (checkout !== toolRoot && !existsSync(join(checkout, "node_modules"))) symlinkSync(toolModules, join(checkout, "node_modules"), "dir");
+
+  const modelsDir = options.modelsDir ?? process.env.RUNNER_MODELS_DIR ?? DEFAULT_MODELS_DIR;
+  const modelsPath = isAbsolute(modelsDir) ? join(checkout, relative(toolRoot, modelsDir)) : join(checkout, modelsDir);
+  const cells = options.cells ? options.cells.filter((cell) => hasModel(modelsPath, cell)) : undefined;
+  if (cells && cells.length === 0) return new Map();
+  if (!cells && !existsSync(modelsPath)) return new Map();
+
+  if (options.compile !== false) {
+    await step(label, "compile", () => run(tsc, ["-p", checkout], { cwd: checkout, timeout }));
+  }
+  const main = join(checkout, "dist", "stacks", "main.js");
+  if (!existsSync(main)) throw new OperationalError(`cannot synthesize ${label}: ${relative(checkout, main)} was not built`);
+  const env: NodeJS.ProcessEnv = { ...process.env, CDKTF_OUTDIR: outdir, RUNNER_MODELS_DIR: modelsPath };
+  if (cells) env.RUNNER_MODELS = cells.join(",");
+  else delete env.RUNNER_MODELS;
+  await step(label, "synth", () => run(process.execPath, [main], { cwd: checkout, timeout, env }));
+  return readStacks(outdir, label);
+}
+
+/** Reads `<outdir>/stacks/<cell>/cdk.tf.json` of every cell. */
+export function readStacks(outdir: string, label = outdir): Map<string, StackJson> {
+  const stacksDir = join(outdir, "stacks");
+  const stacks = new Map<string, StackJson>();
+  if (!existsSync(stacksDir)) return stacks;
+  for (const cell of readdirSync(stacksDir).sort()) {
+    const file = join(stacksDir, cell, "cdk.tf.json");
+    if (!existsSync(file)) continue;
+    try {
+      stacks.set(cell, JSON.parse(readFileSync(file, "utf8")) as StackJson);
+    } catch (error) {
+      throw new OperationalError(`synth of ${label} wrote an unreadable ${file}: ${(error as Error).message}`);
+    }
+  }
+  return stacks;
+}
+
+function hasModel(modelsPath: string, cell: string): boolean {
+  return existsSync(join(modelsPath, `${cell}.yaml`)) || existsSync(join(modelsPath, `${cell}.yml`));
+}
+
+class StepFailure extends Error {
+  constructor(
+    readonly exitCode: number | undefined,
+    readonly output: string,
+  ) {
+    super(output);
+  }
+}
+
+/** Runs one step; a failure names the ref and the step, and an exit 2 of the synth stays a user error. */
+async function step<T>(label: string, name: string, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof UserInputError) throw error;
+    const detail = error instanceof StepFailure ? error.output : error instanceof Error ? error.message : String(error);
+    const message = redactSecrets(`synth of ${label} failed at step "${name}": ${detail}`);
+    if (error instanceof StepFailure && error.exitCode === 2 && name === "synth") throw new UserInputError(message);
+    throw new OperationalError(message);
+  }
+}
+
+function run(file: string, args: readonly string[], options: { cwd: string; timeout: number; env?: NodeJS.ProcessEnv }): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(file, [...args], { ...options, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" }, (error, stdout, stderr) => {
+      if (!error) {
+        resolvePromise(stdout);
+        return;
+      }
+      const code = typeof error.code === "number" ? error.code : undefined;
+      const tail = `${stderr}\n${stdout}`.trim().split("\n").slice(-15).join("\n");
+      const reason = error.killed ? `timed out after ${options.timeout} ms` : code !== undefined ? `exit ${code}` : error.message;
+      reject(new StepFailure(code, `${reason}${tail ? `\n${tail}` : ""}`));
+    });
+  });
+}

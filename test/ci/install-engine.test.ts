@@ -1,0 +1,176 @@
+/**
+ * ci/install-engine.sh against a local stand-in for the release server (a fake
+ * `curl` on PATH that serves files from a directory): the digest pin, the signed
+ * SHA256SUMS path with a throwaway signing key, and the refusals.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { renderChildPipeline } from "../../lib/ci/child-pipeline";
+
+const ROOT = join(__dirname, "..", "..");
+const SCRIPT = join(ROOT, "ci", "install-engine.sh");
+const VERSION = "9.9.9";
+const ARCH = process.arch === "arm64" ? "arm64" : "amd64";
+const ARCHIVE = `terraform_${VERSION}_linux_${ARCH}.zip`;
+const SUMS = `terraform_${VERSION}_SHA256SUMS`;
+
+const FAKE_CURL = `#!/bin/sh
+# Serves "<url>" from $FAKE_RELEASES/<basename of url>; fails like curl --fail when missing.
+out=""; url=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --output) out="$2"; shift 2 ;;
+    --proto|--retry) shift 2 ;;
+    -*) shift ;;
+    *) url="$1"; shift ;;
+  esac
+done
+file="$FAKE_RELEASES/$(basename "$url")"
+[ -f "$file" ] || { echo "curl: (22) The requested URL returned error: 404" >&2; exit 22; }
+cp "$file" "$out"
+`;
+
+describe("ci/install-engine.sh", () => {
+  let work: string;
+  let releases: string;
+  let installDir: string;
+  let fakeBin: string;
+
+  beforeEach(() => {
+    work = mkdtempSync(join(tmpdir(), "install-engine-"));
+    releases = join(work, "releases");
+    installDir = join(work, "install");
+    fakeBin = join(work, "bin");
+    mkdirSync(releases);
+    mkdirSync(fakeBin);
+    writeFileSync(join(fakeBin, "curl"), FAKE_CURL);
+    chmodSync(join(fakeBin, "curl"), 0o755);
+    // A release archive holding a "terraform" that prints its version.
+    const payload = join(work, "payload");
+    mkdirSync(payload);
+    writeFileSync(join(payload, "terraform"), `#!/bin/sh\necho "Terraform v${VERSION}"\n`);
+    chmodSync(join(payload, "terraform"), 0o755);
+    execFileSync("python3", ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w'); z.write(sys.argv[2], 'terraform'); z.close()", join(releases, ARCHIVE), join(payload, "terraform")]);
+  });
+  afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+  const run = (env: Record<string, string>) =>
+    spawnSync("bash", [SCRIPT], {
+      encoding: "utf8",
+      env: {
+        PATH: `${fakeBin}:${process.env.PATH}`,
+        HOME: work,
+        FAKE_RELEASES: releases,
+        RUNNER_ENGINE_VERSION: VERSION,
+        RUNNER_ENGINE_INSTALL_DIR: installDir,
+        ...env,
+      },
+    });
+  const digest = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+  it("passes shellcheck, like every helper script of the pipeline", () => {
+    const result = spawnSync("shellcheck", ["--severity=style", SCRIPT, join(ROOT, "ci", "previous-commit.sh"), join(ROOT, "ci", "propose-generated-model.sh")], {
+      encoding: "utf8",
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.stdout).toBe("");
+    expect(result.status).toBe(0);
+  });
+
+  it("installs an archive that has the pinned digest", () => {
+    const result = run({ RUNNER_ENGINE_SHA256: digest(join(releases, ARCHIVE)) });
+
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(execFileSync(join(installDir, "terraform"), ["version"], { encoding: "utf8" })).toBe(`Terraform v${VERSION}\n`);
+  });
+
+  it("fails when the archive does not have the pinned digest, installing nothing", () => {
+    const result = run({ RUNNER_ENGINE_SHA256: "0".repeat(64) });
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("does not have the pinned digest");
+    expect(existsSync(join(installDir, "terraform"))).toBe(false);
+  });
+
+  it("fails on an unknown engine or a malformed version (exit 2)", () => {
+    const engine = run({ RUNNER_ENGINE: "pulumi" });
+    const version = run({ RUNNER_ENGINE_VERSION: "latest" });
+
+    expect([engine.status, version.status]).toEqual([2, 2]);
+    expect(engine.stderr).toContain('RUNNER_ENGINE must be terraform or tofu, got "pulumi"');
+    expect(version.stderr).toContain('RUNNER_ENGINE_VERSION must look like 1.11.4, got "latest"');
+  });
+
+  describe("with signed SHA256SUMS", () => {
+    let gnupg: string;
+    let fingerprint: string;
+
+    beforeEach(() => {
+      gnupg = join(work, "signer");
+      mkdirSync(gnupg, { mode: 0o700 });
+      const gpg = (...args: string[]) => execFileSync("gpg", ["--homedir", gnupg, "--batch", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+      gpg("--passphrase", "", "--quick-gen-key", "Release Signer <release@example.invalid>", "ed25519", "sign", "never");
+      fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg("--with-colons", "--fingerprint"))![1];
+      writeFileSync(join(releases, "pgp-key.txt"), gpg("--armor", "--export", fingerprint));
+      writeFileSync(join(releases, SUMS), `${digest(join(releases, ARCHIVE))}  ${ARCHIVE}\n${"1".repeat(64)}  terraform_${VERSION}_darwin_arm64.zip\n`);
+      gpg("--detach-sign", "--output", join(releases, `${SUMS}.sig`), join(releases, SUMS));
+    });
+
+    it("installs when the sums are signed by the pinned key and list the archive's digest", () => {
+      const result = run({ RUNNER_ENGINE_GPG_FINGERPRINT: fingerprint });
+
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain(`matches ${SUMS}, signed by ${fingerprint}`);
+      expect(existsSync(join(installDir, "terraform"))).toBe(true);
+    });
+
+    it("fails when the release key is not the pinned one", () => {
+      const result = run({ RUNNER_ENGINE_GPG_FINGERPRINT: "C874011F0AB405110D02105534365D9472D7468F" });
+
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("is not the pinned release key");
+      expect(existsSync(join(installDir, "terraform"))).toBe(false);
+    });
+
+    it("fails when the archive was swapped after signing", () => {
+      writeFileSync(join(releases, ARCHIVE), "not the signed archive");
+
+      const result = run({ RUNNER_ENGINE_GPG_FINGERPRINT: fingerprint });
+
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`does not match ${SUMS}`);
+      expect(existsSync(join(installDir, "terraform"))).toBe(false);
+    });
+  });
+});
+
+describe("shell in the pipelines", () => {
+  /** Every script line of every job, as the sh -e of a job would run them. */
+  function scriptsOf(yamlText: string): string {
+    const pipeline = parse(yamlText) as Record<string, Record<string, unknown>>;
+    const lines: string[] = [];
+    for (const job of Object.values(pipeline)) {
+      if (typeof job !== "object" || job === null || Array.isArray(job)) continue;
+      for (const key of ["before_script", "script"]) {
+        const value = job[key];
+        if (Array.isArray(value)) lines.push(...value.map(String));
+      }
+    }
+    return `#!/bin/sh\nset -e\n${lines.join("\n")}\n`;
+  }
+
+  it.each([
+    [".gitlab-ci.yml", () => readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8")],
+    ["child plan pipeline", () => renderChildPipeline({ mode: "plan", cells: ["cell-1"], removed: ["cell-2"], base: "main" })],
+    ["child apply pipeline", () => renderChildPipeline({ mode: "apply", cells: [], base: "main" })],
+  ])("%s passes shellcheck", (_name, text) => {
+    const result = spawnSync("shellcheck", ["--shell=sh", "-"], { input: scriptsOf(text()), encoding: "utf8" });
+    expect(result.stdout).toBe("");
+    expect(result.status).toBe(0);
+  });
+});

@@ -1,0 +1,97 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ChangedCellsResult } from "../../lib/review/changed-cells";
+import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
+import { diffStacks, type StackJson } from "../../lib/review/stack-diff";
+
+const FIXTURES = join(__dirname, "..", "fixtures", "stack-diff");
+const load = (name: string) =>
+  new Map(Object.entries(JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Record<string, StackJson>));
+
+const changedCells: ChangedCellsResult = {
+  base: "main",
+  baseSha: "0123456789abcdef0123456789abcdef01234567",
+  head: "working tree",
+  cells: [{ cell: "cell-a", file: "models/cell-a.yaml", reasons: ["models/cell-a.yaml changed"] }],
+  removed: [{ cell: "cell-c", file: "models/cell-c.yaml", reason: "models/cell-c.yaml deleted" }],
+  sharedFiles: [],
+  ignoredFiles: [],
+};
+
+function report(before = load("before.json"), after = load("after.json")): ReviewReport {
+  return {
+    base: { ref: "main", sha: changedCells.baseSha },
+    head: { ref: "working tree" },
+    changedCells,
+    changedOnly: false,
+    diff: diffStacks(before, after),
+  };
+}
+
+describe("renderReviewMarkdown", () => {
+  const markdown = renderReviewMarkdown(report());
+
+  it("starts with the marker the note is found by, then a summary line", () => {
+    const lines = markdown.split("\n");
+    expect(lines[0]).toBe(REVIEW_MARKER);
+    expect(markdown).toContain("**1 cell changed, 1 added, 1 removed, 1 unchanged, 1 model deleted (not destroyed)**");
+  });
+
+  it("has a section per changed cell with a table of resources and changed attributes", () => {
+    expect(markdown).toContain("#### `cell-a` — changed (resources +2 ~1 -1, 3 other changes)");
+    expect(markdown).toContain("Planned because models/cell-a.yaml changed.");
+    const managerRow = markdown.split("\n").find((line) => line.startsWith("| ~ | `google_compute_instance_template.manager` |"))!;
+    expect(managerRow.split("<br>")).toEqual([
+      '| ~ | `google_compute_instance_template.manager` | `description: (removed) "runner managers"`',
+      '`labels.team: (added) "ci"`',
+      '`machine_type: "e2-small" -> "e2-medium"`',
+      expect.stringMatching(/^`metadata\.startup-script: sha256:[0-9a-f]{12} \(56 chars\) -> sha256:[0-9a-f]{12} \(56 chars\)` \|$/),
+    ]);
+    expect(markdown).toContain("| - | `google_storage_bucket.old-cache` |  |");
+  });
+
+  it("lists unchanged cells briefly and deleted models with how to destroy them", () => {
+    expect(markdown).toContain("No changes: `cell-b`.");
+    expect(markdown).toMatch(/- `cell-c` \(models\/cell-c\.yaml\): \*\*not planned for destroy\*\*.*--model cell-c --destroy/);
+  });
+
+  it("folds long tables into <details>", () => {
+    const many: StackJson = { resource: { google_storage_bucket: {} as Record<string, unknown> } };
+    for (let index = 0; index < 20; index += 1) (many.resource as any).google_storage_bucket[`b${index}`] = { name: `b${index}` };
+
+    const folded = renderReviewMarkdown(report(new Map([["cell-a", {}]]), new Map([["cell-a", many]])));
+
+    expect(folded).toContain("<details><summary>8 more</summary>");
+    expect(folded.match(/^\| \+ \|/gm)).toHaveLength(20);
+  });
+
+  it("never shows a token, even when one slipped into the stack", () => {
+    const token = `glrt-t3_${randomBytes(16).toString("hex")}`;
+    const after = load("after.json");
+    (after.get("cell-a")!.resource as any).google_compute_instance_template.manager.labels.token = token;
+
+    const outputs = [renderReviewMarkdown(report(load("before.json"), after)), renderReviewText(report(load("before.json"), after)), renderReviewJson(report(load("before.json"), after))];
+
+    for (const output of outputs) expect(output).not.toContain(token);
+  });
+});
+
+describe("renderReviewText", () => {
+  it("lists each changed entry with its attributes", () => {
+    const text = renderReviewText(report());
+
+    expect(text).toContain("summary: 1 cell changed, 1 added, 1 removed, 1 unchanged");
+    expect(text).toContain("cell-a: changed (resources +2 ~1 -1, 3 other changes)");
+    expect(text).toContain("  ~ provider.google\n      region: \"europe-west4\" -> \"europe-west1\"");
+    expect(text).toContain("cell-c: model deleted (models/cell-c.yaml); NOT planned for destroy.");
+    expect(text).toContain("no changes: cell-b");
+  });
+});
+
+describe("renderReviewJson", () => {
+  it("is the report itself", () => {
+    const value = report();
+    expect(JSON.parse(renderReviewJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+  });
+});

@@ -1,0 +1,210 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runReview } from "../../lib/commands/review";
+import { OperationalError, UserInputError } from "../../lib/errors";
+import { REVIEW_MARKER } from "../../lib/review/render-review";
+import { synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
+import { startFakeGitLabNotes } from "../support/fake-gitlab-notes";
+import { CHECKOUT_ROOT, createFakeSynthRepo, type TempRepo } from "./review-temp-repo";
+
+const MODEL = (machineType: string) => `project: fleet-prod\nregion: europe-west4\nmachine_type: ${machineType}\n`;
+
+function worktrees(repo: TempRepo): string[] {
+  return repo
+    .git("worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((line) => line.startsWith("worktree "));
+}
+
+describe("review over two refs of a repository (fake synth)", () => {
+  let repo: TempRepo;
+  let base: string;
+
+  beforeEach(() => {
+    repo = createFakeSynthRepo({ "cell-1": MODEL("e2-small"), "cell-2": MODEL("e2-small"), "cell-3": MODEL("e2-small") });
+    base = repo.git("rev-parse", "HEAD").trim();
+  });
+  afterEach(() => repo.cleanup());
+
+  it("reports exactly the cell whose model changed, down to the attribute", async () => {
+    repo.write("models/cell-2.yaml", MODEL("e2-standard-4"));
+    const head = repo.commit("bigger managers for cell-2");
+
+    const { report, markdown } = await runReview({ cwd: repo.dir, base, head });
+
+    expect(report.diff.summary).toEqual({ added: [], removed: [], changed: ["cell-2"], unchanged: ["cell-1", "cell-3"] });
+    const cell = report.diff.cells.find((entry) => entry.cell === "cell-2")!;
+    expect(cell.resources).toEqual([
+      {
+        address: "google_compute_instance_template.manager",
+        action: "update",
+        constructPath: "cell-2/manager",
+        attributes: [{ path: "machine_type", kind: "changed", before: '"e2-small"', after: '"e2-standard-4"' }],
+      },
+    ]);
+    expect(markdown.startsWith(REVIEW_MARKER)).toBe(true);
+    expect(markdown).toContain("`google_compute_instance_template.manager`");
+  });
+
+  it("reviews the working tree, uncommitted changes included, and leaves it untouched", async () => {
+    repo.write("models/cell-1.yaml", MODEL("e2-medium"));
+
+    const { report } = await runReview({ cwd: repo.dir, base });
+
+    expect(report.diff.summary.changed).toEqual(["cell-1"]);
+    expect(repo.read("models/cell-1.yaml")).toBe(MODEL("e2-medium"));
+    expect(repo.git("status", "--porcelain").trim()).toBe("M models/cell-1.yaml");
+    expect(worktrees(repo)).toHaveLength(1);
+  });
+
+  it("synthesizes only the changed cells with changedOnly", async () => {
+    repo.write("models/cell-3.yaml", MODEL("e2-medium"));
+    repo.write("models/cell-4.yaml", MODEL("e2-small"));
+    const head = repo.commit("cell-3 change, cell-4 new");
+
+    const { report } = await runReview({ cwd: repo.dir, base, head, changedOnly: true });
+
+    expect(report.diff.cells.map((cell) => [cell.cell, cell.status])).toEqual([
+      ["cell-3", "changed"],
+      ["cell-4", "added"],
+    ]);
+  });
+
+  it("reports a deleted model as not destroyed", async () => {
+    repo.remove("models/cell-3.yaml");
+    const head = repo.commit("retire cell-3");
+
+    const { report, markdown } = await runReview({ cwd: repo.dir, base, head });
+
+    expect(report.changedCells.removed.map((entry) => entry.cell)).toEqual(["cell-3"]);
+    expect(markdown).toContain("**not planned for destroy**");
+  });
+
+  it("plans every cell when shared code changed", async () => {
+    repo.write("lib/shared.txt", "v2\n");
+    const head = repo.commit("shared change");
+
+    const { report } = await runReview({ cwd: repo.dir, base, head });
+
+    expect(report.diff.summary.changed).toEqual(["cell-1", "cell-2", "cell-3"]);
+    expect(report.changedCells.cells.every((cell) => cell.reasons[0].startsWith("shared code changed"))).toBe(true);
+  });
+
+  it("removes its temporary worktree even when the synth fails", async () => {
+    repo.write("models/cell-1.yaml", "invalid: true\n");
+    const head = repo.commit("broken model");
+
+    const failure = synthRef(head, { cwd: repo.dir });
+
+    await expect(failure).rejects.toThrow(UserInputError);
+    await expect(synthRef(head, { cwd: repo.dir })).rejects.toThrow(/ref "[0-9a-f]{40}" \([0-9a-f]{8}\) failed at step "synth": exit 2\n.*invalid model/);
+    expect(worktrees(repo)).toHaveLength(1);
+  });
+
+  it("fails when the ref's code does not compile, naming the ref and the step", async () => {
+    repo.write("stacks/main.js", "this is not javascript (\n");
+    repo.commit("broken synth");
+
+    await expect(synthRef("HEAD", { cwd: repo.dir })).rejects.toThrow(OperationalError);
+    await expect(synthRef("HEAD", { cwd: repo.dir })).rejects.toThrow(/synth of ref "HEAD" \([0-9a-f]{8}\) failed at step "(compile|synth)"/);
+    expect(worktrees(repo)).toHaveLength(1);
+  });
+
+  it("posts one note on the merge request and updates it on the next run", async () => {
+    const token = `glpat-${randomBytes(12).toString("hex")}`;
+    const gitlab = await startFakeGitLabNotes({ token, mergeRequests: ["42!7"] });
+    try {
+      const env = { CI_SERVER_URL: gitlab.url, CI_PROJECT_ID: "42", CI_MERGE_REQUEST_IID: "7", GITLAB_REVIEW_TOKEN: token };
+      repo.write("models/cell-1.yaml", MODEL("e2-medium"));
+      const first = await runReview({ cwd: repo.dir, base, post: true, env });
+      repo.write("models/cell-1.yaml", MODEL("e2-large"));
+      const second = await runReview({ cwd: repo.dir, base, post: true, env });
+
+      expect([first.note?.action, second.note?.action]).toEqual(["created", "updated"]);
+      const notes = gitlab.notes("42", 7);
+      expect(notes).toHaveLength(1);
+      expect(notes[0].body).toBe(second.markdown);
+      expect(notes[0].body).toContain('"e2-large"');
+    } finally {
+      await gitlab.close();
+    }
+  });
+
+  it("synthesizes the working tree the same way", async () => {
+    const stacks = await synthWorkingTree(repo.dir, { cells: ["cell-1"] });
+
+    expect([...stacks.keys()]).toEqual(["cell-1"]);
+    expect(existsSync(join(repo.dir, "cdktf.out"))).toBe(false);
+  });
+});
+
+describe("bin/review", () => {
+  let repo: TempRepo;
+  let base: string;
+  const bin = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    spawnSync(process.execPath, [join(CHECKOUT_ROOT, "bin", "review"), ...args], {
+      cwd: repo.dir,
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      timeout: 60_000,
+    });
+
+  beforeAll(() => {
+    // bin/review runs the compiled command.
+    const build = spawnSync(join(CHECKOUT_ROOT, "node_modules", ".bin", "tsc"), ["-p", CHECKOUT_ROOT], { encoding: "utf8" });
+    if (build.status !== 0) throw new Error(build.stdout + build.stderr);
+  });
+  beforeEach(() => {
+    repo = createFakeSynthRepo({ "cell-1": MODEL("e2-small"), "cell-2": MODEL("e2-small") });
+    base = repo.git("rev-parse", "HEAD").trim();
+  });
+  afterEach(() => repo.cleanup());
+
+  it("prints the review and writes the markdown note", () => {
+    repo.write("models/cell-1.yaml", MODEL("e2-medium"));
+    repo.commit("change");
+
+    const result = bin(["--base", base, "--markdown", "out/review.md"]);
+
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("cell-1: changed (resources +0 ~1 -0)");
+    expect(result.stdout).toContain('machine_type: "e2-small" -> "e2-medium"');
+    expect(result.stdout).toContain("no changes: cell-2");
+    expect(readFileSync(join(repo.dir, "out", "review.md"), "utf8").split("\n")[0]).toBe(REVIEW_MARKER);
+  });
+
+  it("lists the changed cells as JSON", () => {
+    repo.write("models/cell-2.yaml", MODEL("e2-medium"));
+    repo.commit("change");
+
+    const result = bin(["--changed-cells", "--base", base, "--json"]);
+
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).cells).toEqual([{ cell: "cell-2", file: "models/cell-2.yaml", reasons: ["models/cell-2.yaml changed"] }]);
+  });
+
+  it("fails with exit 2 naming the missing CI variables when --post has none", () => {
+    const result = bin(["--base", base, "--post"]);
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/missing CI variables CI_SERVER_URL, CI_PROJECT_ID, CI_MERGE_REQUEST_IID, GITLAB_REVIEW_TOKEN \(or GITLAB_TOKEN\)/);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("fails with exit 2 when --base is missing or --mode is wrong", () => {
+    expect(bin([]).status).toBe(2);
+    const wrongMode = bin(["--child-pipeline", "child.yml", "--base", base, "--mode", "destroy"]);
+    expect(wrongMode.status).toBe(2);
+    expect(wrongMode.stderr).toContain('--mode plan or --mode apply, got "destroy"');
+  });
+
+  it("fails with exit 2 on an unknown base ref", () => {
+    const result = bin(["--changed-cells", "--base", "no-such-ref"]);
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('git ref "no-such-ref" is not a commit');
+  });
+});
