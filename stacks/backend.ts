@@ -1,0 +1,56 @@
+/**
+ * The Terraform state backend of a cell's stack, from `state:` in the model.
+ * Credentials never go into the synthesized JSON: the http backend reads
+ * TF_HTTP_USERNAME / TF_HTTP_PASSWORD from the environment at plan/apply time.
+ */
+import { resolve } from "node:path";
+import { GcsBackend, HttpBackend, LocalBackend, S3Backend, type TerraformStack } from "cdktf";
+import type { RunnerModel } from "../lib/model/schema";
+
+/** Local state lives outside cdktf.out so that wiping synth output never loses state. */
+export const DEFAULT_LOCAL_STATE_DIR = ".state/terraform";
+
+export function configureBackend(stack: TerraformStack, model: RunnerModel, options: { workDir?: string } = {}): void {
+  const { state } = model;
+  const cell = model.cell.id;
+  switch (state.backend) {
+    case "local":
+      new LocalBackend(stack, {
+        path: resolve(options.workDir ?? process.cwd(), state.path ?? `${DEFAULT_LOCAL_STATE_DIR}/${cell}.tfstate`),
+      });
+      return;
+    case "gcs":
+      new GcsBackend(stack, { bucket: state.bucket, prefix: state.prefix ?? `runner-fleet/${cell}` });
+      return;
+    case "s3": {
+      new S3Backend(stack, {
+        bucket: state.bucket,
+        key: `${state.key_prefix}/${cell}.tfstate`,
+        region: state.region,
+        encrypt: true,
+        dynamodbTable: state.locking === "dynamodb" ? state.dynamodb_table : undefined,
+      });
+      // Native S3 lock files (Terraform >= 1.10, OpenTofu >= 1.8); cdktf 0.21 has no typed prop for it yet.
+      if (state.locking === "s3") stack.addOverride("terraform.backend.s3.use_lockfile", true);
+      return;
+    }
+    case "http": {
+      const address = gitlabStateAddress(model.gitlab.url, state.project_id, state.state_name ?? cell);
+      new HttpBackend(stack, {
+        address,
+        lockAddress: `${address}/lock`,
+        unlockAddress: `${address}/lock`,
+        lockMethod: "POST",
+        unlockMethod: "DELETE",
+        retryWaitMin: 5,
+      });
+      return;
+    }
+  }
+}
+
+/** GitLab-managed Terraform state: /api/v4/projects/:id/terraform/state/:name. */
+export function gitlabStateAddress(gitlabUrl: string, projectId: number | string, stateName: string): string {
+  const base = gitlabUrl.replace(/\/+$/, "");
+  return `${base}/api/v4/projects/${encodeURIComponent(String(projectId))}/terraform/state/${encodeURIComponent(stateName)}`;
+}

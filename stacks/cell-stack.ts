@@ -1,0 +1,48 @@
+/**
+ * One Terraform stack per cell: its provider, its state backend and its fleet.
+ * A cell's state is independent of every other cell's, so a change to one model
+ * plans only that cell.
+ */
+import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
+import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
+import { TerraformStack } from "cdktf";
+import type { Construct } from "constructs";
+import { AwsCellFleet } from "../constructs/aws/aws-cell-fleet";
+import { GoogleCellFleet } from "../constructs/google/google-cell-fleet";
+import { shardLabels, stackName } from "../lib/model/names";
+import type { RunnerModel } from "../lib/model/schema";
+import { configureBackend } from "./backend";
+
+export interface CellStackProps {
+  readonly model: RunnerModel;
+  /** Directory relative local state paths are resolved against. @default - the current directory */
+  readonly workDir?: string;
+}
+
+export class CellStack extends TerraformStack {
+  readonly model: RunnerModel;
+
+  constructor(scope: Construct, props: CellStackProps) {
+    super(scope, stackName(props.model));
+    this.model = props.model;
+    const { model } = props;
+    configureBackend(this, model, { workDir: props.workDir });
+
+    if (model.cloud.provider === "google") {
+      new GoogleProvider(this, "google", {
+        project: model.cloud.project,
+        region: model.cloud.region,
+        defaultLabels: shardLabels(model),
+      });
+      new GoogleCellFleet(this, "fleet", { model });
+    } else {
+      new AwsProvider(this, "aws", {
+        region: model.cloud.region,
+        // Refuse to apply with credentials of another account than the model names.
+        allowedAccountIds: model.cloud.account_id ? [model.cloud.account_id] : undefined,
+        defaultTags: [{ tags: shardLabels(model) }],
+      });
+      new AwsCellFleet(this, "fleet", { model });
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The cdktf app entry (`cdktf.json` runs `node dist/stacks/main.js`), so that
+ * `cdktf synth`, `cdktf diff <cell>` and `cdktf deploy <cell>` work as usual.
+ *
+ * Which models: $RUNNER_MODELS (comma-separated names or paths, e.g. `RUNNER_MODELS=cell-1 cdktf diff cell-1`),
+ * else every model in the models directory ($RUNNER_MODELS_DIR or ./models).
+ */
+import { reportError } from "../lib/cli/run-command";
+import { loadModelFile } from "../lib/model/load";
+import { listModelFiles, modelsDir, resolveModelArgument } from "../lib/model/model-files";
+import { synthesizeCells } from "./synthesize";
+
+function main(): void {
+  const dir = modelsDir();
+  const named = (process.env.RUNNER_MODELS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+  const files = named.length > 0 ? named.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
+  const cells = synthesizeCells(files.map(loadModelFile));
+  for (const cell of cells) process.stderr.write(`synthesized ${cell.cell}: ${cell.resourceCount} resources in ${cell.stackDir}\n`);
+}
+
+try {
+  main();
+} catch (error) {
+  process.exitCode = reportError(error, false);
+}

@@ -1,0 +1,69 @@
+/**
+ * Synthesizes cells in-process (no cdktf CLI needed) and writes, beside each
+ * stack, what reviewers and the summaries need:
+ * - rendered/<shard>/...: each manager's config.toml and startup script, token-free;
+ * - resource-shards.json: which shard each resource address belongs to.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { App } from "cdktf";
+import type { LoadedModel } from "../lib/model/load";
+import { renderedFilesForCell } from "../lib/render/rendered-files";
+import { CellStack } from "./cell-stack";
+
+export interface SynthesizedCell {
+  readonly cell: string;
+  readonly modelFile: string;
+  /** cdktf.out/stacks/<cell> */
+  readonly stackDir: string;
+  readonly stackJsonFile: string;
+  readonly resourceCount: number;
+}
+
+export interface SynthesizeOptions {
+  /** Output directory. @default cdktf.out (or $CDKTF_OUTDIR when run by the cdktf CLI) */
+  readonly outdir?: string;
+  readonly workDir?: string;
+}
+
+export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
+  // Stack traces on every construct cost more than the rest of synth; nobody reads them here.
+  const app = new App({ outdir: options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out", stackTraces: false });
+  const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir }) }));
+  app.synth();
+
+  return stacks.map(({ loaded, stack }) => {
+    const stackDir = join(app.outdir, "stacks", stack.node.id);
+    const stackJsonFile = join(stackDir, "cdk.tf.json");
+    const stackJson = JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson;
+    writeFileSync(join(stackDir, "resource-shards.json"), `${JSON.stringify(resourceShards(stackJson), null, 2)}\n`);
+    for (const file of renderedFilesForCell(loaded.model)) {
+      const path = join(stackDir, "rendered", file.path);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, file.content);
+    }
+    return {
+      cell: loaded.model.cell.id,
+      modelFile: loaded.file,
+      stackDir,
+      stackJsonFile,
+      resourceCount: Object.values(stackJson.resource ?? {}).reduce((sum, byName) => sum + Object.keys(byName).length, 0),
+    };
+  });
+}
+
+interface StackJson {
+  resource?: Record<string, Record<string, { "//"?: { metadata?: { path?: string } } }>>;
+}
+
+/** Address -> shard, from the construct path cdktf records on each resource (".../shard-<name>/..."). */
+export function resourceShards(stackJson: StackJson): Record<string, string> {
+  const shards: Record<string, string> = {};
+  for (const [type, byName] of Object.entries(stackJson.resource ?? {})) {
+    for (const [name, body] of Object.entries(byName)) {
+      const match = /\/shard-([a-z0-9-]+)\//.exec(body["//"]?.metadata?.path ?? "");
+      if (match) shards[`${type}.${name}`] = match[1];
+    }
+  }
+  return shards;
+}

@@ -1,0 +1,79 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { loadModelFile } from "../../lib/model/load";
+import { synthesizeCells } from "../../stacks/synthesize";
+import { MODELS_DIR } from "../support/models";
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+describe("synthesizeCells over the examples", () => {
+  let outdir: string;
+  let fakeToken: string;
+  let cells: ReturnType<typeof synthesizeCells>;
+  const savedEnv = { ...process.env };
+
+  beforeAll(() => {
+    outdir = mkdtempSync(join(tmpdir(), "synth-"));
+    // GIVEN tokens lying around where a careless synth could pick them up: the environment and a local store
+    fakeToken = `glrt-t1_${randomBytes(15).toString("base64url")}`;
+    process.env.GITLAB_TOKEN = `glpat-${randomBytes(15).toString("base64url")}`;
+    process.env.RUNNER_TOKEN = fakeToken;
+    mkdirSync(join(outdir, "secrets"));
+    writeFileSync(join(outdir, "secrets", "cell-1--small-amd64.json"), JSON.stringify({ token: fakeToken }));
+    cells = synthesizeCells(
+      ["cell-1.yaml", "cell-2.yaml"].map((name) => loadModelFile(join(MODELS_DIR, name))),
+      { outdir: join(outdir, "cdktf.out"), workDir: outdir },
+    );
+  });
+  afterAll(() => {
+    process.env = savedEnv;
+    rmSync(outdir, { recursive: true, force: true });
+  });
+
+  it("writes one stack per cell", () => {
+    expect(cells.map((cell) => cell.cell)).toEqual(["cell-1", "cell-2"]);
+    for (const cell of cells) {
+      expect(JSON.parse(readFileSync(cell.stackJsonFile, "utf8")).resource).toBeDefined();
+      expect(cell.resourceCount).toBeGreaterThan(20);
+    }
+  });
+
+  it("writes each manager's config.toml and startup script beside its stack for reviewers", () => {
+    const rendered = filesUnder(join(cells[0].stackDir, "rendered")).map((path) => path.slice(cells[0].stackDir.length + 1));
+    const model = loadModelFile(join(MODELS_DIR, "cell-1.yaml")).model;
+    for (const shard of model.shards) {
+      for (let slot = 0; slot < shard.managers.count; slot++) {
+        expect(rendered).toContain(`rendered/${shard.name}/manager-${slot}/config.toml`);
+        expect(rendered).toContain(`rendered/${shard.name}/manager-${slot}/startup.sh`);
+      }
+      expect(rendered).toContain(`rendered/${shard.name}/worker-startup.sh`);
+    }
+  });
+
+  it("maps every per-shard resource to its shard, and leaves cell-wide ones out", () => {
+    const shards = JSON.parse(readFileSync(join(cells[0].stackDir, "resource-shards.json"), "utf8")) as Record<string, string>;
+    const stack = JSON.parse(readFileSync(cells[0].stackJsonFile, "utf8"));
+    expect(new Set(Object.values(shards))).toEqual(new Set(["small-amd64", "large-amd64"]));
+    for (const address of Object.keys(shards)) {
+      const [type, name] = address.split(".");
+      expect(stack.resource[type][name]["//"].metadata.path).toContain(`/shard-${shards[address]}/`);
+    }
+    expect(Object.keys(stack.resource.google_compute_network).every((name) => !(`google_compute_network.${name}` in shards))).toBe(true);
+  });
+
+  it("leaves no token, nor anything token-shaped, anywhere in cdktf.out", () => {
+    for (const file of filesUnder(join(outdir, "cdktf.out"))) {
+      const text = readFileSync(file, "utf8");
+      expect(text).not.toContain(fakeToken);
+      expect(text).not.toContain(process.env.GITLAB_TOKEN!);
+      expect(text).not.toMatch(/gl(rt|pat)-[A-Za-z0-9_-]{20,}/);
+    }
+  });
+});
