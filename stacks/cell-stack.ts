@@ -29,11 +29,9 @@ export class CellStack extends TerraformStack {
     configureBackend(this, model, { workDir: props.workDir });
 
     if (model.cloud.provider === "google") {
-      new GoogleProvider(this, "google", {
-        project: model.cloud.project,
-        region: model.cloud.region,
-        defaultLabels: shardLabels(model),
-      });
+      const google = new GoogleProvider(this, "google", { project: model.cloud.project, region: model.cloud.region });
+      // Set through an override: cdktf snake-cases the keys of provider-level maps ("gitlab-cell" -> "gitlab_cell").
+      google.addOverride("default_labels", shardLabels(model));
       new GoogleCellFleet(this, "fleet", { model });
     } else {
       new AwsProvider(this, "aws", {
