@@ -60,13 +60,13 @@ function generatedFleet(count: number): string {
 function measure(benchCase: Case): Measurement {
   const outdir = join(work, "out", benchCase.name.replace(/\W+/g, "-"));
   const command = benchCase.stock
-    ? ["-r", "ts-node/register", join(PROJECT_ROOT, "bench", "stock", "stock-main.ts")]
+    ? ["-r", require.resolve("ts-node/register"), join(PROJECT_ROOT, "bench", "stock", "stock-main.ts")]
     : [join(PROJECT_ROOT, "dist", "bench", "synth-worker.js")];
   const env = benchCase.stock
     ? { ...process.env, TS_NODE_COMPILER: "typescript5", TS_NODE_PROJECT: join(PROJECT_ROOT, "bench", "stock", "tsconfig.json") }
     : process.env;
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [...command, benchCase.modelsDir, outdir], { encoding: "utf8", env, cwd: work });
+  const result = spawnSync(process.execPath, [...command, benchCase.modelsDir, outdir], { encoding: "utf8", env, cwd: PROJECT_ROOT });
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`${benchCase.name} failed:\n${result.stderr}`);
   const measurement = JSON.parse(result.stdout.trim().split("\n").pop()!) as Measurement;

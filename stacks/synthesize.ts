@@ -28,7 +28,9 @@ export interface SynthesizeOptions {
 
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
   // Stack traces on every construct cost more than the rest of synth; nobody reads them here.
-  const app = new App({ outdir: options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out", stackTraces: false });
+  const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
+  mkdirSync(outdir, { recursive: true });
+  const app = new App({ outdir, stackTraces: false });
   const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir }) }));
   app.synth();
 
