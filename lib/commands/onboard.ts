@@ -147,7 +147,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     const status = await Promise.all(
       shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret }, shard))),
     );
-    const problems = status.filter((entry) => entry.error).map((entry) => `shard ${entry.shard}: ${redact(entry.error!)}`);
+    const problems = status.filter((entry) => entry.error).map((entry) => withShard(entry.shard, redact(entry.error!)));
     if (options.requireOnline) {
       for (const entry of status) if (!entry.error && entry.onlineManagers === 0) problems.push(`shard ${entry.shard}: no online runner manager`);
     }
@@ -168,9 +168,14 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     ),
   );
   const cleaned = outcomes.map((outcome) => (outcome.error ? { ...outcome, error: redact(outcome.error) } : outcome));
-  const problems = cleaned.filter((outcome) => outcome.error).map((outcome) => `shard ${outcome.shard}: ${outcome.error}`);
+  const problems = cleaned.filter((outcome) => outcome.error).map((outcome) => withShard(outcome.shard, outcome.error!));
   const exitCode = problems.length > 0 ? 1 : 0;
   return { ...head, ok: exitCode === 0, exitCode, shards: cleaned, problems, notices: [] };
+}
+
+/** Problems name their shard once. */
+function withShard(shard: string, message: string): string {
+  return message.includes(`shard ${shard}`) ? message : `shard ${shard}: ${message}`;
 }
 
 function skippedOutcome(shard: Shard, dryRun: boolean, store: SecretStore, why: string): ShardOutcome {

@@ -84,8 +84,12 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
   if (error instanceof RetryBudgetExceededError) {
     const last = describeGitLabFailure(error.cause, context);
     const lastText = last.message.replace(`cannot ${context.action}: `, "");
+    const attempts = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
+    const asked = error.requestedWaitMs === undefined ? "" : ` GitLab asked to wait ${formatMs(error.requestedWaitMs)}, longer than the retry budget allows.`;
     return new GitLabApiError(
-      scrub(`cannot ${context.action}: GitLab at ${at} kept failing; gave up after ${error.attempts} attempts in ${formatMs(error.elapsedMs)} (retry budget ${formatMs(error.budgetMs)}, set --retry-timeout). Last failure: ${lastText}`),
+      scrub(
+        `cannot ${context.action}: GitLab at ${at} kept failing; gave up after ${attempts} in ${formatMs(error.elapsedMs)} (retry budget ${formatMs(error.budgetMs)}, set --retry-timeout).${asked} Last failure: ${lastText}`,
+      ),
       "gave-up",
       last.outcomeUnknown,
       last.status,

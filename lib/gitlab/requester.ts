@@ -189,13 +189,15 @@ function apiPath(endpoint: string): string {
 
 function networkErrorCode(error: unknown): string {
   let current: unknown = error;
+  let innermost = error instanceof Error ? error.message : "network error";
   for (let depth = 0; depth < 5 && current; depth += 1) {
-    const candidate = current as { code?: unknown; name?: unknown; cause?: unknown };
+    const candidate = current as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
     if (candidate.name === "TimeoutError") return "ETIMEDOUT";
     if (typeof candidate.code === "string") return candidate.code;
+    if (typeof candidate.message === "string" && candidate.message) innermost = candidate.message;
     current = candidate.cause;
   }
-  return error instanceof Error ? error.message : "network error";
+  return innermost;
 }
 
 /** `tagList` -> `tag_list`: gitbeaker hands us camelCase option names. */

@@ -65,6 +65,8 @@ export class RetryBudgetExceededError extends Error {
     readonly elapsedMs: number,
     readonly budgetMs: number,
     options: { cause: unknown },
+    /** Set when GitLab asked (429) for a wait longer than the budget left. */
+    readonly requestedWaitMs?: number,
   ) {
     super(`gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} in ${formatMs(elapsedMs)} (retry budget ${formatMs(budgetMs)}): ${lastReason}`, options);
     this.name = "RetryBudgetExceededError";
@@ -109,8 +111,9 @@ export async function withRetry<T>(operation: (attempt: number) => Promise<T>, o
       const delayMs = failure.kind === "rate-limited" && failure.waitMs !== undefined ? failure.waitMs : backoff;
       const elapsedMs = clock.now() - startedAt;
       if (elapsedMs + delayMs > policy.budgetMs) {
-        const reason = failure.kind === "rate-limited" && failure.waitMs !== undefined ? `${failure.reason}; GitLab asked to wait ${formatMs(failure.waitMs)}` : failure.reason;
-        throw new RetryBudgetExceededError(reason, attempt + 1, elapsedMs, policy.budgetMs, { cause: error });
+        const requestedWaitMs = failure.kind === "rate-limited" ? failure.waitMs : undefined;
+        const reason = requestedWaitMs !== undefined ? `${failure.reason}; GitLab asked to wait ${formatMs(requestedWaitMs)}` : failure.reason;
+        throw new RetryBudgetExceededError(reason, attempt + 1, elapsedMs, policy.budgetMs, { cause: error }, requestedWaitMs);
       }
       options.onRetry?.({ attempt: attempt + 1, delayMs, reason: failure.reason });
       await clock.sleep(delayMs);

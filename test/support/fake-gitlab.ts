@@ -51,6 +51,8 @@ export interface LoggedRequest {
   /** Path without the query, e.g. /api/v4/runners/3 */
   readonly path: string;
   readonly query: string;
+  /** The parsed request body (requests carry settings, never runner tokens, except POST /runners/verify). */
+  body: Record<string, unknown>;
   status: number;
 }
 
@@ -96,6 +98,7 @@ export class FakeGitLab {
   tokenExpiresAt: string | null = null;
   private readonly users = new Map<string, FakeUser>();
   private faults: Fault[] = [];
+  private readonly disabledRoutes: Array<{ method: string; route: RegExp }> = [];
   private nextRunnerId = 1;
   private nextManagerId = 1;
   private server?: Server;
@@ -139,6 +142,11 @@ export class FakeGitLab {
   /** The next `count` successful creates store the runner and then drop the connection without answering. */
   dropNextCreateResponses(count = 1): void {
     this.faults.push({ kind: "drop-create", remaining: count });
+  }
+
+  /** Makes a route unknown, as on a GitLab too old to have it. */
+  disableRoute(method: string, route: RegExp): void {
+    this.disabledRoutes.push({ method, route });
   }
 
   /** A runner put in place directly (someone else's, or one of ours from an earlier run). */
@@ -200,9 +208,14 @@ export class FakeGitLab {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", this.baseUrl);
     const method = req.method ?? "GET";
-    const entry: LoggedRequest = { method, path: url.pathname, query: url.search.replace(/^\?/, ""), status: 0 };
+    const entry: LoggedRequest = { method, path: url.pathname, query: url.search.replace(/^\?/, ""), body: {}, status: 0 };
     this.requests.push(entry);
     const rawBody = await readBody(req);
+    try {
+      entry.body = parseBody(rawBody, req.headers["content-type"]);
+    } catch {
+      entry.body = { unparsable: rawBody.length };
+    }
     try {
       const answer = this.route(method, url, rawBody, req, res);
       if (answer === "dropped") {
@@ -225,6 +238,7 @@ export class FakeGitLab {
     if (!path.startsWith("/api/v4/")) return new HttpAnswer(404, "<!DOCTYPE html><html><body>Not Found</body></html>", { "content-type": "text/html; charset=utf-8" });
     const endpoint = path.slice("/api/v4".length);
 
+    if (this.disabledRoutes.some((route) => route.method === method && route.route.test(endpoint))) return new HttpAnswer(404, { error: "404 Not Found" });
     const fault = this.takeFault(method, endpoint);
     if (fault?.kind === "status") return new HttpAnswer(fault.status, { message: `${fault.status} Internal Server Error` });
     if (fault?.kind === "rate-limit") return rackAttack429(fault.retryAfterSeconds, fault.resetInSeconds);
