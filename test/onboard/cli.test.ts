@@ -29,7 +29,7 @@ beforeEach(async () => {
   modelFile = join(setup.root, "cell-1.yaml");
   writeFileSync(modelFile, stringify(setup.model));
 });
-afterEach(() => fake.stop());
+afterEach(() => fake?.stop());
 
 interface Run {
   readonly code: number;

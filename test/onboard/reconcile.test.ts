@@ -6,6 +6,7 @@ import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { runnerDescription, secretLocation } from "../../lib/model/names";
 import type { Shard } from "../../lib/model/schema";
+import { GoogleSecretManagerStore } from "../../lib/secrets/google-secret-manager-store";
 import { LocalSecretStore } from "../../lib/secrets/local-store";
 import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
 import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
@@ -239,6 +240,21 @@ describe("--dry-run", () => {
     expect(setup.model.shards.map((shard) => stored(shard).token)).toEqual(tokens);
   });
 
+  test("leaves a cloud secret store alone, so no credentials are needed", async () => {
+    let clientsCreated = 0;
+    const cloudModel = { ...setup.model, secrets: { ...setup.model.secrets, store: "google-secret-manager" as const } };
+    const store = new GoogleSecretManagerStore(cloudModel, "acme-runners-cell-1", () => {
+      clientsCreated += 1;
+      throw new Error("no credentials here");
+    });
+
+    const result = await onboard({ runnerModel: cloudModel, dryRun: true, secretStore: store });
+
+    expect(result.exitCode).toBe(0);
+    expect(result.shards.map((outcome) => outcome.action)).toEqual(["create", "create"]);
+    expect(clientsCreated).toBe(0);
+  });
+
   test("without a token, plans nothing and touches nothing", async () => {
     const result = await onboard({ dryRun: true, env: {} });
 
@@ -267,6 +283,12 @@ describe("input", () => {
 
     expect(result.shards.map((outcome) => outcome.shard)).toEqual(["large-amd64"]);
     expect(fake.runners.size).toBe(1);
+  });
+
+  test("--concurrency 1 handles one shard after the other", async () => {
+    await onboard({ concurrency: 1 });
+
+    expect(progress.map((line) => line.replace(/: .*/, ""))).toEqual(["cell-1/small-amd64", "cell-1/small-amd64", "cell-1/large-amd64", "cell-1/large-amd64"]);
   });
 
   test("uses the local store in the model's directory", async () => {
