@@ -29,11 +29,11 @@ export class GitLabApiError extends OperationalError {
     /** True when the request may have been carried out although no answer came back (5xx, dropped connection, timeout). */
     readonly outcomeUnknown: boolean,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; transient?: boolean },
   ) {
     super(message, options);
     this.name = "GitLabApiError";
-    this.transient = kind === "server" || (kind === "unreachable" && !/does not resolve/.test(message));
+    this.transient = options?.transient ?? kind === "server";
   }
 }
 
@@ -76,8 +76,8 @@ export function isMissingObject(error: unknown): boolean {
 
 export function describeGitLabFailure(error: unknown, context: FailureContext): GitLabApiError {
   const scrub = (text: string) => context.secrets?.reduce<string>((out, secret) => redactValue(out, secret), text) ?? redactSecrets(text);
-  const make = (kind: GitLabFailureKind, text: string, outcomeUnknown: boolean, status?: number) =>
-    new GitLabApiError(scrub(`cannot ${context.action}: ${text}`), kind, outcomeUnknown, status, { cause: error });
+  const make = (kind: GitLabFailureKind, text: string, outcomeUnknown: boolean, status?: number, transient?: boolean) =>
+    new GitLabApiError(scrub(`cannot ${context.action}: ${text}`), kind, outcomeUnknown, status, { cause: error, transient });
   const at = context.baseUrl;
 
   if (error instanceof GitLabApiError) return error;
@@ -116,7 +116,9 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
               ? "the connection closed before GitLab answered"
               : `a network error (${error.code})`;
     const unknown = !["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"].includes(error.code);
-    return make("unreachable", `cannot reach GitLab at ${at} (${error.method} ${error.path}): ${what}. Check gitlab.url and that the host is up and reachable from here.`, unknown);
+    // An unknown host is a wrong URL, not a hiccup: not worth another try.
+    const transient = error.code !== "ENOTFOUND";
+    return make("unreachable", `cannot reach GitLab at ${at} (${error.method} ${error.path}): ${what}. Check gitlab.url and that the host is up and reachable from here.`, unknown, undefined, transient);
   }
   if (error instanceof GitLabHttpError) {
     const said = gitlabErrorText(error.body);

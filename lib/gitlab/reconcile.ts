@@ -148,21 +148,21 @@ async function planShard(ctx: ReconcileContext, shard: Shard, mode: ReconcileMod
     notes.push(`more runners carry this shard's marker: ${located.duplicates.map((id) => `#${id}`).join(", ")}; they are left alone, remove them by hand if unused`);
   }
   const runner = located.runner;
-  if (runner && runner.runner_type !== desired.runner_type) {
-    throw new GitLabApiError(
-      `shard ${shard.name}: runner #${runner.id} is ${runner.runner_type} but the model asks for ${desired.runner_type}; GitLab cannot change a runner's type. Remove the runner (onboard --remove --shard ${shard.name}), then run onboard again.`,
-      "rejected",
-      false,
-    );
-  }
   const changes = runner ? diffRunner(runnerSettings(desired), runner) : {};
   const tokenMatches = stored !== undefined && runner !== undefined && stored.runnerId === runner.id;
   const common = { desired, located, stored, notes };
 
   if (mode === "remove") {
     if (runner) return { ...common, action: "delete", changes: {}, reason: `runner #${runner.id} found by ${foundByText(located)}` };
-    if (stored || !ctx.readSecrets) return { ...common, action: "delete", changes: {}, reason: "no runner in GitLab; the stored secret is deleted" };
+    if (stored || !ctx.readSecrets) return { ...common, action: "delete", changes: {}, reason: "no runner in GitLab; only the secret is deleted" };
     return { ...common, action: "none", changes: {}, reason: "no runner and no secret" };
+  }
+  if (runner && runner.runner_type !== desired.runner_type) {
+    throw new GitLabApiError(
+      `shard ${shard.name}: runner #${runner.id} is ${runner.runner_type} but the model asks for ${desired.runner_type}; GitLab cannot change a runner's type. Remove the runner (onboard --remove --shard ${shard.name}), then run onboard again.`,
+      "rejected",
+      false,
+    );
   }
   if (!runner) {
     return { ...common, action: "create", changes: {}, reason: located.staleStoredId !== undefined ? "the stored runner was deleted from GitLab" : "no runner carries the shard's marker" };

@@ -171,6 +171,47 @@ describe("later runs", () => {
   });
 });
 
+describe("group runners", () => {
+  test("are created and found again with a group Owner's token, through the group's listing", async () => {
+    setup = fakeModel(fake, (model) => {
+      for (const shard of model.shards) {
+        shard.runner_type = "group";
+        shard.group_id = 10;
+      }
+    });
+    const env = { GITLAB_TOKEN: fake.userToken };
+    await onboard({ env });
+    for (const shard of setup.model.shards) unlinkSync(storedFile(shard));
+    const creates = fake.requests.filter((request) => request.path === "/api/v4/user/runners").length;
+
+    const result = await onboard({ env });
+
+    expect(result.shards.map((outcome) => outcome.action)).toEqual(["adopt", "adopt"]);
+    expect(fake.requests.filter((request) => request.path === "/api/v4/user/runners")).toHaveLength(creates);
+    expect(fake.requests.some((request) => request.path === "/api/v4/groups/10/runners")).toBe(true);
+    expect([...fake.runners.values()].map((runner) => [runner.runner_type, runner.group_id, runner.token.slice(0, 8)])).toEqual([
+      ["group_type", 10, "glrt-t2_"],
+      ["group_type", 10, "glrt-t2_"],
+    ]);
+  });
+});
+
+test("fails when the stored runner has another type than the model asks for; --remove still clears it", async () => {
+  await onboard({ shards: ["small-amd64"] });
+  const instanceSetup = setup;
+  setup = { ...instanceSetup, model: structuredClone(instanceSetup.model) };
+  setup.model.shards[0].runner_type = "group";
+  setup.model.shards[0].group_id = 10;
+
+  const result = await onboard({ shards: ["small-amd64"] });
+  const removed = await onboard({ shards: ["small-amd64"], remove: true });
+
+  expect(result.exitCode).toBe(1);
+  expect(result.problems[0]).toContain("GitLab cannot change a runner's type");
+  expect(removed.exitCode).toBe(0);
+  expect(fake.runners.size).toBe(0);
+});
+
 describe("--rotate", () => {
   test("stores a new token and the old one stops working", async () => {
     await onboard();
