@@ -1,0 +1,289 @@
+/**
+ * `onboard`: reconcile a model's runners with GitLab and keep their tokens in the
+ * model's secret store (--rotate, --remove, --dry-run, --status). The rules of
+ * reconciliation live in lib/gitlab/reconcile.ts. Progress goes to stderr, results to stdout.
+ */
+import { Command } from "commander";
+import pLimit from "p-limit";
+import { UserInputError } from "../errors";
+import { createGitLabClient } from "../gitlab/client";
+import { reconcileShard, type ReconcileMode, type ShardOutcome } from "../gitlab/reconcile";
+import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../gitlab/retry";
+import { desiredRunner } from "../gitlab/runner-spec";
+import { collectShardStatus, formatStatusTable, type ShardStatus } from "../gitlab/status";
+import { parseGoDurationSeconds } from "../model/duration";
+import { loadModelFile } from "../model/load";
+import { modelsDir, resolveModelArgument } from "../model/model-files";
+import type { RunnerModel, Shard } from "../model/schema";
+import { createSecretStore } from "../secrets/create-store";
+import { redactSecrets, redactValue } from "../secrets/redact";
+import type { SecretStore } from "../secrets/store";
+
+export const DEFAULT_CONCURRENCY = 4;
+export const RETRY_TIMEOUT_ENV = "ONBOARD_RETRY_TIMEOUT";
+
+export interface OnboardOptions {
+  /** --model: a path, or a name in the models directory. */
+  readonly model?: string;
+  /** A model already loaded (tests, bin/provision); wins over `model`. */
+  readonly runnerModel?: RunnerModel;
+  readonly modelsDir?: string;
+  readonly dryRun?: boolean;
+  readonly rotate?: boolean;
+  readonly remove?: boolean;
+  readonly status?: boolean;
+  /** With status: exit 1 unless every shard has an online manager. */
+  readonly requireOnline?: boolean;
+  /** Limit to these shard names. */
+  readonly shards?: readonly string[];
+  /** Shards handled at once. @default 4 */
+  readonly concurrency?: number;
+  /** How long one GitLab call may keep retrying: a Go duration ("2m") or milliseconds. @default $ONBOARD_RETRY_TIMEOUT or 2m */
+  readonly retryTimeout?: string | number;
+  /** @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** @default the store the model names */
+  readonly secretStore?: SecretStore;
+  /** Resolves a relative secrets.local_dir. @default process.cwd() */
+  readonly secretsBaseDir?: string;
+  /** Injected waiting and time (tests). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => number;
+  readonly random?: () => number;
+  /** Progress lines (already redacted). @default stderr */
+  readonly log?: (line: string) => void;
+}
+
+export type OnboardMode = ReconcileMode | "status";
+
+export interface OnboardResult {
+  readonly ok: boolean;
+  readonly exitCode: 0 | 1;
+  readonly mode: OnboardMode;
+  readonly dryRun: boolean;
+  readonly model: string;
+  readonly cell: string;
+  readonly gitlabUrl: string;
+  /** Per shard, for reconcile/rotate/remove. */
+  readonly shards: readonly ShardOutcome[];
+  /** Per shard, for --status. */
+  readonly status?: readonly ShardStatus[];
+  /** Why the run failed, one line each. */
+  readonly problems: readonly string[];
+  readonly notices: readonly string[];
+}
+
+export async function runOnboard(options: OnboardOptions): Promise<OnboardResult> {
+  const env = options.env ?? process.env;
+  const { model, file } = loadModel(options);
+  const mode = chooseMode(options);
+  const shards = selectShards(model, options.shards ?? []);
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new UserInputError(`--concurrency must be a whole number from 1 to 64, received ${String(concurrency)}`);
+  }
+  // Everything GitLab would refuse is refused here first, before any call (exit 2).
+  for (const shard of shards) desiredRunner(model, shard);
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, budgetMs: retryBudgetMs(options.retryTimeout ?? env[RETRY_TIMEOUT_ENV]) };
+  const clock: RetryClock = {
+    now: options.now ?? SYSTEM_CLOCK.now,
+    sleep: options.sleep ?? SYSTEM_CLOCK.sleep,
+    random: options.random ?? SYSTEM_CLOCK.random,
+  };
+  const dryRun = Boolean(options.dryRun);
+  const tokenEnv = model.gitlab.token_env;
+  const adminToken = env[tokenEnv];
+  const secrets = new Set<string>(adminToken ? [adminToken] : []);
+  const redact = (text: string) => [...secrets].reduce((out, secret) => redactValue(out, secret), redactSecrets(text));
+  const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = (line: string) => write(redact(line));
+  const store = options.secretStore ?? createSecretStore(model, { baseDir: options.secretsBaseDir, env });
+  const head = { mode, dryRun, model: file, cell: model.cell.id, gitlabUrl: model.gitlab.url };
+
+  if (!adminToken) {
+    if (mode !== "status" && dryRun) {
+      // No credentials: say what onboarding would look at, and touch nothing.
+      const notice = `$${tokenEnv} is not set: GitLab was not queried; every shard is reconciled when onboard runs with a token`;
+      log(`warning: ${notice}`);
+      const shardsOut = shards.map(
+        (shard): ShardOutcome => ({
+          shard: shard.name,
+          action: "unchecked",
+          dryRun,
+          ok: true,
+          changedFields: [],
+          changes: [],
+          reason: "GitLab not queried",
+          secret: store.describe(shard),
+          tokenStored: false,
+          notes: [],
+        }),
+      );
+      return { ...head, ok: true, exitCode: 0, shards: shardsOut, problems: [], notices: [notice] };
+    }
+    throw new UserInputError(
+      `$${tokenEnv} is not set: onboard needs a GitLab token with the api scope (an administrator's for instance runners) in the variable the model names in gitlab.token_env`,
+    );
+  }
+
+  const client = createGitLabClient({
+    url: model.gitlab.url,
+    token: adminToken,
+    tokenEnv,
+    policy,
+    clock,
+    knownSecrets: () => [...secrets],
+    onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
+  });
+  const readSecrets = !(dryRun && store.needsCredentials);
+  const rememberSecret = (token: string) => {
+    if (token) secrets.add(token);
+  };
+  const limit = pLimit(concurrency);
+  // Once GitLab is out of reach, shards not yet started are not attempted (the run stays bounded in time).
+  let unreachable: string | undefined;
+
+  if (mode === "status") {
+    const status = await Promise.all(
+      shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret }, shard))),
+    );
+    const problems = status.filter((entry) => entry.error).map((entry) => withShard(entry.shard, redact(entry.error!)));
+    if (options.requireOnline) {
+      for (const entry of status) if (!entry.error && entry.onlineManagers === 0) problems.push(`shard ${entry.shard}: no online runner manager`);
+    }
+    const cleaned = status.map((entry) => (entry.error ? { ...entry, error: redact(entry.error) } : entry));
+    const exitCode = problems.length > 0 ? 1 : 0;
+    return { ...head, ok: exitCode === 0, exitCode, shards: [], status: cleaned, problems, notices: [] };
+  }
+
+  const ctx = { model, client, store, dryRun, readSecrets, policy, clock, log, rememberSecret };
+  const outcomes = await Promise.all(
+    shards.map((shard) =>
+      limit(async (): Promise<ShardOutcome> => {
+        if (unreachable) return skippedOutcome(shard, dryRun, store, unreachable);
+        const outcome = await reconcileShard(ctx, shard, mode);
+        if (outcome.error && /cannot reach GitLab|kept failing/.test(outcome.error)) unreachable ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
+        return outcome;
+      }),
+    ),
+  );
+  const cleaned = outcomes.map((outcome) => (outcome.error ? { ...outcome, error: redact(outcome.error) } : outcome));
+  const problems = cleaned.filter((outcome) => outcome.error).map((outcome) => withShard(outcome.shard, outcome.error!));
+  const exitCode = problems.length > 0 ? 1 : 0;
+  return { ...head, ok: exitCode === 0, exitCode, shards: cleaned, problems, notices: [] };
+}
+
+/** Problems name their shard once. */
+function withShard(shard: string, message: string): string {
+  return message.includes(`shard ${shard}`) ? message : `shard ${shard}: ${message}`;
+}
+
+function skippedOutcome(shard: Shard, dryRun: boolean, store: SecretStore, why: string): ShardOutcome {
+  return { shard: shard.name, action: "unchecked", dryRun, ok: false, changedFields: [], changes: [], reason: why, secret: store.describe(shard), tokenStored: false, notes: [], error: why };
+}
+
+function loadModel(options: OnboardOptions): { model: RunnerModel; file: string } {
+  if (options.runnerModel) return { model: options.runnerModel, file: "(given)" };
+  if (!options.model) throw new UserInputError("--model is required: a model file, or a name in the models directory (cell-1)");
+  const file = resolveModelArgument(options.model, modelsDir(options.modelsDir));
+  return { model: loadModelFile(file).model, file };
+}
+
+function chooseMode(options: OnboardOptions): OnboardMode {
+  const chosen = (["rotate", "remove", "status"] as const).filter((flag) => options[flag]);
+  if (chosen.length > 1) throw new UserInputError(`choose one of --rotate, --remove and --status, received ${chosen.map((flag) => `--${flag}`).join(" and ")}`);
+  if (options.requireOnline && !options.status) throw new UserInputError("--require-online goes with --status");
+  return chosen[0] === "rotate" ? "rotate" : chosen[0] === "remove" ? "remove" : chosen[0] === "status" ? "status" : "reconcile";
+}
+
+function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
+  if (names.length === 0) return model.shards;
+  const known = new Set(model.shards.map((shard) => shard.name));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new UserInputError(`--shard ${unknown.join(", ")}: no such shard in cell ${model.cell.id}; expected one of ${[...known].join(", ")}`);
+  }
+  return model.shards.filter((shard) => names.includes(shard.name));
+}
+
+/** --retry-timeout / $ONBOARD_RETRY_TIMEOUT: a Go duration ("90s", "2m") or a number of milliseconds. */
+export function retryBudgetMs(value: string | number | undefined): number {
+  if (value === undefined || value === "") return DEFAULT_RETRY_POLICY.budgetMs;
+  if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
+  const seconds = typeof value === "string" ? parseGoDurationSeconds(value.trim()) : undefined;
+  if (seconds === undefined) throw new UserInputError(`--retry-timeout (or $${RETRY_TIMEOUT_ENV}) must be a Go duration such as "2m" or "90s", received ${JSON.stringify(value)}`);
+  return seconds * 1000;
+}
+
+const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: string]> = {
+  create: ["created", "would create"],
+  update: ["updated", "would update"],
+  adopt: ["recovered", "would recover"],
+  rotate: ["rotated", "would rotate"],
+  delete: ["deleted", "would delete"],
+  none: ["unchanged", "unchanged"],
+  unchecked: ["not checked", "not checked"],
+};
+
+export function formatOnboardReport(result: OnboardResult): string {
+  const lines: string[] = [`cell ${result.cell} on ${result.gitlabUrl}${result.dryRun ? " (dry run: nothing was changed)" : ""}`];
+  if (result.status) {
+    lines.push(formatStatusTable(result.status).trimEnd());
+  } else {
+    const width = Math.max(...result.shards.map((outcome) => outcome.shard.length), 5);
+    for (const outcome of result.shards) {
+      const [done, planned] = ACTION_WORDS[outcome.action];
+      const verb = outcome.error ? `failed (${planned.replace("would ", "")})` : outcome.dryRun ? planned : done;
+      const runner = outcome.runnerId === undefined ? "" : ` runner #${outcome.runnerId}`;
+      lines.push(`  ${outcome.shard.padEnd(width)}  ${verb}${runner}: ${outcome.reason}`);
+      for (const change of outcome.changes) lines.push(`      ${change}`);
+      if (outcome.tokenStored) lines.push(`      token stored in ${outcome.secret}`);
+      for (const note of outcome.notes) lines.push(`      note: ${note}`);
+      if (outcome.error) lines.push(`      error: ${outcome.error}`);
+    }
+  }
+  for (const notice of result.notices) lines.push(`warning: ${notice}`);
+  for (const problem of result.problems) lines.push(`error: ${problem}`);
+  return `${redactSecrets(lines.join("\n"))}\n`;
+}
+
+export function onboardCommand(): Command {
+  return new Command("onboard")
+    .description("Create or update the model's runners in GitLab and keep their tokens in the model's secret store.")
+    .requiredOption("-m, --model <model>", "model path or name in the models directory")
+    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .option("--shard <name>", "only this shard (repeatable)", collect, [])
+    .option("--dry-run", "print what would change; write nothing to GitLab or the secret store")
+    .option("--rotate", "reset the shards' runner tokens and store the new ones")
+    .option("--remove", "delete the shards' runners from GitLab and their secrets")
+    .option("--status", "show each shard's runner and its managers")
+    .option("--require-online", "with --status: exit 1 unless every shard has an online manager")
+    .option("--concurrency <n>", `shards handled at once (default ${DEFAULT_CONCURRENCY})`)
+    .option("--retry-timeout <duration>", `how long one GitLab call may keep retrying, e.g. 2m (default $${RETRY_TIMEOUT_ENV} or 2m)`)
+    .option("--json", "print a machine-readable report")
+    .addHelpText(
+      "after",
+      "\nThe GitLab token is read from the variable named by gitlab.token_env in the model (GITLAB_TOKEN by default).\nExit codes: 0 ok, 1 GitLab or secret store failure (or no online manager with --require-online), 2 invalid model or usage.",
+    )
+    .action(async (flags: Record<string, unknown>) => {
+      const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
+      const result = await runOnboard({
+        model: flags.model as string,
+        modelsDir: flags.modelsDir as string | undefined,
+        shards: flags.shard as string[],
+        dryRun: Boolean(flags.dryRun),
+        rotate: Boolean(flags.rotate),
+        remove: Boolean(flags.remove),
+        status: Boolean(flags.status),
+        requireOnline: Boolean(flags.requireOnline),
+        concurrency,
+        retryTimeout: flags.retryTimeout as string | undefined,
+      });
+      process.stdout.write(flags.json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardReport(result));
+      process.exitCode = result.exitCode;
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,163 @@
+/**
+ * Turns what went wrong talking to GitLab into one plain sentence for the person
+ * running the command: which call, what GitLab said, and what to check. Tokens never
+ * appear: every message goes through the redaction of lib/secrets/redact.ts.
+ */
+import { OperationalError } from "../errors";
+import { redactSecrets, redactValue } from "../secrets/redact";
+import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./requester";
+import { RetryBudgetExceededError, formatMs } from "./retry";
+
+export type GitLabFailureKind =
+  | "unauthorized"
+  | "forbidden"
+  | "rejected"
+  | "not-found"
+  | "no-api"
+  | "unreachable"
+  | "server"
+  | "rate-limited"
+  | "gave-up";
+
+/** An OperationalError (exit 1) that still knows what kind of failure it was. */
+export class GitLabApiError extends OperationalError {
+  /** Worth another try later: GitLab failed (5xx) or could not be reached (except an unknown host). */
+  readonly transient: boolean;
+  constructor(
+    message: string,
+    readonly kind: GitLabFailureKind,
+    /** True when the request may have been carried out although no answer came back (5xx, dropped connection, timeout). */
+    readonly outcomeUnknown: boolean,
+    readonly status?: number,
+    options?: { cause?: unknown; transient?: boolean },
+  ) {
+    super(message, options);
+    this.name = "GitLabApiError";
+    this.transient = options?.transient ?? kind === "server";
+  }
+}
+
+export interface FailureContext {
+  /** What we were doing, as a verb phrase: "create the runner of shard small-amd64". */
+  readonly action: string;
+  readonly baseUrl: string;
+  readonly tokenEnv: string;
+  /** Secret values to scrub from messages even when they carry no known prefix. */
+  readonly secrets?: readonly (string | undefined)[];
+}
+
+/** GitLab's error text in any of its body shapes: {"error"}, {"message": "..."}, {"message": {field: [..]}}. */
+export function gitlabErrorText(body: unknown): string | undefined {
+  if (typeof body === "string") return body.trim() || undefined;
+  if (!body || typeof body !== "object") return undefined;
+  const record = body as Record<string, unknown>;
+  const { message, error, error_description: description } = record;
+  if (typeof message === "string") return message;
+  if (message && typeof message === "object") {
+    if (typeof (message as Record<string, unknown>).error === "string") return (message as Record<string, string>).error;
+    return Object.entries(message as Record<string, unknown>)
+      .map(([field, problems]) => `${field} ${Array.isArray(problems) ? problems.join(", ") : String(problems)}`)
+      .join("; ");
+  }
+  if (typeof error === "string") return typeof description === "string" ? `${error}: ${description}` : error;
+  return undefined;
+}
+
+/** A 404 about a missing object ({"message": "404 ... Not found"}), not an unknown route ({"error": "404 Not Found"}). */
+export function isMissingObject(error: unknown): boolean {
+  return (
+    error instanceof GitLabHttpError &&
+    error.status === 404 &&
+    typeof error.body === "object" &&
+    error.body !== null &&
+    typeof (error.body as Record<string, unknown>).message === "string"
+  );
+}
+
+export function describeGitLabFailure(error: unknown, context: FailureContext): GitLabApiError {
+  const scrub = (text: string) => context.secrets?.reduce<string>((out, secret) => redactValue(out, secret), text) ?? redactSecrets(text);
+  const make = (kind: GitLabFailureKind, text: string, outcomeUnknown: boolean, status?: number, transient?: boolean) =>
+    new GitLabApiError(scrub(`cannot ${context.action}: ${text}`), kind, outcomeUnknown, status, { cause: error, transient });
+  const at = context.baseUrl;
+
+  if (error instanceof GitLabApiError) return error;
+  if (error instanceof RetryBudgetExceededError) {
+    const last = describeGitLabFailure(error.cause, context);
+    const lastText = last.message.replace(`cannot ${context.action}: `, "");
+    const attempts = `${error.attempts} attempt${error.attempts === 1 ? "" : "s"}`;
+    const asked = error.requestedWaitMs === undefined ? "" : ` GitLab asked to wait ${formatMs(error.requestedWaitMs)}, longer than the retry budget allows.`;
+    return new GitLabApiError(
+      scrub(
+        `cannot ${context.action}: GitLab at ${at} kept failing; gave up after ${attempts} in ${formatMs(error.elapsedMs)} (retry budget ${formatMs(error.budgetMs)}, set --retry-timeout).${asked} Last failure: ${lastText}`,
+      ),
+      "gave-up",
+      last.outcomeUnknown,
+      last.status,
+      { cause: error },
+    );
+  }
+  if (error instanceof NotGitLabApiError) {
+    return make(
+      "no-api",
+      `${at} does not look like a GitLab instance: ${error.method} ${error.path} answered ${error.status} with ${error.contentType || "no content type"} instead of JSON. Check gitlab.url in the model: it must be the instance's root URL, such as https://gitlab.example.com.`,
+      false,
+      error.status,
+    );
+  }
+  if (error instanceof GitLabNetworkError) {
+    const what =
+      error.code === "ECONNREFUSED"
+        ? "the connection was refused"
+        : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
+          ? "the host name does not resolve"
+          : error.code === "ETIMEDOUT" || (error.code.startsWith("UND_ERR_") && error.code.endsWith("TIMEOUT"))
+            ? "the request timed out"
+            : error.code === "UND_ERR_SOCKET" || error.code === "ECONNRESET"
+              ? "the connection closed before GitLab answered"
+              : `a network error (${error.code})`;
+    const unknown = !["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"].includes(error.code);
+    // An unknown host is a wrong URL, not a hiccup: not worth another try.
+    const transient = error.code !== "ENOTFOUND";
+    return make("unreachable", `cannot reach GitLab at ${at} (${error.method} ${error.path}): ${what}. Check gitlab.url and that the host is up and reachable from here.`, unknown, undefined, transient);
+  }
+  if (error instanceof GitLabHttpError) {
+    const said = gitlabErrorText(error.body);
+    const answer = `${error.method} ${error.path} answered ${error.status}${said ? ` ${JSON.stringify(said)}` : ` ${error.statusText}`}`;
+    switch (true) {
+      case error.status === 401:
+        return make("unauthorized", `GitLab at ${at} rejected the token in $${context.tokenEnv} (${answer}): it is wrong, expired or revoked.`, false, 401);
+      case error.status === 403:
+        return make(
+          "forbidden",
+          `GitLab at ${at} refused (${answer}). The token in $${context.tokenEnv} needs the api scope (or create_runner and manage_runner), and instance runners need an administrator's token (group and project runners: the Owner role).`,
+          false,
+          403,
+        );
+      case error.status === 404 && typeof error.body === "string":
+        return make(
+          "no-api",
+          `${at} does not look like a GitLab instance: ${error.method} ${error.path} answered 404 with ${error.contentType || "no content type"} instead of GitLab's JSON. Check gitlab.url in the model: it must be the instance's root URL, such as https://gitlab.example.com.`,
+          false,
+          404,
+        );
+      case error.status === 404 && !isMissingObject(error):
+        return make(
+          "no-api",
+          `GitLab at ${at} has no such API route (${answer}). Check gitlab.url (the instance's root URL) and that GitLab is 16.0 or newer.`,
+          false,
+          404,
+        );
+      case error.status === 404:
+        return make("not-found", answer, false, 404);
+      case error.status === 429:
+        return make("rate-limited", `GitLab at ${at} is rate limiting this token (${answer}).`, false, 429);
+      case error.status >= 500:
+        return make("server", `GitLab at ${at} failed (${answer}).`, true, error.status);
+      default:
+        return make("rejected", `GitLab rejected the request (${answer}).`, false, error.status);
+    }
+  }
+  const text = error instanceof Error ? error.message : String(error);
+  return make("unreachable", `unexpected failure talking to GitLab at ${at}: ${text}`, true);
+}
+

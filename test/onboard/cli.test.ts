@@ -1,0 +1,121 @@
+/**
+ * End to end: the real `bin/onboard` (compiled) as a child process against the fake
+ * GitLab. Checks exit codes, and that no token reaches stdout, stderr or any file
+ * other than the secret store.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { FakeGitLab, randomText } from "../support/fake-gitlab";
+import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import { filesUnder } from "./helpers";
+
+const REPO = join(__dirname, "..", "..");
+const BIN = join(REPO, "bin", "onboard");
+
+let fake: FakeGitLab;
+let setup: FakeModelSetup;
+let modelFile: string;
+
+beforeAll(() => {
+  execFileSync(join(REPO, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: REPO, stdio: "inherit" });
+}, 120_000);
+
+beforeEach(async () => {
+  fake = new FakeGitLab();
+  await fake.start();
+  setup = fakeModel(fake);
+  modelFile = join(setup.root, "cell-1.yaml");
+  writeFileSync(modelFile, stringify(setup.model));
+});
+afterEach(() => fake?.stop());
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs bin/onboard without blocking the event loop (the fake GitLab lives in this process). */
+function onboard(args: string[], env: NodeJS.ProcessEnv = { GITLAB_TOKEN: fake.adminToken }): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, "--model", modelFile, ...args],
+      { cwd: setup.root, env: { PATH: process.env.PATH, ONBOARD_RETRY_TIMEOUT: "2s", ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function runnerTokens(): string[] {
+  return [...fake.runners.values()].map((runner) => runner.token);
+}
+
+function expectNoSecretIn(run: Run, secrets: string[]) {
+  for (const secret of secrets) {
+    expect(run.stdout).not.toContain(secret);
+    expect(run.stderr).not.toContain(secret);
+  }
+}
+
+test("creates the runners and keeps every token out of the output and out of other files", async () => {
+  const created = await onboard(["--json"]);
+
+  expect(created.code).toBe(0);
+  const report = JSON.parse(created.stdout);
+  expect(report.shards.map((shard: { action: string }) => shard.action)).toEqual(["create", "create"]);
+  const firstTokens = runnerTokens();
+  expect(firstTokens).toHaveLength(2);
+
+  const rotated = await onboard(["--rotate"]);
+  expect(rotated.code).toBe(0);
+  expect(rotated.stdout).toContain("rotated");
+  const allTokens = [...firstTokens, ...runnerTokens(), fake.adminToken];
+
+  for (const run of [created, rotated]) expectNoSecretIn(run, allTokens);
+  for (const { file, text } of filesUnder(setup.root)) {
+    const holdsToken = allTokens.some((token) => text.includes(token));
+    expect({ file, holdsToken }).toEqual({ file, holdsToken: file.startsWith(setup.secretsDir) });
+  }
+});
+
+test("exits 0 and writes nothing on a second run; --status --require-online exits 1 with no manager online", async () => {
+  await onboard([]);
+  const writes = fake.writeCalls().length;
+
+  const again = await onboard([]);
+  const status = await onboard(["--status", "--require-online"]);
+
+  expect(again.code).toBe(0);
+  expect(fake.writeCalls()).toHaveLength(writes);
+  expect(status.code).toBe(1);
+  expect(status.stdout).toContain("0/0 online");
+  expect(status.stderr + status.stdout).toContain("no online runner manager");
+});
+
+test("exits 2 naming the variable when the token is not set", async () => {
+  const run = await onboard([], {});
+
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("$GITLAB_TOKEN is not set");
+  expect(fake.requests).toHaveLength(0);
+});
+
+test("exits 1 with a plain message, and no token, when GitLab rejects the token", async () => {
+  const badToken = `glpat-${randomText(20)}`;
+
+  const run = await onboard(["--json"], { GITLAB_TOKEN: badToken });
+
+  expect(run.code).toBe(1);
+  expect(run.stdout + run.stderr).toContain("rejected the token in $GITLAB_TOKEN");
+  expectNoSecretIn(run, [badToken]);
+});
+
+test("exits 2 for a bad flag value", async () => {
+  const run = await onboard(["--concurrency", "0"]);
+
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("--concurrency");
+});

@@ -1,0 +1,36 @@
+/** Shared pieces of the onboard tests: a fake clock whose sleeps return at once, and output capture. */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+export interface FakeClock {
+  readonly waits: number[];
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  random(): number;
+}
+
+/** Sleeping only moves the clock; `random` is fixed so backoff is predictable (half the ceiling). */
+export function fakeClock(start = 1_700_000_000_000): FakeClock {
+  let now = start;
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => now,
+    sleep: async (ms) => {
+      waits.push(ms);
+      now += ms;
+    },
+    random: () => 0.5,
+  };
+}
+
+/** Every file under `dir` with its content, for "the token is nowhere else" checks. */
+export function filesUnder(dir: string): Array<{ file: string; text: string }> {
+  const out: Array<{ file: string; text: string }> = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
+    else out.push({ file: path, text: readFileSync(path, "utf8") });
+  }
+  return out;
+}

@@ -1,0 +1,187 @@
+/** Rate limits, GitLab failures, lost answers and secret store failures: nothing lost, nothing created twice. */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
+import { runnerMarker } from "../../lib/gitlab/runner-spec";
+import { secretLocation } from "../../lib/model/names";
+import type { Shard } from "../../lib/model/schema";
+import { LocalSecretStore } from "../../lib/secrets/local-store";
+import { SecretStoreError, type SecretStore } from "../../lib/secrets/store";
+import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
+import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import { fakeClock, type FakeClock } from "./helpers";
+
+let fake: FakeGitLab;
+let setup: FakeModelSetup;
+let clock: FakeClock;
+let shard: Shard;
+
+beforeEach(async () => {
+  fake = new FakeGitLab();
+  await fake.start();
+  setup = fakeModel(fake);
+  clock = fakeClock(Date.now());
+  shard = setup.model.shards[0];
+});
+afterEach(() => fake.stop());
+
+function onboard(options: Partial<OnboardOptions> = {}) {
+  return runOnboard({ runnerModel: setup.model, env: setup.env, shards: [shard.name], ...clock, log: () => {}, ...options });
+}
+
+function runnersOfShard(): FakeRunner[] {
+  return [...fake.runners.values()].filter((runner) => runner.maintenance_note.includes(runnerMarker(setup.model, shard)));
+}
+
+function storedToken(): string | undefined {
+  const file = join(setup.secretsDir, secretLocation(setup.model, shard).localFileName);
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).token : undefined;
+}
+
+function calls(method: string, path: RegExp) {
+  return fake.requests.filter((request) => request.method === method && path.test(request.path));
+}
+
+/** A local store whose writes fail. */
+function brokenStore(): SecretStore {
+  const real = new LocalSecretStore(setup.model);
+  return {
+    kind: real.kind,
+    needsCredentials: false,
+    describe: (s) => real.describe(s),
+    read: (s) => real.read(s),
+    remove: (s) => real.remove(s),
+    write: async () => {
+      throw new SecretStoreError("disk full (simulated)");
+    },
+  };
+}
+
+describe("rate limits", () => {
+  test("a 429 waits what Retry-After asks", async () => {
+    fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { retryAfterSeconds: 7 });
+
+    const result = await onboard();
+
+    expect(result.exitCode).toBe(0);
+    expect(clock.waits).toEqual([7000]);
+    expect(runnersOfShard()).toHaveLength(1);
+  });
+
+  test("a 429 without Retry-After waits until RateLimit-Reset", async () => {
+    fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { resetInSeconds: 30 });
+
+    await onboard();
+
+    expect(clock.waits).toHaveLength(1);
+    expect(clock.waits[0]).toBeGreaterThan(28_000);
+    expect(clock.waits[0]).toBeLessThanOrEqual(30_000);
+  });
+
+  test("a 429 on the create is retried: GitLab did not process it", async () => {
+    fake.rateLimitNext("POST", /^\/user\/runners$/, 2, { retryAfterSeconds: 3 });
+
+    const result = await onboard();
+
+    expect(result.exitCode).toBe(0);
+    expect(clock.waits).toEqual([3000, 3000]);
+    expect(runnersOfShard()).toHaveLength(1);
+    expect(storedToken()).toBe(runnersOfShard()[0].token);
+  });
+});
+
+describe("GitLab failures", () => {
+  test("5xx answers are retried with backoff, then the run succeeds", async () => {
+    fake.failNext("GET", /^\/runners\/all$/, 2, 503);
+
+    const result = await onboard();
+
+    expect(result.exitCode).toBe(0);
+    // Full jitter with random() = 0.5: half of 500 ms, then half of 1000 ms.
+    expect(clock.waits).toEqual([250, 500]);
+    expect(runnersOfShard()).toHaveLength(1);
+  });
+
+  test("fails when GitLab keeps failing past the retry budget, with a clear error", async () => {
+    fake.failNext("GET", /^\/runners\/all$/, 10_000, 500);
+
+    const result = await onboard({ retryTimeout: "30s" });
+
+    expect(result.exitCode).toBe(1);
+    expect(result.shards[0].error).toMatch(/kept failing; gave up after \d+ attempts .*retry budget 30s.*500/);
+    expect(clock.waits.reduce((sum, wait) => sum + wait, 0)).toBeLessThanOrEqual(30_000);
+    expect(fake.writeCalls()).toHaveLength(0);
+  });
+
+  test("fails when a 429 asks to wait longer than the budget, without waiting", async () => {
+    fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { retryAfterSeconds: 600 });
+
+    const result = await onboard({ retryTimeout: "2m" });
+
+    expect(result.exitCode).toBe(1);
+    expect(result.shards[0].error).toContain("GitLab asked to wait 10m0s");
+    expect(clock.waits).toEqual([]);
+  });
+
+  test("a 5xx on the create looks for the runner before creating again", async () => {
+    fake.failNext("POST", /^\/user\/runners$/, 1, 502);
+
+    const result = await onboard();
+
+    expect(result.exitCode).toBe(0);
+    expect(calls("POST", /\/user\/runners$/)).toHaveLength(2);
+    // Listings: the plan's search, then the search before the second create.
+    expect(calls("GET", /\/runners\/all$/)).toHaveLength(2);
+    expect(runnersOfShard()).toHaveLength(1);
+    expect(storedToken()).toBe(runnersOfShard()[0].token);
+  });
+
+  test("a create whose answer was lost is recovered by its marker, not created again", async () => {
+    fake.dropNextCreateResponses(1);
+
+    const result = await onboard();
+
+    expect(result.exitCode).toBe(0);
+    expect(result.shards[0].notes.join(" ")).toContain("answer was lost");
+    expect(calls("POST", /\/user\/runners$/)).toHaveLength(1);
+    const [runner, ...others] = runnersOfShard();
+    expect(others).toHaveLength(0);
+    expect(calls("POST", new RegExp(`/runners/${runner.id}/reset_authentication_token$`))).toHaveLength(1);
+    expect(storedToken()).toBe(runner.token);
+    expect(fake.tokenWorks(storedToken()!)).toBe(true);
+  });
+});
+
+describe("secret store failures", () => {
+  test("a token that cannot be stored gets its runner deleted again", async () => {
+    const result = await onboard({ secretStore: brokenStore() });
+
+    expect(result.exitCode).toBe(1);
+    expect(result.shards[0].error).toContain("disk full (simulated)");
+    expect(result.shards[0].error).toContain("deleted again");
+    expect(calls("DELETE", /\/runners\/\d+$/)).toHaveLength(1);
+    expect(fake.runners.size).toBe(0);
+
+    const healed = await onboard();
+    expect(healed.shards[0]).toMatchObject({ action: "create", tokenStored: true });
+    expect(runnersOfShard()).toHaveLength(1);
+  });
+
+  test("when the runner cannot be deleted either, the next run adopts it", async () => {
+    fake.failNext("DELETE", /^\/runners\/\d+$/, 10_000, 500);
+
+    const failed = await onboard({ secretStore: brokenStore(), retryTimeout: "10s" });
+
+    expect(failed.exitCode).toBe(1);
+    expect(failed.shards[0].error).toContain("the next onboard run finds it");
+    expect(runnersOfShard()).toHaveLength(1);
+
+    const healed = await onboard();
+
+    expect(healed.shards[0]).toMatchObject({ action: "adopt", tokenStored: true });
+    const [runner, ...others] = runnersOfShard();
+    expect(others).toHaveLength(0);
+    expect(storedToken()).toBe(runner.token);
+    expect(calls("POST", /\/user\/runners$/)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,557 @@
+/**
+ * A stand-in for GitLab's runner API (node:http on 127.0.0.1, a free port), following
+ * /work/shared/docs/gitlab-api.md: PRIVATE-TOKEN auth, admin vs. non-admin, runner
+ * creation with glrt-t1_/t2_/t3_ tokens generated at run time, listings with
+ * GitLab's filters and pagination headers, details, updates, deletion, managers,
+ * token reset and verify; GitLab's error bodies; Rack::Attack 429s; fault injection
+ * (5xx, 429, a create whose response is dropped); a log of every request.
+ *
+ * Paths outside /api/v4 answer like a web server: a 404 HTML page, or with
+ * `/html-site/...` a 200 HTML page (a URL that is not a GitLab instance).
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type FakeRunnerType = "instance_type" | "group_type" | "project_type";
+
+export interface FakeManager {
+  id: number;
+  system_id: string;
+  version: string;
+  revision: string;
+  platform: string;
+  architecture: string;
+  created_at: string;
+  contacted_at: string | null;
+  ip_address: string | null;
+}
+
+export interface FakeRunner {
+  id: number;
+  runner_type: FakeRunnerType;
+  group_id?: number;
+  project_id?: number;
+  description: string;
+  maintenance_note: string;
+  paused: boolean;
+  locked: boolean;
+  run_untagged: boolean;
+  tag_list: string[];
+  access_level: string;
+  maximum_timeout: number | null;
+  token: string;
+  token_expires_at: string | null;
+  created_at: string;
+  managers: FakeManager[];
+}
+
+export interface LoggedRequest {
+  readonly method: string;
+  /** Path without the query, e.g. /api/v4/runners/3 */
+  readonly path: string;
+  readonly query: string;
+  /** The parsed request body (requests carry settings, never runner tokens, except POST /runners/verify). */
+  body: Record<string, unknown>;
+  status: number;
+}
+
+interface FakeUser {
+  readonly admin: boolean;
+  readonly ownedGroups: readonly number[];
+  readonly ownedProjects: readonly number[];
+}
+
+type Fault =
+  | { kind: "status"; method: string; route: RegExp; remaining: number; status: number }
+  | { kind: "rate-limit"; method: string; route: RegExp; remaining: number; retryAfterSeconds?: number; resetInSeconds?: number }
+  | { kind: "drop-create"; remaining: number };
+
+const RUNNER_TYPES: readonly FakeRunnerType[] = ["instance_type", "group_type", "project_type"];
+const STATUSES = ["online", "offline", "stale", "never_contacted", "active", "paused"];
+const TOKEN_PREFIX: Record<FakeRunnerType, string> = { instance_type: "t1_", group_type: "t2_", project_type: "t3_" };
+const TWO_HOURS_MS = 2 * 3600_000;
+const SEVEN_DAYS_MS = 7 * 24 * 3600_000;
+
+/** A random string of `length` letters and digits, generated at run time. */
+export function randomText(length: number): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return [...randomBytes(length)].map((byte) => alphabet[byte % alphabet.length]).join("");
+}
+
+class HttpAnswer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export class FakeGitLab {
+  /** An administrator's personal access token. */
+  readonly adminToken = `glpat-${randomText(20)}`;
+  /** A non-admin user's token, Owner of group 10 and project 20. */
+  readonly userToken = `glpat-${randomText(20)}`;
+  readonly runners = new Map<number, FakeRunner>();
+  readonly requests: LoggedRequest[] = [];
+  /** Token lifetime GitLab announces; null: tokens do not expire. */
+  tokenExpiresAt: string | null = null;
+  private readonly users = new Map<string, FakeUser>();
+  private faults: Fault[] = [];
+  private readonly disabledRoutes: Array<{ method: string; route: RegExp }> = [];
+  private nextRunnerId = 1;
+  private nextManagerId = 1;
+  private server?: Server;
+  private baseUrl = "";
+
+  constructor() {
+    this.users.set(this.adminToken, { admin: true, ownedGroups: [], ownedProjects: [] });
+    this.users.set(this.userToken, { admin: false, ownedGroups: [10], ownedProjects: [20] });
+  }
+
+  get url(): string {
+    return this.baseUrl;
+  }
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.baseUrl;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    this.server = undefined;
+  }
+
+  // ---- test controls ------------------------------------------------------------
+
+  /** The next `count` requests matching `method` and `route` answer `status` (default 500). */
+  failNext(method: string, route: RegExp, count: number, status = 500): void {
+    this.faults.push({ kind: "status", method, route, remaining: count, status });
+  }
+
+  /** The next `count` matching requests get Rack::Attack's 429. */
+  rateLimitNext(method: string, route: RegExp, count: number, headers: { retryAfterSeconds?: number; resetInSeconds?: number } = { retryAfterSeconds: 60 }): void {
+    this.faults.push({ kind: "rate-limit", method, route, remaining: count, ...headers });
+  }
+
+  /** The next `count` successful creates store the runner and then drop the connection without answering. */
+  dropNextCreateResponses(count = 1): void {
+    this.faults.push({ kind: "drop-create", remaining: count });
+  }
+
+  /** Makes a route unknown, as on a GitLab too old to have it. */
+  disableRoute(method: string, route: RegExp): void {
+    this.disabledRoutes.push({ method, route });
+  }
+
+  /** A runner put in place directly (someone else's, or one of ours from an earlier run). */
+  seedRunner(fields: Partial<FakeRunner> = {}): FakeRunner {
+    const runnerType = fields.runner_type ?? "instance_type";
+    const runner: FakeRunner = {
+      id: this.nextRunnerId++,
+      runner_type: runnerType,
+      description: "",
+      maintenance_note: "",
+      paused: false,
+      locked: false,
+      run_untagged: true,
+      tag_list: [],
+      access_level: "not_protected",
+      maximum_timeout: null,
+      token: this.newToken(runnerType),
+      token_expires_at: this.tokenExpiresAt,
+      created_at: new Date().toISOString(),
+      managers: [],
+      ...fields,
+    };
+    this.runners.set(runner.id, runner);
+    return runner;
+  }
+
+  /** A runner manager (a machine using the runner's token) last seen `contactedAgoMs` ago (null: never). */
+  addManager(runnerId: number, contactedAgoMs: number | null, systemId = `s_${randomText(12).toLowerCase()}`): FakeManager {
+    const runner = this.runners.get(runnerId);
+    if (!runner) throw new Error(`no runner ${runnerId}`);
+    const now = Date.now();
+    const manager: FakeManager = {
+      id: this.nextManagerId++,
+      system_id: systemId,
+      version: "18.5.0",
+      revision: "abcdef12",
+      platform: "linux",
+      architecture: "amd64",
+      created_at: new Date(now - (contactedAgoMs ?? 0) - 60_000).toISOString(),
+      contacted_at: contactedAgoMs === null ? null : new Date(now - contactedAgoMs).toISOString(),
+      ip_address: "10.0.0.5",
+    };
+    runner.managers.push(manager);
+    return manager;
+  }
+
+  /** Requests that change something (everything but GET). */
+  writeCalls(): LoggedRequest[] {
+    return this.requests.filter((request) => request.method !== "GET");
+  }
+
+  /** Whether a runner token is currently valid (what POST /runners/verify answers). */
+  tokenWorks(token: string): boolean {
+    return [...this.runners.values()].some((runner) => runner.token === token);
+  }
+
+  // ---- HTTP ---------------------------------------------------------------------
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.baseUrl);
+    const method = req.method ?? "GET";
+    const entry: LoggedRequest = { method, path: url.pathname, query: url.search.replace(/^\?/, ""), body: {}, status: 0 };
+    this.requests.push(entry);
+    const rawBody = await readBody(req);
+    try {
+      entry.body = parseBody(rawBody, req.headers["content-type"]);
+    } catch {
+      entry.body = { unparsable: rawBody.length };
+    }
+    try {
+      const answer = this.route(method, url, rawBody, req, res);
+      if (answer === "dropped") {
+        entry.status = -1;
+        return;
+      }
+      entry.status = answer.status;
+      send(res, answer);
+    } catch (error) {
+      entry.status = 500;
+      send(res, new HttpAnswer(500, { message: "500 Internal Server Error" }));
+      // Surface fake bugs in test output instead of hiding them behind a 500.
+      console.error(error);
+    }
+  }
+
+  private route(method: string, url: URL, rawBody: string, req: IncomingMessage, res: ServerResponse): HttpAnswer | "dropped" {
+    const path = url.pathname;
+    if (path.startsWith("/html-site/")) return new HttpAnswer(200, "<!DOCTYPE html><html><body>Welcome</body></html>", { "content-type": "text/html; charset=utf-8" });
+    if (!path.startsWith("/api/v4/")) return new HttpAnswer(404, "<!DOCTYPE html><html><body>Not Found</body></html>", { "content-type": "text/html; charset=utf-8" });
+    const endpoint = path.slice("/api/v4".length);
+
+    if (this.disabledRoutes.some((route) => route.method === method && route.route.test(endpoint))) return new HttpAnswer(404, { error: "404 Not Found" });
+    const fault = this.takeFault(method, endpoint);
+    if (fault?.kind === "status") return new HttpAnswer(fault.status, { message: `${fault.status} Internal Server Error` });
+    if (fault?.kind === "rate-limit") return rackAttack429(fault.retryAfterSeconds, fault.resetInSeconds);
+
+    const body = parseBody(rawBody, req.headers["content-type"]);
+    // Runner-token endpoints authenticate with the token in the body.
+    if (method === "POST" && endpoint === "/runners/verify") return this.verify(body);
+
+    const user = this.authenticate(req, url);
+    if (!user) return new HttpAnswer(401, { message: "401 Unauthorized" });
+
+    let match: RegExpMatchArray | null;
+    if (method === "POST" && endpoint === "/user/runners") return this.create(user, body, res);
+    if (method === "GET" && endpoint === "/runners/all") {
+      if (!user.admin) return forbidden();
+      return this.list(url, () => true);
+    }
+    if (method === "GET" && endpoint === "/runners") return this.list(url, (runner) => this.owns(user, runner));
+    if (method === "GET" && (match = endpoint.match(/^\/groups\/(\d+)\/runners$/))) {
+      const groupId = Number(match[1]);
+      if (!user.admin && !user.ownedGroups.includes(groupId)) return forbidden();
+      return this.list(url, (runner) => runner.runner_type === "instance_type" || runner.group_id === groupId);
+    }
+    if (method === "GET" && (match = endpoint.match(/^\/projects\/(\d+)\/runners$/))) {
+      const projectId = Number(match[1]);
+      if (!user.admin && !user.ownedProjects.includes(projectId)) return forbidden();
+      return this.list(url, (runner) => runner.runner_type === "instance_type" || runner.project_id === projectId);
+    }
+    if ((match = endpoint.match(/^\/runners\/(\d+)(\/managers|\/reset_authentication_token)?$/))) {
+      const runner = this.runners.get(Number(match[1]));
+      if (!runner) return new HttpAnswer(404, { message: "404 Not found" });
+      if (!this.owns(user, runner)) return forbidden();
+      const sub = match[2];
+      if (!sub && method === "GET") return new HttpAnswer(200, this.details(runner));
+      if (!sub && method === "PUT") return this.update(runner, body);
+      if (!sub && method === "DELETE") {
+        this.runners.delete(runner.id);
+        return new HttpAnswer(204, null);
+      }
+      if (sub === "/managers" && method === "GET") return this.paginate(url, runner.managers.map((manager) => ({ ...manager, status: contactStatus(manager.contacted_at, manager.created_at) })));
+      if (sub === "/reset_authentication_token" && method === "POST") {
+        runner.token = this.newToken(runner.runner_type);
+        runner.token_expires_at = this.tokenExpiresAt;
+        return new HttpAnswer(201, { token: runner.token, token_expires_at: runner.token_expires_at });
+      }
+    }
+    return new HttpAnswer(404, { error: "404 Not Found" });
+  }
+
+  private takeFault(method: string, endpoint: string): Fault | undefined {
+    const fault = this.faults.find((candidate) => candidate.kind !== "drop-create" && candidate.remaining > 0 && candidate.method === method && candidate.route.test(endpoint));
+    if (fault) fault.remaining -= 1;
+    return fault;
+  }
+
+  private authenticate(req: IncomingMessage, url: URL): FakeUser | undefined {
+    const header = req.headers["private-token"];
+    const bearer = req.headers.authorization?.match(/^Bearer (.+)$/)?.[1];
+    const token = (Array.isArray(header) ? header[0] : header) ?? bearer ?? url.searchParams.get("private_token") ?? undefined;
+    return token ? this.users.get(token) : undefined;
+  }
+
+  private owns(user: FakeUser, runner: FakeRunner): boolean {
+    if (user.admin) return true;
+    if (runner.runner_type === "group_type") return user.ownedGroups.includes(runner.group_id!);
+    if (runner.runner_type === "project_type") return user.ownedProjects.includes(runner.project_id!);
+    return false;
+  }
+
+  private create(user: FakeUser, body: Record<string, unknown>, res: ServerResponse): HttpAnswer | "dropped" {
+    const runnerType = body.runner_type;
+    if (runnerType === undefined) return new HttpAnswer(400, { error: "runner_type is missing" });
+    if (!RUNNER_TYPES.includes(runnerType as FakeRunnerType)) return new HttpAnswer(400, { error: "runner_type does not have a valid value" });
+    const type = runnerType as FakeRunnerType;
+    if (body.access_level !== undefined && !["not_protected", "ref_protected"].includes(String(body.access_level))) {
+      return new HttpAnswer(400, { error: "access_level does not have a valid value" });
+    }
+    const groupId = body.group_id === undefined ? undefined : Number(body.group_id);
+    const projectId = body.project_id === undefined ? undefined : Number(body.project_id);
+    if (type === "group_type" && groupId === undefined) return new HttpAnswer(400, { message: "400 Bad request - group_id is required for group_type runners" });
+    if (type === "project_type" && projectId === undefined) return new HttpAnswer(400, { message: "400 Bad request - project_id is required for project_type runners" });
+    const allowed =
+      user.admin ||
+      (type === "group_type" && user.ownedGroups.includes(groupId!)) ||
+      (type === "project_type" && user.ownedProjects.includes(projectId!));
+    if (!allowed) return forbidden("Insufficient permissions");
+    const tags = toTags(body.tag_list) ?? [];
+    const runUntagged = body.run_untagged === undefined ? true : toBool(body.run_untagged);
+    if (tags.length === 0 && !runUntagged) {
+      return new HttpAnswer(400, { message: "400 Bad request - Tags list can not be empty when runner is not allowed to pick untagged jobs" });
+    }
+    const maximumTimeout = body.maximum_timeout === undefined ? null : Number(body.maximum_timeout);
+    if (maximumTimeout !== null && maximumTimeout < 600) return new HttpAnswer(400, { message: "400 Bad request - Maximum timeout needs to be at least 10 minutes" });
+    const runner = this.seedRunner({
+      runner_type: type,
+      ...(type === "group_type" ? { group_id: groupId } : {}),
+      ...(type === "project_type" ? { project_id: projectId } : {}),
+      description: body.description === undefined ? "" : String(body.description),
+      maintenance_note: body.maintenance_note === undefined ? "" : String(body.maintenance_note),
+      paused: toBool(body.paused ?? false),
+      locked: toBool(body.locked ?? false),
+      run_untagged: runUntagged,
+      tag_list: tags,
+      access_level: body.access_level === undefined ? "not_protected" : String(body.access_level),
+      maximum_timeout: maximumTimeout,
+    });
+    const drop = this.faults.find((fault) => fault.kind === "drop-create" && fault.remaining > 0);
+    if (drop) {
+      drop.remaining -= 1;
+      res.socket?.destroy();
+      return "dropped";
+    }
+    return new HttpAnswer(201, { id: runner.id, token: runner.token, token_expires_at: runner.token_expires_at });
+  }
+
+  private update(runner: FakeRunner, body: Record<string, unknown>): HttpAnswer {
+    const fields = ["description", "active", "paused", "tag_list", "run_untagged", "locked", "access_level", "maximum_timeout", "maintenance_note"];
+    if (!fields.some((field) => body[field] !== undefined)) {
+      return new HttpAnswer(400, { error: `${fields.join(", ")} are missing, at least one parameter must be provided` });
+    }
+    const next = { ...runner };
+    if (body.description !== undefined) next.description = String(body.description);
+    if (body.maintenance_note !== undefined) next.maintenance_note = String(body.maintenance_note);
+    if (body.paused !== undefined) next.paused = toBool(body.paused);
+    if (body.active !== undefined) next.paused = !toBool(body.active);
+    if (body.locked !== undefined) next.locked = toBool(body.locked);
+    if (body.run_untagged !== undefined) next.run_untagged = toBool(body.run_untagged);
+    if (body.tag_list !== undefined) next.tag_list = toTags(body.tag_list) ?? [];
+    if (body.access_level !== undefined) {
+      if (!["not_protected", "ref_protected"].includes(String(body.access_level))) return new HttpAnswer(400, { error: "access_level does not have a valid value" });
+      next.access_level = String(body.access_level);
+    }
+    if (body.maximum_timeout !== undefined) next.maximum_timeout = Number(body.maximum_timeout);
+    if (next.tag_list.length === 0 && !next.run_untagged) {
+      return new HttpAnswer(400, { message: { tags_list: ["can not be empty when runner is not allowed to pick untagged jobs"] } });
+    }
+    if (next.maximum_timeout !== null && next.maximum_timeout < 600) {
+      return new HttpAnswer(400, { message: { maximum_timeout: ["needs to be at least 10 minutes"] } });
+    }
+    Object.assign(runner, next);
+    return new HttpAnswer(200, this.details(runner));
+  }
+
+  private verify(body: Record<string, unknown>): HttpAnswer {
+    const runner = [...this.runners.values()].find((candidate) => candidate.token === body.token);
+    if (!runner) return new HttpAnswer(403, { message: "403 Forbidden" });
+    return new HttpAnswer(200, { id: runner.id, token: runner.token, token_expires_at: runner.token_expires_at });
+  }
+
+  private list(url: URL, visible: (runner: FakeRunner) => boolean): HttpAnswer {
+    const query = url.searchParams;
+    const type = query.get("type");
+    if (type !== null && !RUNNER_TYPES.includes(type as FakeRunnerType)) return new HttpAnswer(400, { error: "type does not have a valid value" });
+    const status = query.get("status");
+    if (status !== null && !STATUSES.includes(status)) return new HttpAnswer(400, { error: "status does not have a valid value" });
+    const paused = query.get("paused");
+    if (paused !== null && !["true", "false"].includes(paused)) return new HttpAnswer(400, { error: "paused is invalid" });
+    const tags = [...query.getAll("tag_list[]"), ...query.getAll("tag_list").flatMap((value) => value.split(","))].map((tag) => tag.trim()).filter(Boolean);
+    const items = [...this.runners.values()]
+      .filter(visible)
+      .filter((runner) => type === null || runner.runner_type === type)
+      .filter((runner) => paused === null || runner.paused === (paused === "true"))
+      .filter((runner) => tags.every((tag) => runner.tag_list.includes(tag)))
+      .map((runner) => this.summary(runner))
+      .filter((runner) => status === null || runner.status === status || (status === "paused" && runner.paused) || (status === "active" && !runner.paused))
+      .sort((a, b) => a.id - b.id);
+    return this.paginate(url, items);
+  }
+
+  private paginate(url: URL, items: unknown[]): HttpAnswer {
+    const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 20) || 20));
+    const totalPages = Math.max(1, Math.ceil(items.length / perPage));
+    const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
+    const slice = items.slice((page - 1) * perPage, page * perPage);
+    const pageUrl = (number: number) => {
+      const link = new URL(url.toString());
+      link.searchParams.set("page", String(number));
+      link.searchParams.set("per_page", String(perPage));
+      return link.toString();
+    };
+    const links = [
+      ...(page > 1 ? [`<${pageUrl(page - 1)}>; rel="prev"`] : []),
+      ...(page < totalPages ? [`<${pageUrl(page + 1)}>; rel="next"`] : []),
+      `<${pageUrl(1)}>; rel="first"`,
+      `<${pageUrl(totalPages)}>; rel="last"`,
+    ];
+    return new HttpAnswer(200, slice, {
+      "x-page": String(page),
+      "x-per-page": String(perPage),
+      "x-next-page": page < totalPages ? String(page + 1) : "",
+      "x-prev-page": page > 1 ? String(page - 1) : "",
+      "x-total": String(items.length),
+      "x-total-pages": String(totalPages),
+      link: links.join(", "),
+    });
+  }
+
+  private summary(runner: FakeRunner) {
+    const contacted = latestContact(runner);
+    const status = contactStatus(contacted, runner.created_at);
+    return {
+      id: runner.id,
+      description: runner.description,
+      ip_address: null,
+      active: !runner.paused,
+      paused: runner.paused,
+      is_shared: runner.runner_type === "instance_type",
+      runner_type: runner.runner_type,
+      name: null,
+      online: status === "online",
+      status,
+    };
+  }
+
+  private details(runner: FakeRunner) {
+    return {
+      ...this.summary(runner),
+      tag_list: runner.tag_list,
+      run_untagged: runner.run_untagged,
+      locked: runner.locked,
+      maximum_timeout: runner.maximum_timeout,
+      access_level: runner.access_level,
+      version: runner.managers[0]?.version ?? null,
+      revision: runner.managers[0]?.revision ?? null,
+      platform: runner.managers[0]?.platform ?? null,
+      architecture: runner.managers[0]?.architecture ?? null,
+      contacted_at: latestContact(runner),
+      maintenance_note: runner.maintenance_note,
+      projects: runner.project_id === undefined ? [] : [{ id: runner.project_id }],
+      groups: runner.group_id === undefined ? [] : [{ id: runner.group_id }],
+    };
+  }
+
+  private newToken(type: FakeRunnerType): string {
+    return `glrt-${TOKEN_PREFIX[type]}${randomText(20)}`;
+  }
+}
+
+function latestContact(runner: FakeRunner): string | null {
+  const times = runner.managers.map((manager) => manager.contacted_at).filter((time): time is string => time !== null).sort();
+  return times.at(-1) ?? null;
+}
+
+/** GitLab's rule: online within 2 hours, stale after 7 days (or never contacted for 7 days). */
+function contactStatus(contactedAt: string | null, createdAt: string): string {
+  const now = Date.now();
+  if (contactedAt === null) return now - Date.parse(createdAt) > SEVEN_DAYS_MS ? "stale" : "never_contacted";
+  const age = now - Date.parse(contactedAt);
+  if (age <= TWO_HOURS_MS) return "online";
+  if (age > SEVEN_DAYS_MS) return "stale";
+  return "offline";
+}
+
+function forbidden(reason?: string): HttpAnswer {
+  return new HttpAnswer(403, { message: reason ? `403 Forbidden - ${reason}` : "403 Forbidden" });
+}
+
+/** Rack::Attack's throttle answer. */
+function rackAttack429(retryAfterSeconds?: number, resetInSeconds?: number): HttpAnswer {
+  const now = Math.floor(Date.now() / 1000);
+  const reset = now + (resetInSeconds ?? retryAfterSeconds ?? 60);
+  return new HttpAnswer(429, "Retry later\n", {
+    "content-type": "text/plain",
+    ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }),
+    "ratelimit-name": "throttle_authenticated_api",
+    "ratelimit-limit": "600",
+    "ratelimit-observed": "601",
+    "ratelimit-remaining": "0",
+    "ratelimit-reset": String(reset),
+    "ratelimit-resettime": new Date(reset * 1000).toUTCString(),
+  });
+}
+
+function send(res: ServerResponse, answer: HttpAnswer): void {
+  const headers = { ...answer.headers };
+  let payload = "";
+  if (answer.status !== 204) {
+    if (typeof answer.body === "string") payload = answer.body;
+    else {
+      payload = JSON.stringify(answer.body);
+      headers["content-type"] ??= "application/json";
+    }
+  }
+  res.writeHead(answer.status, headers);
+  res.end(payload);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseBody(text: string, contentType: string | undefined): Record<string, unknown> {
+  if (!text) return {};
+  if (contentType?.includes("application/json")) return JSON.parse(text) as Record<string, unknown>;
+  const form: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (key.endsWith("[]")) form[key.slice(0, -2)] = [...((form[key.slice(0, -2)] as string[]) ?? []), value];
+    else form[key] = value;
+  }
+  return form;
+}
+
+function toBool(value: unknown): boolean {
+  return value === true || value === "true" || value === "1" || value === 1;
+}
+
+function toTags(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = Array.isArray(value) ? value.map(String) : String(value).split(",");
+  return list.map((tag) => tag.trim()).filter(Boolean);
+}
