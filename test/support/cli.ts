@@ -1,5 +1,5 @@
 /** Runs the compiled bin/* executables as a user would, capturing output and exit code. */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 export const REPO_ROOT = join(__dirname, "..", "..");
@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision",
+  name: "prepare" | "onboard" | "provision" | "review",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): CliResult {
@@ -28,3 +28,31 @@ export function runBin(
 
 /** A stack trace line, which a user error must never show. */
 export const STACK_TRACE_LINE = /^\s+at .+\(.+:\d+:\d+\)$/m;
+
+/**
+ * Like runBin, without blocking the event loop: needed when the test process
+ * itself serves the stand-ins (fake GitLab) the command talks to.
+ */
+export function runBinAsync(
+  name: "prepare" | "onboard" | "provision" | "review",
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "bin", name), ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ status: code ?? -1, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,192 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FakeGitLab } from "../support/fake-gitlab";
+import { pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
+import { runBin, runBinAsync, STACK_TRACE_LINE } from "../support/cli";
+import { MODELS_DIR } from "../support/models";
+
+const TOKEN_SHAPED = /gl(rt|pat)-[A-Za-z0-9_-]{20,}/;
+
+describe("bin/provision --dry-run", () => {
+  let out: string;
+  beforeEach(() => {
+    out = mkdtempSync(join(tmpdir(), "provision-dry-"));
+  });
+  afterEach(() => rmSync(out, { recursive: true, force: true }));
+
+  it.each([
+    ["cell-1.yaml", "google_compute_instance_group_manager", 4, ["small-amd64", "large-amd64"]],
+    ["cell-2.yaml", "aws_autoscaling_group", 2, ["spot-amd64"]],
+  ])("synthesizes %s and summarizes what would be created, with no credentials", (model, groupType, slots, shards) => {
+    // GIVEN no GitLab token and no engine on PATH
+    const env = { PATH: `${join(process.execPath, "..")}:/usr/bin:/bin`, HOME: out };
+    const result = runBin("provision", ["--model", model, "--dry-run", "--out", join(out, "cdktf.out"), "--json"], { env });
+
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.mode).toBe("dry-run");
+    const [cell] = report.cells;
+    expect(cell.outcome).toBe("dry-run");
+    expect(cell.onboarded).toBe(false);
+    // Every manager slot has its own group and so does its worker group: 2 per slot.
+    const groups = cell.summary.changes.byType.find((entry: { type: string }) => entry.type === groupType);
+    expect(groups.counts.add).toBe(slots * 2);
+    expect(cell.summary.changes.counts.destroy).toBe(0);
+    expect(cell.summary.changes.byShard.map((entry: { shard: string | null }) => entry.shard)).toEqual(expect.arrayContaining(shards));
+    expect(existsSync(join(out, "cdktf.out", "stacks", model.replace(".yaml", ""), "cdk.tf.json"))).toBe(true);
+    expect(result.stdout + result.stderr).not.toMatch(TOKEN_SHAPED);
+  });
+
+  it("prints a human summary with capacity", () => {
+    const result = runBin("provision", ["--model", "cell-2", "--dry-run", "--out", join(out, "cdktf.out")]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("Capacity");
+    expect(result.stdout).toContain("spot-amd64");
+    expect(result.stdout).toContain("cell-2: dry run: nothing was created");
+  });
+
+  it("fails when the model is invalid, with exit 2 and nothing synthesized", () => {
+    const models = join(out, "models");
+    mkdirSync(models);
+    writeFileSync(join(models, "cell-1.yaml"), readFileSync(join(MODELS_DIR, "cell-1.yaml"), "utf8").replace("max_instances: 60", "max_instances: -1"));
+    const result = runBin("provision", ["--model", "cell-1", "--models-dir", models, "--dry-run", "--out", join(out, "cdktf.out")]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/cell-1\.yaml:\d+:\d+: shards\[0\]\.workers\.max_instances/);
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(existsSync(join(out, "cdktf.out"))).toBe(false);
+  });
+
+  it("fails when no model is named, with exit 2", () => {
+    const result = runBin("provision", ["--dry-run"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("--model");
+  });
+});
+
+describe("bin/provision against fake GitLab and a stand-in terraform", () => {
+  let fake: FakeGitLab;
+  let root: string;
+  let modelsDir: string;
+  let secretsDir: string;
+  let callLog: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    fake = new FakeGitLab();
+    await fake.start();
+    root = mkdtempSync(join(tmpdir(), "provision-"));
+    modelsDir = join(root, "models");
+    secretsDir = join(root, "secrets");
+    callLog = join(root, "terraform-calls.jsonl");
+    mkdirSync(modelsDir);
+    // cell-1 pointed at the fake, with local state and the local secret store
+    const text = readFileSync(join(MODELS_DIR, "cell-1.yaml"), "utf8")
+      .replace("https://cell-1.gitlab.example.com", fake.url)
+      .replace(/state:\n(  .*\n)+/, "state:\n  backend: local\n")
+      .replace("store: google-secret-manager", `store: local\n  local_dir: ${secretsDir}`);
+    writeFileSync(join(modelsDir, "cell-1.yaml"), text);
+    env = {
+      PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`,
+      HOME: root,
+      GITLAB_TOKEN: fake.adminToken,
+      FAKE_TF_LOG: callLog,
+    };
+  });
+  afterEach(async () => {
+    await fake.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const provision = (args: string[], extraEnv: Record<string, string> = {}) =>
+    runBinAsync("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--out", join(root, "cdktf.out"), ...args], {
+      cwd: root,
+      env: { ...env, ...extraEnv },
+    });
+  const engineCalls = (): FakeCall[] =>
+    existsSync(callLog) ? readFileSync(callLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as FakeCall) : [];
+  const steps = () => engineCalls().map((call) => call.argv![0]).filter((step) => step !== "version");
+  const storedTokens = () => readdirSync(secretsDir).map((name) => JSON.parse(readFileSync(join(secretsDir, name), "utf8")).token as string);
+
+  it("onboards, then inits, plans, shows and applies exactly the saved plan", async () => {
+    const result = await provision(["--auto-approve", "--json"]);
+
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(result.status).toBe(0);
+    // one runner per shard, tokens in the local store only
+    expect(fake.runners.size).toBe(2);
+    const tokens = storedTokens();
+    expect(tokens).toHaveLength(2);
+    for (const name of readdirSync(secretsDir)) expect(statSync(join(secretsDir, name)).mode & 0o777).toBe(0o600);
+
+    const stackDir = join(root, "cdktf.out", "stacks", "cell-1");
+    expect(steps()).toEqual(["init", "plan", "show", "apply"]);
+    const [init, plan, show, apply] = engineCalls().filter((call) => call.argv![0] !== "version");
+    for (const call of [init, plan, show, apply]) expect(call.cwd).toBe(stackDir);
+    const planFile = join(stackDir, "cell-1.tfplan");
+    expect(plan.argv).toContain(`-out=${planFile}`);
+    expect(show.argv).toEqual(expect.arrayContaining(["-json", planFile]));
+    expect(apply.argv![apply.argv!.length - 1]).toBe(planFile);
+
+    const report = JSON.parse(result.stdout);
+    expect(report.cells[0]).toMatchObject({ cell: "cell-1", outcome: "applied", onboarded: true });
+    // no token anywhere it was printed
+    for (const token of [...tokens, fake.adminToken]) expect(result.stdout + result.stderr).not.toContain(token);
+  });
+
+  it("stops after the plan with --plan and writes the markdown summary", async () => {
+    const markdown = join(root, "plan.md");
+    const result = await provision(["--plan", "--skip-onboard", "--markdown", markdown]);
+    expect(result.status).toBe(0);
+    expect(steps()).toEqual(["init", "plan", "show"]);
+    expect(fake.runners.size).toBe(0);
+    expect(readFileSync(markdown, "utf8")).toContain("<!-- runner-fleet-review -->");
+  });
+
+  it("fails when a step fails, with exit 1 naming the step, and applies nothing", async () => {
+    const result = await provision(["--auto-approve", "--skip-onboard"], { FAKE_TF_FAIL: "plan" });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/plan/);
+    expect(result.stderr).toContain("cell-1");
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(steps()).toEqual(["init", "plan"]);
+  });
+
+  it("fails when it would apply with nobody to confirm, keeping the plan (exit 2)", async () => {
+    const result = await provision(["--skip-onboard"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("--auto-approve");
+    expect(steps()).toEqual(["init", "plan", "show"]);
+    expect(existsSync(join(root, "cdktf.out", "stacks", "cell-1", "cell-1.tfplan"))).toBe(true);
+  });
+
+  it("does not apply when the plan has no changes", async () => {
+    const result = await provision(["--auto-approve", "--skip-onboard", "--json"], { FAKE_TF_NO_CHANGES: "1" });
+    expect(result.status).toBe(0);
+    expect(steps()).toEqual(["init", "plan", "show"]);
+    expect(JSON.parse(result.stdout).cells[0].outcome).toBe("no-changes");
+  });
+
+  it("destroys the cell, then removes its runners and their secrets", async () => {
+    expect((await provision(["--auto-approve"])).status).toBe(0);
+    expect(fake.runners.size).toBe(2);
+    rmSync(callLog);
+
+    const result = await provision(["--destroy", "--auto-approve", "--json"]);
+    expect(result.status).toBe(0);
+    const plan = engineCalls().find((call) => call.argv![0] === "plan")!;
+    expect(plan.argv).toContain("-destroy");
+    expect(steps()).toEqual(["init", "plan", "show", "apply"]);
+    expect(fake.runners.size).toBe(0);
+    expect(readdirSync(secretsDir)).toEqual([]);
+    expect(JSON.parse(result.stdout).cells[0]).toMatchObject({ outcome: "applied", runnersRemoved: true });
+  });
+
+  it("fails when onboarding fails, with exit 1 and no engine step", async () => {
+    const result = await provision(["--auto-approve"], { GITLAB_TOKEN: "glpat-wrongwrongwrongwrong1" });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("onboarding");
+    expect(result.stderr).not.toContain("glpat-wrongwrongwrongwrong1");
+    expect(steps()).toEqual([]);
+  });
+});
