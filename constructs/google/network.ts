@@ -11,7 +11,7 @@ import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import ipaddr from "ipaddr.js";
 import { fitName, RUNNER_METRICS_PORT } from "../../lib/model/names";
-import { checkComputeName, checkUnique, fail, isToken } from "./checks";
+import { checkComputeName, checkPrivateSourceCidr, checkUnique, fail, isToken } from "./checks";
 
 /**
  * Source ranges of Google Cloud health checks. Managed instance group autohealing probes the
@@ -236,12 +236,7 @@ export class FleetNetwork extends Construct {
   }
 }
 
-/** A firewall source or subnet range: an IPv4 CIDR that is not the whole internet. */
+/** A firewall source range; absent optional ranges are fine. */
 function checkSourceRange(scope: Construct, property: string, range: string | undefined): void {
-  if (range === undefined || isToken(range)) return;
-  if (!ipaddr.IPv4.isValidCIDR(range)) fail(scope, property, range, "an IPv4 CIDR block such as 10.8.0.0/16");
-  const [, prefixLength] = ipaddr.IPv4.parseCIDR(range);
-  if (prefixLength === 0) {
-    fail(scope, property, range, "a specific range; 0.0.0.0/0 would open the port to the whole internet");
-  }
+  if (range !== undefined) checkPrivateSourceCidr(scope, property, range);
 }

@@ -94,7 +94,7 @@ describe("FleetNetwork", () => {
   test("fails when a firewall source is 0.0.0.0/0", () => {
     expect(() => networkOf({ monitoringSourceRanges: ["0.0.0.0/0"] })).toThrow(UserInputError);
     expect(() => networkOf({ monitoringSourceRanges: ["0.0.0.0/0"] })).toThrow(
-      /monitoringSourceRanges\[0\] is "0\.0\.0\.0\/0"; expected a specific range/,
+      /monitoringSourceRanges\[0\] is "0\.0\.0\.0\/0"; expected a source range narrower than the whole internet/,
     );
     expect(() => networkOf({ managerSshSourceRanges: ["0.0.0.0/0"] })).toThrow(/managerSshSourceRanges\[0\]/);
   });
