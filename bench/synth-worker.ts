@@ -9,7 +9,7 @@ import { synthesizeCells } from "../stacks/synthesize";
 
 const [modelsDir, outdir] = process.argv.slice(2);
 const started = performance.now();
-const cells = synthesizeCells(listModelFiles(modelsDir).map(loadModelFile), { outdir });
+const cells = synthesizeCells(listModelFiles(modelsDir).map((file) => loadModelFile(file)), { outdir });
 const synthMs = performance.now() - started;
 process.stdout.write(
   `${JSON.stringify({

@@ -14,7 +14,7 @@ function main(): void {
   const dir = modelsDir();
   const named = (process.env.RUNNER_MODELS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
   const files = named.length > 0 ? named.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
-  const cells = synthesizeCells(files.map(loadModelFile));
+  const cells = synthesizeCells(files.map((file) => loadModelFile(file)));
   for (const cell of cells) process.stderr.write(`synthesized ${cell.cell}: ${cell.resourceCount} resources in ${cell.stackDir}\n`);
 }
 

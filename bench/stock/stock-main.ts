@@ -14,7 +14,7 @@ const google = require("@cdktf/provider-google");
 const providerModules = Object.keys(aws).length + Object.keys(google).length;
 const [modelsDir, outdir] = process.argv.slice(2);
 const started = performance.now();
-const cells = synthesizeCells(listModelFiles(modelsDir).map(loadModelFile), { outdir });
+const cells = synthesizeCells(listModelFiles(modelsDir).map((file) => loadModelFile(file)), { outdir });
 process.stdout.write(
   `${JSON.stringify({
     cells: cells.length,

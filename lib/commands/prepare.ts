@@ -82,7 +82,7 @@ export function runPrepare(options: PrepareOptions = {}): PrepareResult {
 
 function validateModel(file: string): ModelReport {
   try {
-    const { model, warnings } = loadModelFile(file);
+    const { model, warnings } = loadModelFile(file, { requireFileNameMatch: true });
     return {
       file,
       valid: true,

@@ -184,7 +184,7 @@ function result(
 function loadModels(options: ProvisionOptions): LoadedModel[] {
   if (options.models.length === 0) throw new UserInputError("name the cell to provision with --model (e.g. --model cell-1.yaml)");
   const dir = modelsDir(options.modelsDir);
-  const loaded = options.models.map((argument) => loadModelFile(resolveModelArgument(argument, dir)));
+  const loaded = options.models.map((argument) => loadModelFile(resolveModelArgument(argument, dir), { requireFileNameMatch: true }));
   const ids = loaded.map((item) => item.model.cell.id);
   const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
   if (duplicate) throw new UserInputError(`cell ${duplicate} is named twice`);

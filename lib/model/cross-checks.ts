@@ -61,13 +61,14 @@ function checkNetwork(model: RunnerModel): CrossCheckFinding[] {
   }
   if (network.cidr) {
     const prefix = Number(network.cidr.split("/")[1]);
-    const zoneCount = cloud.provider === "aws" ? cloud.availability_zones.length : 1;
-    // AWS carves one private and one public subnet per zone out of the VPC range.
-    const needed = cloud.provider === "aws" ? Math.ceil(Math.log2(zoneCount * 2)) : 0;
-    if (prefix < 8 || prefix + needed > 28) {
-      findings.push(
-        error(["network", "cidr"], `a prefix between /8 and /${28 - needed}, leaving room for the subnets of ${zoneCount} zone(s)`, network.cidr),
-      );
+    if (cloud.provider === "aws") {
+      // AWS VPCs are /16 to /28, and we carve one private and one public subnet per zone out of it.
+      const needed = Math.ceil(Math.log2(cloud.availability_zones.length * 2));
+      if (prefix < 16 || prefix + needed > 28) {
+        findings.push(error(["network", "cidr"], `a VPC range from /16 to /${28 - needed} (room for the subnets of ${cloud.availability_zones.length} zone(s))`, network.cidr));
+      }
+    } else if (prefix < 8 || prefix > 29) {
+      findings.push(error(["network", "cidr"], "a subnetwork range from /8 to /29", network.cidr));
     }
   }
   if (network.existing && cloud.provider === "google" && network.existing.subnets.length !== 1) {
@@ -91,20 +92,18 @@ function checkNetwork(model: RunnerModel): CrossCheckFinding[] {
       received: "false",
     });
   }
-  if (network.cidr) {
-    network.monitoring_cidrs.forEach((range, index) => {
-      if (range === "0.0.0.0/0") {
-        findings.push(error(["network", "monitoring_cidrs", index], "a monitoring range narrower than the whole internet", range));
-      } else if (!cidrContains(network.cidr!, range) && !isPrivateRange(range)) {
-        findings.push({
-          severity: "warning",
-          path: ["network", "monitoring_cidrs", index],
-          expected: "a private range (metrics are scraped inside the network)",
-          received: JSON.stringify(range),
-        });
-      }
-    });
-  }
+  network.monitoring_cidrs.forEach((range, index) => {
+    if (range === "0.0.0.0/0") {
+      findings.push(error(["network", "monitoring_cidrs", index], "a monitoring range narrower than the whole internet", range));
+    } else if (!(network.cidr && cidrContains(network.cidr, range)) && !isPrivateRange(range)) {
+      findings.push({
+        severity: "warning",
+        path: ["network", "monitoring_cidrs", index],
+        expected: "a private range (metrics are scraped inside the network)",
+        received: JSON.stringify(range),
+      });
+    }
+  });
   return findings;
 }
 

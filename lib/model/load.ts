@@ -6,6 +6,7 @@
  * then the cross-field rules on the resolved model.
  */
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { LineCounter, isMap, isNode, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
 import type { z } from "zod";
 import { crossCheck } from "./cross-checks";
@@ -21,7 +22,15 @@ export interface LoadedModel {
   readonly warnings: readonly ModelIssue[];
 }
 
-export function loadModelFile(file: string): LoadedModel {
+export interface LoadOptions {
+  /**
+   * Require `cell.id` to equal the file's base name (`models/cell-1.yaml` holds cell-1): the
+   * pipelines map changed files to cells by name, so a mismatch would plan the wrong cell.
+   */
+  readonly requireFileNameMatch?: boolean;
+}
+
+export function loadModelFile(file: string, options: LoadOptions = {}): LoadedModel {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -36,10 +45,11 @@ export function loadModelFile(file: string): LoadedModel {
       { severity: "error", file, path: [], line: 1, column: 1, expected: "a UTF-8 YAML text file", received: "binary content" },
     ]);
   }
-  return parseModel(bytes.toString("utf8"), file);
+  const expectedCellId = options.requireFileNameMatch ? basename(file).replace(/\.ya?ml$/, "") : undefined;
+  return parseModel(bytes.toString("utf8"), file, expectedCellId);
 }
 
-export function parseModel(text: string, file: string): LoadedModel {
+export function parseModel(text: string, file: string, expectedCellId?: string): LoadedModel {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
   const at = (offset: number) => lineCounter.linePos(offset);
@@ -81,7 +91,11 @@ export function parseModel(text: string, file: string): LoadedModel {
     throw new ModelValidationError(file, sortByPosition(issues));
   }
 
-  const findings = crossCheck(parsed.data).map((finding): ModelIssue => {
+  const nameFinding =
+    expectedCellId !== undefined && parsed.data.cell.id !== expectedCellId
+      ? [{ severity: "error" as const, path: ["cell", "id"], expected: `${JSON.stringify(expectedCellId)}, the file's name`, received: JSON.stringify(parsed.data.cell.id) }]
+      : [];
+  const findings = [...nameFinding, ...crossCheck(parsed.data)].map((finding): ModelIssue => {
     const { line, column } = locate(finding.path);
     return { ...finding, file, line, column };
   });

@@ -88,5 +88,7 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "an AWS instance type on Google Cloud", content: withLine(17, "      machine_type: m7i.large"), line: 17, column: 21, mentions: ["Google Cloud machine type", '"m7i.large"'] },
   { name: "a Google machine type on AWS", content: AWS_BASE.replace("m7i.large", "n2d-standard-2"), line: 16, column: 21, mentions: ["EC2 instance type", '"n2d-standard-2"'] },
   { name: "an invalid access level", content: withLine(12, "    tags: [docker]\n    access_level: protected"), line: 13, column: 19, mentions: ['"not_protected", "ref_protected"', '"protected"'] },
+  { name: "a cell id that differs from the file name", content: withLine(2, "  id: cell-10"), line: 2, column: 7, mentions: ['"cell-9", the file\'s name', '"cell-10"'] },
+  { name: "an AWS VPC range too large", content: AWS_BASE + "network:\n  cidr: 10.0.0.0/12\n", line: 19, column: 9, mentions: ["VPC range from /16", '"10.0.0.0/12"'] },
   { name: "an S3 backend with DynamoDB locking and no table", content: withAppended("state:\n  backend: s3\n  bucket: tf-state\n  region: eu-west-1\n  locking: dynamodb"), line: 20, column: 3, mentions: ["DynamoDB table"] },
 ];
