@@ -8,7 +8,7 @@ import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles } from "../../lib/model/model-files";
 import { synthesizeCells } from "../../stacks/synthesize";
 
-// Load the barrels as stock code does (`import * as google from "@cdktf/provider-google"`).
+// Load the provider barrels (the package roots), as stock cdktf code does with a namespace import.
 const aws = require("@cdktf/provider-aws");
 const google = require("@cdktf/provider-google");
 const providerModules = Object.keys(aws).length + Object.keys(google).length;

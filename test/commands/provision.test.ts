@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
@@ -183,10 +184,11 @@ describe("bin/provision against fake GitLab and a stand-in terraform", () => {
   });
 
   it("fails when onboarding fails, with exit 1 and no engine step", async () => {
-    const result = await provision(["--auto-approve"], { GITLAB_TOKEN: "glpat-wrongwrongwrongwrong1" });
+    const wrongToken = `glpat-${randomBytes(15).toString("base64url")}`;
+    const result = await provision(["--auto-approve"], { GITLAB_TOKEN: wrongToken });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("onboarding");
-    expect(result.stderr).not.toContain("glpat-wrongwrongwrongwrong1");
+    expect(result.stderr).not.toContain(wrongToken);
     expect(steps()).toEqual([]);
   });
 });
