@@ -37,6 +37,13 @@ export function reportError(error: unknown, wantsJson: boolean): number {
 
 /** Entry used by bin/*: runs the command and exits with its code once output is flushed. */
 export function main(command: Command): void {
+  // `./bin/prepare --json | head` closes the pipe early: that is the reader's choice, not a failure.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+      throw error;
+    });
+  }
   runCli(command).then(
     (code) => {
       process.exitCode = code;
