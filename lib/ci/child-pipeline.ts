@@ -53,7 +53,7 @@ export function planJob(cell: string): JobContext {
     environment: undefined,
     script: [
       // --skip-onboard: a merge request must not register runners in GitLab before it is merged.
-      `./bin/provision --model ${shellQuote(cell)} --plan --skip-onboard --out ${shellQuote(out)} --markdown ${shellQuote(`plan-${cell}.md`)} --json > ${shellQuote(`plan-${cell}.json`)}`,
+      `./bin/provision --model ${shellQuote(cell)} --plan --skip-onboard --out ${shellQuote(out)} --markdown ${shellQuote(`plan-${cell}.md`)} --post --json > ${shellQuote(`plan-${cell}.json`)}`,
     ],
     artifacts: {
       paths: [`plan-${cell}.json`, `plan-${cell}.md`, `${out}/`],

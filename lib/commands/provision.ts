@@ -17,7 +17,8 @@ import { modelsDir, resolveModelArgument } from "../model/model-files";
 import { formatIssue } from "../model/issues";
 import { cellChangeSummary, type CellChangeSummary } from "../review/cell-summary";
 import { summarizePlan, summarizeSynth } from "../review/change-summary";
-import { renderSummaryMarkdown, renderSummaryText } from "../review/render-summary";
+import { cellMarker, renderSummaryMarkdown, renderSummaryText } from "../review/render-summary";
+import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
 import { readResourceShards, readSynthesizedStack } from "../review/stack-files";
 import { backendEnvironment } from "../terraform/backend-env";
 import { detectEngine, EngineDriver } from "../terraform/engine";
@@ -40,6 +41,10 @@ export interface ProvisionOptions {
   /** Synthesis output directory. @default cdktf.out */
   readonly out?: string;
   readonly markdownFile?: string;
+  /** Create or update each cell's plan summary as a note on the merge request of $CI_MERGE_REQUEST_IID. */
+  readonly post?: boolean;
+  /** Variable holding the token for --post. @default - GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN */
+  readonly tokenEnv?: string;
   readonly env?: NodeJS.ProcessEnv;
   /** Progress and the engine's output (stderr by default, so stdout stays clean for --json). */
   readonly log?: (line: string) => void;
@@ -53,6 +58,8 @@ export interface ProvisionedCell {
   readonly stackDir: string;
   readonly summary: CellChangeSummary;
   readonly outcome: "dry-run" | "planned" | "no-changes" | "applied" | "declined";
+  /** The merge request note of this cell's summary, with --post. */
+  readonly note?: NoteUpsertResult;
   readonly onboarded: boolean;
   readonly runnersRemoved: boolean;
 }
@@ -67,6 +74,8 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const loaded = loadModels(options);
   const mode = options.dryRun ? "dry-run" : options.destroy ? "destroy" : options.planOnly ? "plan" : "apply";
+  // Missing CI variables are a usage error, found before any side effect.
+  const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
   if (options.dryRun && (options.destroy || options.autoApprove)) {
     throw new UserInputError("--dry-run cannot be combined with --destroy or --auto-approve");
   }
@@ -106,6 +115,13 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
 
   const summaries = cells.map((cell) => cell.summary);
   if (options.markdownFile) writeFileSync(options.markdownFile, renderSummaryMarkdown(summaries));
+  if (noteTarget) {
+    for (const [index, cell] of cells.entries()) {
+      const note = await upsertMergeRequestNote(noteTarget, renderSummaryMarkdown(cell.summary), cellMarker(cell.cell));
+      log(`[${cell.cell}] ${note.action} merge request note ${note.noteId}`);
+      cells[index] = { ...cell, note };
+    }
+  }
   return { mode, cells };
 }
 
@@ -228,6 +244,8 @@ export function provisionCommand(): Command {
     .addOption(new Option("--engine <engine>", "terraform or tofu (default: detected)").choices(["terraform", "tofu"]))
     .option("--out <dir>", "synthesis output directory", "cdktf.out")
     .option("--markdown <file>", "write the summary as markdown (for a merge request note)")
+    .option("--post", "create or update each cell's summary as a note on the merge request ($CI_SERVER_URL, $CI_PROJECT_ID, $CI_MERGE_REQUEST_IID)")
+    .option("--token-env <name>", "variable holding the token for --post (default: GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN)")
     .option("--json", "print the result as JSON on stdout")
     .addHelpText("after", "\nExit codes: 0 ok, 1 runtime failure (GitLab, cloud, engine step), 2 invalid input.")
     .action(async (flags: Record<string, unknown>) => {
@@ -242,6 +260,8 @@ export function provisionCommand(): Command {
         engine: flags.engine as EngineName | undefined,
         out: flags.out as string,
         markdownFile: flags.markdown as string | undefined,
+        post: Boolean(flags.post),
+        tokenEnv: flags.tokenEnv as string | undefined,
         confirm: process.stdin.isTTY ? askOnTerminal : undefined,
       });
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatProvisionResult(result));

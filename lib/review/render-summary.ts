@@ -9,12 +9,16 @@ import type { CellCapacity, PolicyCapacity } from "./capacity";
 import type { CellChangeSummary } from "./cell-summary";
 import { CHANGE_KINDS, type ChangeCounts, type ChangeKind, type ChangeSummary, type ResourceChangeSummary, type ShardChanges } from "./change-summary";
 
-/** First line of every review note. */
-export const REVIEW_NOTE_MARKER = "<!-- runner-fleet-review -->";
+/**
+ * First line of every plan summary. Distinct from the stack review's marker
+ * (lib/review/render-review.ts), so the review note and the plan notes never
+ * overwrite each other.
+ */
+export const REVIEW_NOTE_MARKER = "<!-- runner-fleet-plan -->";
 
-/** Marks one cell's part of a note, for updating a single cell. */
+/** Marks one cell's part of a summary: each cell's plan job keeps its own note by this marker. */
 export function cellMarker(cell: string): string {
-  return `<!-- runner-fleet-review:${cell} -->`;
+  return `<!-- runner-fleet-plan:${cell} -->`;
 }
 
 /** Addresses listed in a note at most; GitLab notes are limited to 1,000,000 characters. */

@@ -52,7 +52,7 @@ describe("the generated child pipeline", () => {
 
     expect(Object.keys(pipeline).filter((key) => !key.startsWith(".") && key !== "stages")).toEqual(["plan:cell-1", "plan:cell-2"]);
     expect(pipeline["plan:cell-1"].script).toEqual([
-      "./bin/provision --model cell-1 --plan --skip-onboard --out plan-out/cell-1 --markdown plan-cell-1.md --json > plan-cell-1.json",
+      "./bin/provision --model cell-1 --plan --skip-onboard --out plan-out/cell-1 --markdown plan-cell-1.md --post --json > plan-cell-1.json",
     ]);
     expect(pipeline["plan:cell-1"].artifacts.paths).toEqual(["plan-cell-1.json", "plan-cell-1.md", "plan-out/cell-1/"]);
     expect(pipeline["plan:cell-1"].resource_group).toBeUndefined();

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
+import { startFakeGitLabNotes } from "../support/fake-gitlab-notes";
 import { pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
 import { runBin, runBinAsync, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
@@ -141,7 +142,7 @@ describe("bin/provision against fake GitLab and a stand-in terraform", () => {
     expect(result.status).toBe(0);
     expect(steps()).toEqual(["init", "plan", "show"]);
     expect(fake.runners.size).toBe(0);
-    expect(readFileSync(markdown, "utf8")).toContain("<!-- runner-fleet-review -->");
+    expect(readFileSync(markdown, "utf8")).toContain("<!-- runner-fleet-plan:cell-1 -->");
   });
 
   it("fails when a step fails, with exit 1 naming the step, and applies nothing", async () => {
@@ -190,5 +191,44 @@ describe("bin/provision against fake GitLab and a stand-in terraform", () => {
     expect(result.stderr).toContain("onboarding");
     expect(result.stderr).not.toContain(wrongToken);
     expect(steps()).toEqual([]);
+  });
+});
+
+describe("bin/provision --plan --post", () => {
+  it("keeps one note per cell on the merge request: created, then updated", async () => {
+    const token = `glpat-${randomBytes(15).toString("base64url")}`;
+    const gitlab = await startFakeGitLabNotes({ token, mergeRequests: ["42!7"] });
+    const root = mkdtempSync(join(tmpdir(), "provision-post-"));
+    try {
+      const env = {
+        PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`,
+        HOME: root,
+        CI_SERVER_URL: gitlab.url,
+        CI_PROJECT_ID: "42",
+        CI_MERGE_REQUEST_IID: "7",
+        GITLAB_REVIEW_TOKEN: token,
+      };
+      const args = ["--model", "cell-2", "--models-dir", MODELS_DIR, "--plan", "--skip-onboard", "--post", "--out", join(root, "cdktf.out"), "--json"];
+      const first = await runBinAsync("provision", args, { cwd: root, env });
+      const second = await runBinAsync("provision", args, { cwd: root, env });
+
+      expect([first.status, second.status]).toEqual([0, 0]);
+      expect([JSON.parse(first.stdout).cells[0].note.action, JSON.parse(second.stdout).cells[0].note.action]).toEqual(["created", "updated"]);
+      const notes = gitlab.notes("42", 7);
+      expect(notes).toHaveLength(1);
+      expect(notes[0].body).toContain("<!-- runner-fleet-plan:cell-2 -->");
+      expect(first.stdout + first.stderr + second.stderr).not.toContain(token);
+    } finally {
+      await gitlab.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("fails when the merge request variables are missing, with exit 2 before any engine step", () => {
+    const result = runBin("provision", ["--model", "cell-2", "--plan", "--skip-onboard", "--post"], {
+      env: { PATH: process.env.PATH, HOME: tmpdir() },
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("CI_MERGE_REQUEST_IID");
   });
 });
