@@ -10,7 +10,20 @@ import type {
   LaunchTemplateNetworkInterfaces,
   LaunchTemplateTagSpecifications,
 } from "@cdktf/provider-aws/lib/launch-template";
-import { checkIntegerRange, fail, isToken } from "./checks";
+import {
+  checkIds,
+  checkIntegerRange,
+  checkNonEmpty,
+  checkPattern,
+  fail,
+  IMAGE_ID,
+  IMAGE_ID_EXPECTED,
+  INSTANCE_TYPE,
+  INSTANCE_TYPE_EXPECTED,
+  isToken,
+  SECURITY_GROUP_ID,
+  SUBNET_ID,
+} from "./checks";
 
 /** EC2 refuses user data over 16 KB (counted before base64). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
@@ -105,3 +118,26 @@ export const GROUP_METRICS = [
   "GroupTerminatingInstances",
   "GroupTotalInstances",
 ];
+
+const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,127}$/;
+
+/** What every slot group (manager or worker) must get right before it launches anything. */
+export interface SlotGroupPlacement {
+  readonly name: string;
+  readonly slot: number;
+  readonly imageId: string;
+  readonly instanceType: string;
+  readonly subnetIds: string[];
+  readonly securityGroupIds: string[];
+}
+
+export function checkSlotGroupPlacement(scope: Construct, props: SlotGroupPlacement): void {
+  checkPattern(scope, "name", props.name, GROUP_NAME, "a name of letters, digits and - _ . / (at most 128 characters)");
+  checkIntegerRange(scope, "slot", props.slot, 0, 999);
+  checkPattern(scope, "imageId", props.imageId, IMAGE_ID, IMAGE_ID_EXPECTED);
+  checkPattern(scope, "instanceType", props.instanceType, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED);
+  checkNonEmpty(scope, "subnetIds", props.subnetIds, "subnet id");
+  checkIds(scope, "subnetIds", props.subnetIds, SUBNET_ID, "a subnet id such as subnet-0123456789abcdef0");
+  checkNonEmpty(scope, "securityGroupIds", props.securityGroupIds, "security group id");
+  checkIds(scope, "securityGroupIds", props.securityGroupIds, SECURITY_GROUP_ID, "a security group id such as sg-0123456789abcdef0");
+}

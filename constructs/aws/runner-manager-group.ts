@@ -13,21 +13,11 @@ import { Construct } from "constructs";
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { SLOT_METADATA_KEY } from "../../lib/model/names";
-import {
-  IMAGE_ID,
-  IMAGE_ID_EXPECTED,
-  INSTANCE_TYPE,
-  INSTANCE_TYPE_EXPECTED,
-  SECURITY_GROUP_ID,
-  SUBNET_ID,
-  checkIds,
-  checkIntegerRange,
-  checkNonEmpty,
-  checkPattern,
-} from "./checks";
+import { checkIntegerRange } from "./checks";
 import {
   GROUP_METRICS,
   UBUNTU_ROOT_DEVICE,
+  checkSlotGroupPlacement,
   checkMetadataTagKeys,
   encodeUserData,
   encryptedRootVolume,
@@ -37,9 +27,6 @@ import {
   tagSpecifications,
 } from "./launch-template-parts";
 
-/** Auto Scaling group and launch template names: letters, digits and - _ . / (at most 128 characters here). */
-const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,127}$/;
-const GROUP_NAME_EXPECTED = "a name of letters, digits and - _ . / (at most 128 characters)";
 
 export interface RunnerManagerGroupProps {
   /** Name of the launch template and of the Auto Scaling group (`managerName(model, shard, slot)`). */
@@ -124,14 +111,7 @@ export class RunnerManagerGroup extends Construct {
     this.healthCheckGracePeriod = props.healthCheckGracePeriod ?? 300;
     this.tags = { ...props.tags, Name: props.name, [SLOT_METADATA_KEY]: String(props.slot) };
 
-    checkPattern(this, "name", props.name, GROUP_NAME, GROUP_NAME_EXPECTED);
-    checkIntegerRange(this, "slot", props.slot, 0, 999);
-    checkPattern(this, "imageId", props.imageId, IMAGE_ID, IMAGE_ID_EXPECTED);
-    checkPattern(this, "instanceType", props.instanceType, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED);
-    checkNonEmpty(this, "subnetIds", props.subnetIds, "subnet id");
-    checkIds(this, "subnetIds", props.subnetIds, SUBNET_ID, "a subnet id such as subnet-0123456789abcdef0");
-    checkNonEmpty(this, "securityGroupIds", props.securityGroupIds, "security group id");
-    checkIds(this, "securityGroupIds", props.securityGroupIds, SECURITY_GROUP_ID, "a security group id such as sg-0123456789abcdef0");
+    checkSlotGroupPlacement(this, props);
     checkIntegerRange(this, "healthCheckGracePeriod", this.healthCheckGracePeriod, 0, 7200);
     // The manager reads its slot from its instance tags through the metadata service.
     checkMetadataTagKeys(this, "tags", this.tags);

@@ -8,24 +8,11 @@ import { Construct } from "constructs";
 import { AutoscalingGroup, type AutoscalingGroupConfig } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { SLOT_METADATA_KEY } from "../../lib/model/names";
-import {
-  IMAGE_ID,
-  IMAGE_ID_EXPECTED,
-  INSTANCE_TYPE,
-  INSTANCE_TYPE_EXPECTED,
-  SECURITY_GROUP_ID,
-  SUBNET_ID,
-  checkIds,
-  checkIntegerRange,
-  checkNonEmpty,
-  checkPattern,
-  checkUnique,
-  fail,
-  isToken,
-} from "./checks";
+import { checkIntegerRange, checkPattern, checkUnique, fail, isToken, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED } from "./checks";
 import {
   GROUP_METRICS,
   UBUNTU_ROOT_DEVICE,
+  checkSlotGroupPlacement,
   encodeUserData,
   encryptedRootVolume,
   metadataOptions,
@@ -34,7 +21,6 @@ import {
   tagSpecifications,
 } from "./launch-template-parts";
 
-const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,127}$/;
 
 export interface WorkerAutoscalingGroupProps {
   /** Name of the launch template and of the Auto Scaling group (`workerGroupName(model, shard, slot)`). */
@@ -115,14 +101,7 @@ export class WorkerAutoscalingGroup extends Construct {
     this.tags = { ...props.tags, Name: props.name, [SLOT_METADATA_KEY]: String(props.slot) };
     const additionalTypes = props.additionalSpotInstanceTypes ?? [];
 
-    checkPattern(this, "name", props.name, GROUP_NAME, "a name of letters, digits and - _ . / (at most 128 characters)");
-    checkIntegerRange(this, "slot", props.slot, 0, 999);
-    checkPattern(this, "imageId", props.imageId, IMAGE_ID, IMAGE_ID_EXPECTED);
-    checkPattern(this, "instanceType", props.instanceType, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED);
-    checkNonEmpty(this, "subnetIds", props.subnetIds, "subnet id");
-    checkIds(this, "subnetIds", props.subnetIds, SUBNET_ID, "a subnet id such as subnet-0123456789abcdef0");
-    checkNonEmpty(this, "securityGroupIds", props.securityGroupIds, "security group id");
-    checkIds(this, "securityGroupIds", props.securityGroupIds, SECURITY_GROUP_ID, "a security group id such as sg-0123456789abcdef0");
+    checkSlotGroupPlacement(this, props);
     checkIntegerRange(this, "maxInstances", props.maxInstances, 1, 1000);
     if (!isToken(additionalTypes)) {
       if (additionalTypes.length > 0 && !this.spot) {
