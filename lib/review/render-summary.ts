@@ -14,7 +14,7 @@ import { CHANGE_KINDS, type ChangeCounts, type ChangeKind, type ChangeSummary, t
  * (lib/review/render-review.ts), so the review note and the plan notes never
  * overwrite each other.
  */
-export const REVIEW_NOTE_MARKER = "<!-- runner-fleet-plan -->";
+export const PLAN_NOTE_MARKER = "<!-- runner-fleet-plan -->";
 
 /** Marks one cell's part of a summary: each cell's plan job keeps its own note by this marker. */
 export function cellMarker(cell: string): string {
@@ -36,7 +36,7 @@ export function renderSummaryText(summaries: Cells): string {
 
 export function renderSummaryMarkdown(summaries: Cells): string {
   const body = asList(summaries).map(cellMarkdown).join("\n\n");
-  return redactSecrets(`${REVIEW_NOTE_MARKER}\n${body}\n`);
+  return redactSecrets(`${PLAN_NOTE_MARKER}\n${body}\n`);
 }
 
 function asList(summaries: Cells): readonly CellChangeSummary[] {

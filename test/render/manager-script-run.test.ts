@@ -12,7 +12,7 @@ import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
 import { FLEETING_PLUGIN_DIR } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
-import { ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 
 /** A token-shaped value made up at run time (never committed). */
 const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
@@ -28,10 +28,6 @@ afterEach(() => {
   sandbox.dispose();
 });
 
-function expectSucceeded(run: ScriptRun): void {
-  if (run.status !== 0) throw new Error(`the script exited with ${run.status}:\n${run.stderr}`);
-  expect(run.stderr).not.toContain("FAILED");
-}
 
 function expectSecretsKeptOut(run: ScriptRun, ...secrets: string[]): void {
   for (const secret of secrets) {

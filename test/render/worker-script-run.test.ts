@@ -1,7 +1,7 @@
 /** Runs rendered worker startup scripts for real (bash) against stub commands in a scratch root. */
 import { renderWorkerStartupScript, WORKER_READY_FILE } from "../../lib/render/manager-files";
 import { exampleModel, modelWith } from "../support/models";
-import { ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 
 let sandbox: ScriptSandbox;
 beforeEach(() => {
@@ -11,10 +11,6 @@ afterEach(() => {
   sandbox.dispose();
 });
 
-function expectSucceeded(run: ScriptRun): void {
-  if (run.status !== 0) throw new Error(`the script exited with ${run.status}:\n${run.stderr}`);
-  expect(run.stderr).not.toContain("FAILED");
-}
 
 const called = (run: ScriptRun, name: string, ...args: string[]) =>
   run.calls.some((call) => call.name === name && args.every((arg) => call.args.includes(arg)));

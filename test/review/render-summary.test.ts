@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { cellChangeSummary, type CellChangeSummary } from "../../lib/review/cell-summary";
 import { summarizePlan, summarizeSynth } from "../../lib/review/change-summary";
 import type { PlanJson, PlanResourceChange } from "../../lib/review/plan-json";
-import { REVIEW_NOTE_MARKER, cellMarker, renderSummaryMarkdown, renderSummaryText } from "../../lib/review/render-summary";
+import { PLAN_NOTE_MARKER, cellMarker, renderSummaryMarkdown, renderSummaryText } from "../../lib/review/render-summary";
 import { shardLookup } from "../../lib/review/stack-files";
 import { PLAN_FIXTURE, RESOURCE_SHARDS_FIXTURE } from "../support/fake-terraform-workspace";
 import { exampleModel } from "../support/models";
@@ -25,7 +25,7 @@ describe("renderSummaryMarkdown", () => {
   it("starts with the note marker and marks the cell", () => {
     const markdown = renderSummaryMarkdown(planned());
 
-    expect(markdown.split("\n")[0]).toBe(REVIEW_NOTE_MARKER);
+    expect(markdown.split("\n")[0]).toBe(PLAN_NOTE_MARKER);
     expect(markdown).toContain(`${cellMarker("cell-1")}\n## Runner fleet \`cell-1\``);
     expect(markdown).toContain("Planned with terraform 1.11.4, plan file /work/cdktf.out/stacks/cell-1/cell-1.tfplan.");
   });
@@ -107,7 +107,7 @@ describe("renderSummaryMarkdown", () => {
   it("puts several cells under one marker", () => {
     const markdown = renderSummaryMarkdown([planned(), { ...planned(), cell: "cell-3" }]);
 
-    expect(markdown.split(REVIEW_NOTE_MARKER)).toHaveLength(2);
+    expect(markdown.split(PLAN_NOTE_MARKER)).toHaveLength(2);
     expect(markdown).toContain(cellMarker("cell-1"));
     expect(markdown).toContain(cellMarker("cell-3"));
   });

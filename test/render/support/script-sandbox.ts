@@ -125,3 +125,9 @@ function resolveTool(name: string): string {
   if (found.status !== 0 || !path.startsWith("/")) throw new Error(`the tests need ${name} on PATH`);
   return path;
 }
+
+/** The script exited 0 and logged no failure. */
+export function expectSucceeded(run: ScriptRun): void {
+  if (run.status !== 0) throw new Error(`the script exited with ${run.status}:\n${run.stderr}`);
+  expect(run.stderr).not.toContain("FAILED");
+}
