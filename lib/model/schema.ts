@@ -53,7 +53,7 @@ const gitlab = z
   .describe("The GitLab instance of this cell.");
 
 const googleCloud = z.strictObject({
-  provider: z.literal("google"),
+  provider: z.literal("google").describe("Google Cloud."),
   project: z
     .string()
     .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "a Google Cloud project id: 6 to 30 lowercase letters, digits or '-'")
@@ -69,7 +69,7 @@ const googleCloud = z.strictObject({
 });
 
 const awsCloud = z.strictObject({
-  provider: z.literal("aws"),
+  provider: z.literal("aws").describe("Amazon Web Services."),
   region: z
     .string()
     .regex(/^[a-z]{2}(-gov)?-[a-z]+-[0-9]$/, "an AWS region such as eu-west-1")
@@ -82,7 +82,7 @@ const awsCloud = z.strictObject({
     .string()
     .regex(/^[0-9]{12}$/, "a 12-digit AWS account id")
     .optional()
-    .describe("AWS account id. Scopes IAM ARNs and guards against applying to the wrong account. @default - the caller's account"),
+    .describe("AWS account id. Scopes IAM ARNs and guards against applying to the wrong account. When omitted, the account of the caller's credentials."),
 });
 
 const cloud = z.discriminatedUnion("provider", [googleCloud, awsCloud]).describe("Where the fleet runs.");
@@ -91,7 +91,9 @@ const network = z
   .strictObject({
     cidr: cidr
       .optional()
-      .describe("Create a network with this primary range (VPC CIDR on AWS, subnet range on Google Cloud). Exclusive with `existing`. @default 10.0.0.0/16 when `existing` is not set"),
+      // The default applies only when `existing` is not set (see the transform below), so it is a hint, not a zod default.
+      .meta({ default: DEFAULT_NETWORK_CIDR })
+      .describe("Create a network with this primary range (VPC CIDR on AWS, subnet range on Google Cloud). Exclusive with `existing`; the default applies only when `existing` is not set."),
     existing: z
       .strictObject({
         network: z.string().min(1).describe("Google Cloud network name or self link; AWS VPC id (vpc-...)."),
@@ -104,38 +106,39 @@ const network = z
     monitoring_cidrs: z
       .array(cidr)
       .default([])
-      .describe("Source ranges allowed to scrape runner manager metrics on port 9252. @default - none: nothing may scrape"),
+      .describe("Source ranges allowed to scrape runner manager metrics on port 9252. Empty: nothing may scrape."),
   })
   .default({ nat: true, public_ips: false, monitoring_cidrs: [] })
+  .describe("The network the managers and workers run in: created for the cell, or an existing one.")
   // A network is created unless an existing one is named; give the created one its range here, with the other defaults.
   .transform((net) => (net.existing || net.cidr ? net : { ...net, cidr: DEFAULT_NETWORK_CIDR }));
 
 const localState = z.strictObject({
-  backend: z.literal("local"),
-  path: z.string().optional().describe("State file path, relative to the directory provision runs in. @default .state/terraform/<cell>.tfstate"),
+  backend: z.literal("local").describe("A state file on the machine that runs provision; for local use only."),
+  path: z.string().optional().describe("State file path, relative to the directory provision runs in. When omitted, .state/terraform/<cell>.tfstate."),
 });
 const gcsState = z.strictObject({
-  backend: z.literal("gcs"),
-  bucket: z.string().min(3),
-  prefix: z.string().optional().describe("@default runner-fleet/<cell>"),
+  backend: z.literal("gcs").describe("A Google Cloud Storage bucket."),
+  bucket: z.string().min(3).describe("Existing bucket that holds the state."),
+  prefix: z.string().optional().describe("Object prefix of the cell's state. When omitted, runner-fleet/<cell>."),
 });
 const s3State = z.strictObject({
-  backend: z.literal("s3"),
-  bucket: z.string().min(3),
+  backend: z.literal("s3").describe("An S3 bucket."),
+  bucket: z.string().min(3).describe("Existing bucket that holds the state."),
   key_prefix: z.string().default("runner-fleet").describe("The state key is <key_prefix>/<cell>.tfstate."),
-  region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-[0-9]$/, "an AWS region such as eu-west-1"),
+  region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-[0-9]$/, "an AWS region such as eu-west-1").describe("Region of the bucket."),
   locking: z
     .enum(["s3", "dynamodb"])
     .default("s3")
     .describe("s3: native S3 lock files (Terraform >= 1.10); dynamodb: a lock table named in dynamodb_table."),
-  dynamodb_table: z.string().optional(),
+  dynamodb_table: z.string().optional().describe("DynamoDB lock table; required when locking is dynamodb."),
 });
 const httpState = z.strictObject({
-  backend: z.literal("http"),
+  backend: z.literal("http").describe("GitLab-managed Terraform state (the http backend)."),
   project_id: z
     .union([z.number().int().positive(), z.string().min(1)])
     .describe("GitLab project (id or full path) that holds the GitLab-managed Terraform state."),
-  state_name: z.string().optional().describe("@default <cell>"),
+  state_name: z.string().optional().describe("Name of the state in the project. When omitted, the cell id."),
   username_env: z.string().default("GITLAB_USER_LOGIN").describe("Environment variable holding the state user name."),
   password_env: z.string().default("GITLAB_TOKEN").describe("Environment variable holding the state token (never written to files)."),
 });
@@ -158,33 +161,38 @@ const secrets = z
       .default("gitlab-runner")
       .describe("Name prefix of the secrets: <prefix>-<cell>-<shard> (Secret Manager) or /<prefix>/<cell>/<shard>/token (SSM)."),
   })
-  .default({ store: "local", local_dir: ".state/secrets", prefix: "gitlab-runner" });
+  .default({ store: "local", local_dir: ".state/secrets", prefix: "gitlab-runner" })
+  .describe("Where runner tokens are kept between onboarding and the managers' boot.");
 
-const managers = z.strictObject({
-  count: z.number().int().min(1).max(10).default(2).describe("Runner manager VMs of the shard; each drives its own worker group."),
-  machine_type: z.string().min(1).describe("The cloud's own machine type: e2-standard-2 on Google Cloud, t3.medium on AWS."),
-  disk_size_gb: z.number().int().min(10).max(2000).default(50),
-  image: z.string().optional().describe("Manager image. @default - Ubuntu 24.04 LTS of the cloud"),
-  runner_version: z
-    .string()
-    .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "18.5.0"')
-    .describe("gitlab-runner version installed on the managers, pinned."),
-  concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
-});
+const managers = z
+  .strictObject({
+    count: z.number().int().min(1).max(10).default(2).describe("Runner manager VMs of the shard; each drives its own worker group."),
+    machine_type: z.string().min(1).describe("The cloud's own machine type: e2-standard-2 on Google Cloud, t3.medium on AWS."),
+    disk_size_gb: z.number().int().min(10).max(2000).default(50).describe("Boot disk size of each manager, in GB."),
+    image: z.string().optional().describe("Manager image. When omitted, Ubuntu 24.04 LTS of the cloud."),
+    runner_version: z
+      .string()
+      .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "18.5.0"')
+      .describe("gitlab-runner version installed on the managers, pinned."),
+    concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
+  })
+  .describe("The shard's runner manager VMs.");
 
-const workers = z.strictObject({
-  machine_type: z.string().min(1).describe("The cloud's own machine type of the worker instances."),
-  image: z
-    .string()
-    .optional()
-    .describe("Worker image with Docker; AWS: ami-... or resolve:ssm:<parameter>. @default - Ubuntu 24.04 LTS, Docker installed at boot"),
-  disk_size_gb: z.number().int().min(10).max(4000).default(100),
-  username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
-  capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),
-  max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited."),
-  max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
-  spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
-});
+const workers = z
+  .strictObject({
+    machine_type: z.string().min(1).describe("The cloud's own machine type of the worker instances."),
+    image: z
+      .string()
+      .optional()
+      .describe("Worker image with Docker; AWS: ami-... or resolve:ssm:<parameter>. When omitted, Ubuntu 24.04 LTS with Docker installed at boot."),
+    disk_size_gb: z.number().int().min(10).max(4000).default(100).describe("Disk size of each worker instance, in GB."),
+    username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
+    capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),
+    max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited."),
+    max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
+    spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
+  })
+  .describe("The autoscaled worker instances that run the jobs (fleeting plugin of the cloud).");
 
 const policy = z.strictObject({
   periods: z
@@ -194,43 +202,57 @@ const policy = z.strictObject({
   idle_count: z.number().int().min(0).default(0).describe("Idle job slots kept ready (counted in jobs, not machines)."),
   idle_time: goDuration.default("20m").describe("How long an idle instance is kept."),
   scale_factor: z.number().min(0).max(10).default(0).describe("Idle capacity as a share of in-use capacity."),
-  scale_factor_limit: z.number().int().min(0).optional(),
+  scale_factor_limit: z.number().int().min(0).optional().describe("Upper bound of the idle capacity scale_factor adds. When omitted, no bound."),
 });
 
 const docker = z
   .strictObject({
     image: z.string().min(1).default("ubuntu:24.04").describe("Default job image."),
     privileged: z.boolean().default(false).describe("Privileged job containers. Leave off unless Docker-in-Docker is required."),
-    volumes: z.array(z.string()).default(["/cache"]),
-    pull_policy: z.array(z.enum(["always", "if-not-present", "never"])).default(["always", "if-not-present"]),
+    volumes: z.array(z.string()).default(["/cache"]).describe("Volumes mounted into job containers (Docker executor `volumes`)."),
+    pull_policy: z
+      .array(z.enum(["always", "if-not-present", "never"]))
+      .default(["always", "if-not-present"])
+      .describe("Image pull policies, tried in order."),
   })
-  .default({ image: "ubuntu:24.04", privileged: false, volumes: ["/cache"], pull_policy: ["always", "if-not-present"] });
+  .default({ image: "ubuntu:24.04", privileged: false, volumes: ["/cache"], pull_policy: ["always", "if-not-present"] })
+  .describe("Docker executor settings of the jobs.");
 
 const cache = z
   .strictObject({
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(true).describe("Give the shard a distributed cache bucket (GCS or S3)."),
     expiry_days: z.number().int().min(1).max(3650).default(14).describe("Cache objects are deleted this many days after upload."),
     shared: z.boolean().default(true).describe("Share the cache between the shard's managers."),
   })
-  .default({ enabled: true, expiry_days: 14, shared: true });
+  .default({ enabled: true, expiry_days: 14, shared: true })
+  .describe("The shard's distributed job cache.");
 
 const shard = z.strictObject({
   name: dnsLabel.describe("Shard name, unique in the cell; part of resource names."),
-  description: z.string().max(1024).optional().describe("Runner description in GitLab. @default <cell>-<shard>"),
-  tags: z.array(z.string().min(1).max(255)).max(50).default([]),
-  run_untagged: z.boolean().default(false),
-  locked: z.boolean().default(false),
-  access_level: z.enum(["not_protected", "ref_protected"]).default("not_protected"),
+  description: z.string().max(1024).optional().describe("Runner description in GitLab. When omitted, <cell>-<shard>."),
+  tags: z.array(z.string().min(1).max(255)).max(50).default([]).describe("Runner tags; jobs with these tags run here."),
+  run_untagged: z.boolean().default(false).describe("Also run jobs without tags."),
+  locked: z.boolean().default(false).describe("Lock a project runner to its current projects."),
+  access_level: z
+    .enum(["not_protected", "ref_protected"])
+    .default("not_protected")
+    .describe("ref_protected: run only jobs of protected branches and tags."),
   maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts (at least 10m)."),
-  paused: z.boolean().default(false),
-  runner_type: z.enum(["instance", "group", "project"]).default("instance"),
+  paused: z.boolean().default(false).describe("Register the runner paused: it takes no jobs until resumed."),
+  runner_type: z.enum(["instance", "group", "project"]).default("instance").describe("Scope of the runner in GitLab."),
   group_id: z.number().int().positive().optional().describe("Required when runner_type is group."),
   project_id: z.number().int().positive().optional().describe("Required when runner_type is project."),
   managers,
   workers,
   autoscaling: z
-    .strictObject({ policies: z.array(policy).min(1) })
-    .default({ policies: [{ periods: ["* * * * *"], timezone: "UTC", idle_count: 0, idle_time: "20m", scale_factor: 0 }] }),
+    .strictObject({
+      policies: z
+        .array(policy)
+        .min(1)
+        .describe("Autoscaler policies ([[runners.autoscaler.policy]]); where several apply, the last one wins."),
+    })
+    .default({ policies: [{ periods: ["* * * * *"], timezone: "UTC", idle_count: 0, idle_time: "20m", scale_factor: 0 }] })
+    .describe("How the workers scale: idle capacity by time of day."),
   docker,
   cache,
 });
@@ -242,32 +264,40 @@ const thresholds = z
     concurrency_saturation: z.number().gt(0).max(1).default(0.9).describe("Alert when running jobs reach this share of `concurrent`."),
     workers_near_max: z.number().gt(0).max(1).default(0.9).describe("Alert when workers reach this share of max_instances."),
   })
-  .default({ manager_absent_for: "5m", job_failure_ratio: 0.25, concurrency_saturation: 0.9, workers_near_max: 0.9 });
+  .default({ manager_absent_for: "5m", job_failure_ratio: 0.25, concurrency_saturation: 0.9, workers_near_max: 0.9 })
+  .describe("When the alerts fire.");
 
 const monitoring = z
   .strictObject({
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(true).describe("Create the fleet's dashboards and alert policies (Cloud Monitoring or CloudWatch)."),
     notifications: z
       .strictObject({
-        emails: z.array(z.email()).default([]),
-        webhooks: z.array(z.url({ protocol: /^https$/, error: "an https URL" })).default([]),
+        emails: z.array(z.email()).default([]).describe("Email addresses the alerts are sent to."),
+        webhooks: z
+          .array(z.url({ protocol: /^https$/, error: "an https URL" }))
+          .default([])
+          .describe("HTTPS endpoints the alerts are posted to."),
         channels: z.array(z.string().min(1)).default([]).describe("Existing channel ids: Google notification channel names or SNS topic ARNs."),
       })
-      .default({ emails: [], webhooks: [], channels: [] }),
+      .default({ emails: [], webhooks: [], channels: [] })
+      .describe("Where alerts go."),
     thresholds,
   })
   .default({
     enabled: true,
     notifications: { emails: [], webhooks: [], channels: [] },
     thresholds: { manager_absent_for: "5m", job_failure_ratio: 0.25, concurrency_saturation: 0.9, workers_near_max: 0.9 },
-  });
+  })
+  .describe("Metrics, dashboards and alerts of the fleet.");
 
 export const runnerModelSchema = z
   .strictObject({
-    cell: z.strictObject({
-      id: dnsLabel.describe("Cell id: names the stack, prefixes resources and is a label on every one."),
-      labels: labels.describe("Labels (Google Cloud) or tags (AWS) applied to every resource."),
-    }),
+    cell: z
+      .strictObject({
+        id: dnsLabel.describe("Cell id: names the stack, prefixes resources and is a label on every one."),
+        labels: labels.describe("Labels (Google Cloud) or tags (AWS) applied to every resource."),
+      })
+      .describe("The cell: one GitLab instance's runner fleet in one cloud region."),
     gitlab,
     cloud,
     network,
