@@ -4,7 +4,8 @@
  * endpoints gitbeaker 43.8 lacks, its raw requester:
  * - POST /runners/:id/reset_authentication_token
  * - GET  /runners/:id/managers
- * - POST /runners/verify (with a runner token)
+ * - GET  /runners/:id/jobs
+ * - POST /runners/verify and DELETE /runners/managers (with a runner token)
  * Every failure leaves as a GitLabApiError with a plain, redacted message.
  */
 import { Runners, Users } from "@gitbeaker/rest";
@@ -50,6 +51,17 @@ export interface RunnerManager {
   readonly contacted_at: string | null;
   readonly status: "online" | "offline" | "stale" | "never_contacted" | string;
 }
+
+/** GET /runners/:id/jobs: one job the runner has taken (only the fields we read). */
+export interface RunnerJob {
+  readonly id: number;
+  readonly status: string;
+}
+
+/** What POST /runners/verify says of a runner token. */
+export type TokenVerification =
+  | { readonly valid: true; readonly runnerId: number; readonly tokenExpiresAt: string | null }
+  | { readonly valid: false; readonly reason: string };
 
 /** What POST /user/runners and the reset endpoints give back. The token is a secret. */
 export interface IssuedToken {
@@ -101,6 +113,17 @@ export interface GitLabClient {
   resetRunnerToken(id: number, action: string): Promise<IssuedToken>;
   /** GET /runners/:id/managers */
   listRunnerManagers(id: number, action: string): Promise<RunnerManager[]>;
+  /** GET /runners/:id/jobs?status=..., all pages. */
+  listRunnerJobs(id: number, status: "running" | "success" | "failed" | "canceled", action: string): Promise<RunnerJob[]>;
+  /**
+   * POST /runners/verify with a runner token. Not read-only in GitLab: it records
+   * `systemId` as a manager of the runner, contacted now (see ./verify-token.ts,
+   * which cleans that up). A refused token (403, or 422 for an orphaned runner) is
+   * an answer, not a failure.
+   */
+  verifyRunnerToken(token: string, systemId: string, action: string): Promise<TokenVerification>;
+  /** DELETE /runners/managers with a runner token; false when GitLab knows no such manager. */
+  deleteRunnerManager(token: string, systemId: string, action: string): Promise<boolean>;
 }
 
 export interface GitLabClientOptions extends RequesterSettings {
@@ -201,6 +224,43 @@ export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
           page = Number(response.headers["x-next-page"] || 0);
         }
         return managers;
+      }),
+    listRunnerJobs: (id, status, action) =>
+      guard(action, async () => {
+        const jobs: RunnerJob[] = [];
+        for (let page = 1; page > 0; ) {
+          const response = await raw.get(`runners/${encodeURIComponent(String(id))}/jobs`, { searchParams: { status, page, perPage: LIST_PAGE_SIZE } });
+          jobs.push(...((response.body as RunnerJob[]) ?? []));
+          page = Number(response.headers["x-next-page"] || 0);
+        }
+        return jobs;
+      }),
+    verifyRunnerToken: (token, systemId, action) =>
+      guard(action, async (): Promise<TokenVerification> => {
+        try {
+          const response = await raw.post("runners/verify", { body: { token, systemId } });
+          const body = (response.body ?? {}) as { id?: unknown; token_expires_at?: unknown };
+          return {
+            valid: true,
+            runnerId: typeof body.id === "number" ? body.id : Number.NaN,
+            tokenExpiresAt: typeof body.token_expires_at === "string" ? body.token_expires_at : null,
+          };
+        } catch (error) {
+          if (error instanceof GitLabHttpError && (error.status === 403 || error.status === 422)) {
+            return { valid: false, reason: error.status === 422 ? "GitLab says the runner is orphaned (422)" : "GitLab refused the token (403): it is wrong, reset or expired" };
+          }
+          throw error;
+        }
+      }),
+    deleteRunnerManager: (token, systemId, action) =>
+      guard(action, async () => {
+        try {
+          await raw.delete("runners/managers", { body: { token, systemId } });
+          return true;
+        } catch (error) {
+          if (error instanceof GitLabHttpError && error.status === 404) return false;
+          throw error;
+        }
       }),
   };
 }

@@ -92,11 +92,11 @@ export interface RequesterSettings {
  * Whether a failed request may be sent again without looking first. A POST that
  * creates something (POST /user/runners) may have succeeded even when its answer was
  * lost; the reconciler decides what to do. Resetting a token again is harmless: the
- * newest token wins.
+ * newest token wins; verifying a token again only refreshes its contact time.
  */
 export function isRetrySafe(method: string, endpoint: string): boolean {
   if (method !== "POST") return true;
-  return /(^|\/)reset_authentication_token$/.test(endpoint);
+  return /(^|\/)reset_authentication_token$/.test(endpoint) || /(^|\/)runners\/verify$/.test(endpoint);
 }
 
 /** Network failures worth another try. An unknown host (ENOTFOUND) is a wrong URL, not a hiccup. */

@@ -3,7 +3,8 @@
  * /work/shared/docs/gitlab-api.md: PRIVATE-TOKEN auth, admin vs. non-admin, runner
  * creation with glrt-t1_/t2_/t3_ tokens generated at run time, listings with
  * GitLab's filters and pagination headers, details, updates, deletion, managers,
- * token reset and verify; GitLab's error bodies; Rack::Attack 429s; fault injection
+ * token reset and verify (which, as in GitLab, records the calling manager and its contact),
+ * manager deletion by runner token, a runner's jobs; GitLab's error bodies; Rack::Attack 429s; fault injection
  * (5xx, 429, a create whose response is dropped); a log of every request.
  *
  * Paths outside /api/v4 answer like a web server: a 404 HTML page, or with
@@ -43,7 +44,20 @@ export interface FakeRunner {
   token: string;
   token_expires_at: string | null;
   created_at: string;
+  /** When the runner itself last talked to GitLab (job requests and /runners/verify set it). */
+  contacted_at: string | null;
   managers: FakeManager[];
+  /** Jobs the runner has taken, newest last (GET /runners/:id/jobs). */
+  jobs: FakeJob[];
+}
+
+export type FakeJobStatus = "running" | "success" | "failed" | "canceled";
+
+export interface FakeJob {
+  id: number;
+  status: FakeJobStatus;
+  /** system_id of the manager that runs it. */
+  system_id: string | null;
 }
 
 export interface LoggedRequest {
@@ -51,7 +65,7 @@ export interface LoggedRequest {
   /** Path without the query, e.g. /api/v4/runners/3 */
   readonly path: string;
   readonly query: string;
-  /** The parsed request body (requests carry settings, never runner tokens, except POST /runners/verify). */
+  /** The parsed request body (requests carry settings, never runner tokens, except POST /runners/verify and DELETE /runners/managers). */
   body: Record<string, unknown>;
   status: number;
 }
@@ -69,6 +83,9 @@ type Fault =
 
 const RUNNER_TYPES: readonly FakeRunnerType[] = ["instance_type", "group_type", "project_type"];
 const STATUSES = ["online", "offline", "stale", "never_contacted", "active", "paused"];
+const JOB_STATUSES: readonly FakeJobStatus[] = ["running", "success", "failed", "canceled"];
+/** GitLab's system_id when a runner-token call names none (API::Ci::Helpers::Runner::LEGACY_SYSTEM_XID). */
+export const LEGACY_SYSTEM_ID = "<legacy>";
 const TOKEN_PREFIX: Record<FakeRunnerType, string> = { instance_type: "t1_", group_type: "t2_", project_type: "t3_" };
 const TWO_HOURS_MS = 2 * 3600_000;
 const SEVEN_DAYS_MS = 7 * 24 * 3600_000;
@@ -101,6 +118,7 @@ export class FakeGitLab {
   private readonly disabledRoutes: Array<{ method: string; route: RegExp }> = [];
   private nextRunnerId = 1;
   private nextManagerId = 1;
+  private nextJobId = 1;
   private server?: Server;
   private baseUrl = "";
 
@@ -166,7 +184,9 @@ export class FakeGitLab {
       token: this.newToken(runnerType),
       token_expires_at: this.tokenExpiresAt,
       created_at: new Date().toISOString(),
+      contacted_at: null,
       managers: [],
+      jobs: [],
       ...fields,
     };
     this.runners.set(runner.id, runner);
@@ -191,6 +211,15 @@ export class FakeGitLab {
     };
     runner.managers.push(manager);
     return manager;
+  }
+
+  /** A job taken by the runner, run by the manager `systemId` when given. */
+  addJob(runnerId: number, status: FakeJobStatus, systemId: string | null = null): FakeJob {
+    const runner = this.runners.get(runnerId);
+    if (!runner) throw new Error(`no runner ${runnerId}`);
+    const job: FakeJob = { id: this.nextJobId++, status, system_id: systemId };
+    runner.jobs.push(job);
+    return job;
   }
 
   /** Requests that change something (everything but GET). */
@@ -246,6 +275,7 @@ export class FakeGitLab {
     const body = parseBody(rawBody, req.headers["content-type"]);
     // Runner-token endpoints authenticate with the token in the body.
     if (method === "POST" && endpoint === "/runners/verify") return this.verify(body);
+    if (method === "DELETE" && endpoint === "/runners/managers") return this.deleteManager(body);
 
     const user = this.authenticate(req, url);
     if (!user) return new HttpAnswer(401, { message: "401 Unauthorized" });
@@ -267,7 +297,7 @@ export class FakeGitLab {
       if (!user.admin && !user.ownedProjects.includes(projectId)) return forbidden();
       return this.list(url, (runner) => runner.runner_type === "instance_type" || runner.project_id === projectId);
     }
-    if ((match = endpoint.match(/^\/runners\/(\d+)(\/managers|\/reset_authentication_token)?$/))) {
+    if ((match = endpoint.match(/^\/runners\/(\d+)(\/managers|\/reset_authentication_token|\/jobs)?$/))) {
       const runner = this.runners.get(Number(match[1]));
       if (!runner) return new HttpAnswer(404, { message: "404 Not found" });
       if (!this.owns(user, runner)) return forbidden();
@@ -279,6 +309,13 @@ export class FakeGitLab {
         return new HttpAnswer(204, null);
       }
       if (sub === "/managers" && method === "GET") return this.paginate(url, runner.managers.map((manager) => ({ ...manager, status: contactStatus(manager.contacted_at, manager.created_at) })));
+      if (sub === "/jobs" && method === "GET") {
+        const status = url.searchParams.get("status");
+        if (status !== null && !JOB_STATUSES.includes(status as FakeJobStatus)) return new HttpAnswer(400, { error: "status does not have a valid value" });
+        const systemId = url.searchParams.get("system_id");
+        const jobs = runner.jobs.filter((job) => (status === null || job.status === status) && (systemId === null || job.system_id === systemId));
+        return this.paginate(url, [...jobs].reverse().map((job) => ({ id: job.id, status: job.status, runner: { id: runner.id } })));
+      }
       if (sub === "/reset_authentication_token" && method === "POST") {
         runner.token = this.newToken(runner.runner_type);
         runner.token_expires_at = this.tokenExpiresAt;
@@ -382,10 +419,32 @@ export class FakeGitLab {
     return new HttpAnswer(200, this.details(runner));
   }
 
+  /**
+   * As GitLab's POST /runners/verify (lib/api/ci/runner.rb, API::Ci::Helpers::Runner#authenticate_runner!):
+   * the runner's contact time is refreshed and the manager named by system_id
+   * (or "<legacy>") is created when missing and marked as just contacted.
+   */
   private verify(body: Record<string, unknown>): HttpAnswer {
     const runner = [...this.runners.values()].find((candidate) => candidate.token === body.token);
     if (!runner) return new HttpAnswer(403, { message: "403 Forbidden" });
+    const now = new Date().toISOString();
+    runner.contacted_at = now;
+    const systemId = body.system_id === undefined ? LEGACY_SYSTEM_ID : String(body.system_id);
+    const manager = runner.managers.find((candidate) => candidate.system_id === systemId) ?? this.addManager(runner.id, 0, systemId);
+    manager.contacted_at = now;
     return new HttpAnswer(200, { id: runner.id, token: runner.token, token_expires_at: runner.token_expires_at });
+  }
+
+  /** DELETE /runners/managers (runner token and system_id): 204, 403 for an unknown token, 404 for an unknown manager. */
+  private deleteManager(body: Record<string, unknown>): HttpAnswer {
+    if (body.token === undefined) return new HttpAnswer(400, { error: "token is missing" });
+    if (body.system_id === undefined) return new HttpAnswer(400, { error: "system_id is missing" });
+    const runner = [...this.runners.values()].find((candidate) => candidate.token === body.token);
+    if (!runner) return new HttpAnswer(403, { message: "403 Forbidden" });
+    const index = runner.managers.findIndex((manager) => manager.system_id === body.system_id);
+    if (index < 0) return new HttpAnswer(404, { message: "404 Runner manager not found" });
+    runner.managers.splice(index, 1);
+    return new HttpAnswer(204, null);
   }
 
   private list(url: URL, visible: (runner: FakeRunner) => boolean): HttpAnswer {
@@ -478,7 +537,7 @@ export class FakeGitLab {
 }
 
 function latestContact(runner: FakeRunner): string | null {
-  const times = runner.managers.map((manager) => manager.contacted_at).filter((time): time is string => time !== null).sort();
+  const times = [runner.contacted_at, ...runner.managers.map((manager) => manager.contacted_at)].filter((time): time is string => time !== null).sort();
   return times.at(-1) ?? null;
 }
 
