@@ -35,7 +35,8 @@ export function configureBackend(stack: TerraformStack, model: RunnerModel, opti
       return;
     }
     case "http": {
-      const address = gitlabStateAddress(model.gitlab.url, state.project_id, state.state_name ?? cell);
+      const apiUrl = state.api_url ?? `${model.gitlab.url.replace(/\/+$/, "")}/api/v4`;
+      const address = gitlabStateAddress(apiUrl, state.project_id, state.state_name ?? cell);
       new HttpBackend(stack, {
         address,
         lockAddress: `${address}/lock`,
@@ -49,8 +50,8 @@ export function configureBackend(stack: TerraformStack, model: RunnerModel, opti
   }
 }
 
-/** GitLab-managed Terraform state: /api/v4/projects/:id/terraform/state/:name. */
-export function gitlabStateAddress(gitlabUrl: string, projectId: number | string, stateName: string): string {
-  const base = gitlabUrl.replace(/\/+$/, "");
-  return `${base}/api/v4/projects/${encodeURIComponent(String(projectId))}/terraform/state/${encodeURIComponent(stateName)}`;
+/** GitLab-managed Terraform state: <api v4 url>/projects/:id/terraform/state/:name. */
+export function gitlabStateAddress(apiUrl: string, projectId: number | string, stateName: string): string {
+  const base = apiUrl.replace(/\/+$/, "");
+  return `${base}/projects/${encodeURIComponent(String(projectId))}/terraform/state/${encodeURIComponent(stateName)}`;
 }

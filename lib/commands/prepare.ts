@@ -2,7 +2,7 @@
  * `prepare`: validate models, check the toolchain, write models/schema.json;
  * with --generate, write a new cell's model from trigger variables.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { UserInputError } from "../errors";
@@ -10,6 +10,7 @@ import { generateModel, readTriggerVariables, TRIGGER_VARIABLES } from "../model
 import { ModelValidationError, formatIssue, type ModelIssue } from "../model/issues";
 import { runnerModelJsonSchemaText } from "../model/json-schema";
 import { loadModelFile } from "../model/load";
+import { writeModelFile } from "../model/write-model-file";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../model/model-files";
 import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../toolchain/check";
 
@@ -98,15 +99,14 @@ function validateModel(file: string): ModelReport {
   }
 }
 
+/** Every variable is validated and the model built before anything is written. */
 function writeGeneratedModel(dir: string, options: PrepareOptions, env: NodeJS.ProcessEnv) {
-  const { cellId, text } = generateModel(readTriggerVariables(env, options.varsFile));
-  const file = join(dir, `${cellId}.yaml`);
-  if (existsSync(file) && !options.force) {
+  const { cellId, text } = generateModel(readTriggerVariables(env, options.varsFile), { env });
+  const { file, outcome } = writeModelFile(dir, cellId, text, { replace: Boolean(options.force) });
+  if (outcome === "exists") {
     if (options.ifMissing) return { file, written: false, cell: cellId };
     throw new UserInputError(`${file} already exists; pass --if-missing to keep it or --force to replace it`);
   }
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(file, text);
   return { file, written: true, cell: cellId };
 }
 

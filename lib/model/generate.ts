@@ -2,45 +2,19 @@
  * A model for a new cell from trigger variables, so an upstream cell deployment
  * can create the model and trigger the downstream runner pipeline.
  *
- * Variables come from the environment (CI trigger variables) and optionally a
- * JSON file; the file's values win. The rendered text is validated with the same
- * loader as any hand-written model before anyone sees it, so what is written always loads.
+ * The model is built as an object and written by the YAML library, with its
+ * explanatory comments attached to nodes: a variable's value only ever becomes a
+ * scalar, never text spliced into the file. The text is then validated with the same
+ * loader as any hand-written model, so what is written always loads.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { Document, isMap, isPair, isScalar, isSeq, type Pair, type YAMLMap } from "yaml";
 import { UserInputError } from "../errors";
-import { template } from "../render/handlebars";
-import { formatPath, type ModelIssue } from "./issues";
+import { formatPath, ModelValidationError, type ModelIssue } from "./issues";
 import { parseModel, type LoadedModel } from "./load";
-import { ModelValidationError } from "./issues";
+import type { RunnerModelInput } from "./schema";
+import { checkTriggerVariables, type TriggerVariableName, type TriggerVariables } from "./trigger-variables";
 
-/** Every variable the generator reads, with its default (undefined = required). */
-export const TRIGGER_VARIABLES = {
-  CELL_ID: { required: true, help: "cell id, a DNS label (cell-7)" },
-  GITLAB_URL: { required: true, help: "URL of the cell's GitLab instance" },
-  CLOUD: { required: true, help: "google or aws" },
-  REGION: { required: true, help: "cloud region (europe-west4, eu-west-1)" },
-  PROJECT: { required: false, help: "Google Cloud project id (required when CLOUD=google)" },
-  ZONES: { required: false, help: "comma-separated zones; default: <region>-b,<region>-c (google), <region>a,<region>b (aws)" },
-  ACCOUNT_ID: { required: false, help: "AWS account id" },
-  NETWORK_CIDR: { required: false, help: "range of the created network; default 10.0.0.0/16" },
-  MONITORING_CIDRS: { required: false, help: "comma-separated ranges allowed to scrape metrics" },
-  SECRET_STORE: { required: false, help: "google-secret-manager, aws-ssm or local; default: the cloud's own" },
-  GITLAB_TOKEN_ENV: { required: false, help: "variable holding the GitLab admin token; default GITLAB_TOKEN" },
-  RUNNER_VERSION: { required: false, help: "pinned gitlab-runner version; default 18.5.0" },
-  SHARD_NAME: { required: false, help: "name of the single shard; default small-amd64" },
-  RUNNER_TAGS: { required: false, help: "comma-separated runner tags; default saas-linux-small-amd64" },
-  RUN_UNTAGGED: { required: false, help: "true or false; default true" },
-  MANAGER_COUNT: { required: false, help: "managers in the shard; default 2" },
-  MANAGER_MACHINE_TYPE: { required: false, help: "default e2-standard-2 (google), t3.medium (aws)" },
-  WORKER_MACHINE_TYPE: { required: false, help: "default n2d-standard-2 (google), m7i.large (aws)" },
-  MAX_INSTANCES: { required: false, help: "max workers per manager; default 20" },
-  IDLE_COUNT: { required: false, help: "idle job slots; default 1" },
-  SPOT: { required: false, help: "spot/preemptible workers, true or false; default false" },
-  ALERT_EMAILS: { required: false, help: "comma-separated e-mail addresses for alerts" },
-} as const;
-
-export type TriggerVariableName = keyof typeof TRIGGER_VARIABLES;
-export type TriggerVariables = Partial<Record<TriggerVariableName, string>>;
+export { readTriggerVariables, TRIGGER_VARIABLES, type TriggerVariableName, type TriggerVariables } from "./trigger-variables";
 
 /** Which variable fed which model path, to point errors in a generated model back at their source. */
 const VARIABLE_OF_PATH: Record<string, TriggerVariableName> = {
@@ -55,6 +29,10 @@ const VARIABLE_OF_PATH: Record<string, TriggerVariableName> = {
   "network.cidr": "NETWORK_CIDR",
   "network.monitoring_cidrs": "MONITORING_CIDRS",
   "secrets.store": "SECRET_STORE",
+  "state.bucket": "STATE_BUCKET",
+  "state.region": "STATE_REGION",
+  "state.project_id": "STATE_PROJECT",
+  "state.api_url": "STATE_API_URL",
   "shards[0].name": "SHARD_NAME",
   "shards[0].tags": "RUNNER_TAGS",
   "shards[0].managers.runner_version": "RUNNER_VERSION",
@@ -66,113 +44,164 @@ const VARIABLE_OF_PATH: Record<string, TriggerVariableName> = {
   "monitoring.notifications.emails": "ALERT_EMAILS",
 };
 
-/** Reads the variables from the environment and, when given, a JSON object file (whose values win). */
-export function readTriggerVariables(env: NodeJS.ProcessEnv, varsFile?: string): TriggerVariables {
-  const variables: TriggerVariables = {};
-  for (const name of Object.keys(TRIGGER_VARIABLES) as TriggerVariableName[]) {
-    const value = env[name];
-    if (value !== undefined && value !== "") variables[name] = value;
-  }
-  if (varsFile) Object.assign(variables, readVariablesFile(varsFile));
-  return variables;
-}
-
-function readVariablesFile(file: string): TriggerVariables {
-  if (!existsSync(file)) throw new UserInputError(`${file}: variables file not found`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new UserInputError(`${file}: expected a JSON object of trigger variables, but it does not parse: ${(error as Error).message}`);
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new UserInputError(`${file}: expected a JSON object of trigger variables such as {"CELL_ID": "cell-7"}`);
-  }
-  const variables: TriggerVariables = {};
-  const unknown: string[] = [];
-  for (const [name, value] of Object.entries(parsed)) {
-    if (!(name in TRIGGER_VARIABLES)) unknown.push(name);
-    else if (value !== null && value !== "") variables[name as TriggerVariableName] = Array.isArray(value) ? value.join(",") : String(value);
-  }
-  if (unknown.length > 0) {
-    throw new UserInputError(`${file}: unknown variable(s) ${unknown.join(", ")}; known: ${Object.keys(TRIGGER_VARIABLES).join(", ")}`);
-  }
-  return variables;
-}
-
 export interface GeneratedModel {
   readonly cellId: string;
   readonly text: string;
   readonly loaded: LoadedModel;
 }
 
-/**
- * Renders and validates a model. Missing variables are reported together;
- * values the model rejects are reported with the variable that carried them.
- */
-export function generateModel(variables: TriggerVariables, now: Date = new Date()): GeneratedModel {
-  const missing = missingVariables(variables);
-  if (missing.length > 0) {
-    throw new UserInputError(
-      `cannot generate a model, missing variable(s):\n${missing.map((name) => `  ${name}: ${TRIGGER_VARIABLES[name].help}`).join("\n")}`,
-    );
-  }
-  const cloud = variables.CLOUD!;
-  const region = variables.REGION!;
-  const isGoogle = cloud === "google";
-  const list = (value: string | undefined, fallback: string[]) =>
-    value === undefined ? fallback : value.split(",").map((item) => item.trim()).filter(Boolean);
-  const integer = (name: TriggerVariableName, fallback: number) => parseInteger(name, variables[name], fallback);
-  const boolean = (name: TriggerVariableName, fallback: boolean) => parseBoolean(name, variables[name], fallback);
-  const shardName = variables.SHARD_NAME ?? "small-amd64";
-  const maxInstances = integer("MAX_INSTANCES", 20);
+export interface GenerateOptions {
+  readonly now?: Date;
+  /** The CI environment: under CI=true the model keeps its state in GitLab by default. */
+  readonly env?: NodeJS.ProcessEnv;
+}
 
-  const context = {
-    generatedAt: now.toISOString(),
-    cellId: variables.CELL_ID!,
-    gitlabUrl: variables.GITLAB_URL!,
-    tokenEnv: variables.GITLAB_TOKEN_ENV ?? "GITLAB_TOKEN",
-    cloud,
-    project: variables.PROJECT ?? "",
-    region,
-    zones: list(variables.ZONES, isGoogle ? [`${region}-b`, `${region}-c`] : [`${region}a`, `${region}b`]),
-    accountId: variables.ACCOUNT_ID ?? null,
-    networkCidr: variables.NETWORK_CIDR ?? "10.0.0.0/16",
-    monitoringCidrs: list(variables.MONITORING_CIDRS, []),
-    secretStore: variables.SECRET_STORE ?? (isGoogle ? "google-secret-manager" : "aws-ssm"),
-    shardName,
-    description: `${variables.CELL_ID} ${shardName}`,
-    tags: list(variables.RUNNER_TAGS, ["saas-linux-small-amd64"]),
-    runUntagged: boolean("RUN_UNTAGGED", true),
-    managerCount: integer("MANAGER_COUNT", 2),
-    managerMachineType: variables.MANAGER_MACHINE_TYPE ?? (isGoogle ? "e2-standard-2" : "t3.medium"),
-    runnerVersion: variables.RUNNER_VERSION ?? "18.5.0",
-    concurrent: maxInstances,
-    workerMachineType: variables.WORKER_MACHINE_TYPE ?? (isGoogle ? "n2d-standard-2" : "m7i.large"),
-    maxInstances,
-    idleCount: integer("IDLE_COUNT", 1),
-    spot: boolean("SPOT", false),
-    emails: list(variables.ALERT_EMAILS, []),
-  };
-  const text = template<typeof context>("model/cell.yaml.hbs")(context);
-  const file = `${context.cellId}.yaml (generated)`;
+/**
+ * Builds and validates a model. Every variable is checked first; values the model
+ * rejects are reported with the variable that carried them. Nothing is written here.
+ */
+export function generateModel(variables: TriggerVariables, options: GenerateOptions = {}): GeneratedModel {
+  checkTriggerVariables(variables);
+  const model = modelFromVariables(variables, options.env ?? {});
+  const text = modelDocument(model, options.now ?? new Date()).toString({ lineWidth: 0, flowCollectionPadding: false });
+  const file = `${variables.CELL_ID}.yaml (generated)`;
   try {
-    return { cellId: context.cellId, text, loaded: parseModel(text, file) };
+    return { cellId: model.cell.id, text, loaded: parseModel(text, file) };
   } catch (error) {
     if (error instanceof ModelValidationError) throw generatedModelError(error.issues);
     throw error;
   }
 }
 
-function missingVariables(variables: TriggerVariables): TriggerVariableName[] {
-  const missing = (Object.keys(TRIGGER_VARIABLES) as TriggerVariableName[]).filter(
-    (name) => TRIGGER_VARIABLES[name].required && variables[name] === undefined,
-  );
-  if (variables.CLOUD === "google" && variables.PROJECT === undefined) missing.push("PROJECT");
-  if (variables.CLOUD !== undefined && variables.CLOUD !== "google" && variables.CLOUD !== "aws") {
-    throw new UserInputError(`CLOUD: expected "google" or "aws", received ${JSON.stringify(variables.CLOUD)}`);
+function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv): RunnerModelInput {
+  const cloud = variables.CLOUD as "google" | "aws";
+  const region = variables.REGION!;
+  const isGoogle = cloud === "google";
+  const list = (value: string | undefined, fallback: string[]) =>
+    value === undefined ? fallback : value.split(",").map((item) => item.trim()).filter(Boolean);
+  const integer = (name: TriggerVariableName, fallback: number) => parseInteger(name, variables[name], fallback);
+  const boolean = (name: TriggerVariableName, fallback: boolean) => parseBoolean(name, variables[name], fallback);
+  const cellId = variables.CELL_ID!;
+  const shardName = variables.SHARD_NAME ?? "small-amd64";
+  const maxInstances = integer("MAX_INSTANCES", 20);
+  const zones = list(variables.ZONES, isGoogle ? [`${region}-b`, `${region}-c`] : [`${region}a`, `${region}b`]);
+  const state = stateFromVariables(variables, env);
+
+  return {
+    cell: { id: cellId, labels: { "managed-by": "runner-fleet", cell: cellId } },
+    gitlab: { url: variables.GITLAB_URL!, token_env: variables.GITLAB_TOKEN_ENV ?? "GITLAB_TOKEN" },
+    cloud: isGoogle
+      ? { provider: "google", project: variables.PROJECT!, region, zones }
+      : { provider: "aws", region, availability_zones: zones, ...(variables.ACCOUNT_ID ? { account_id: variables.ACCOUNT_ID } : {}) },
+    network: { cidr: variables.NETWORK_CIDR ?? "10.0.0.0/16", nat: true, monitoring_cidrs: list(variables.MONITORING_CIDRS, []) },
+    ...(state ? { state } : {}),
+    secrets: { store: (variables.SECRET_STORE ?? (isGoogle ? "google-secret-manager" : "aws-ssm")) as "local" },
+    shards: [
+      {
+        name: shardName,
+        description: `${cellId} ${shardName}`,
+        tags: list(variables.RUNNER_TAGS, ["saas-linux-small-amd64"]),
+        run_untagged: boolean("RUN_UNTAGGED", true),
+        maximum_timeout: "1h",
+        managers: {
+          count: integer("MANAGER_COUNT", 2),
+          machine_type: variables.MANAGER_MACHINE_TYPE ?? (isGoogle ? "e2-standard-2" : "t3.medium"),
+          runner_version: variables.RUNNER_VERSION ?? "18.5.0",
+          concurrent: maxInstances,
+        },
+        workers: {
+          machine_type: variables.WORKER_MACHINE_TYPE ?? (isGoogle ? "n2d-standard-2" : "m7i.large"),
+          capacity_per_instance: 1,
+          max_use_count: 1,
+          max_instances: maxInstances,
+          spot: boolean("SPOT", false),
+        },
+        autoscaling: { policies: [{ periods: ["* * * * *"], timezone: "UTC", idle_count: integer("IDLE_COUNT", 1), idle_time: "20m" }] },
+      },
+    ],
+    monitoring: { enabled: true, notifications: { emails: list(variables.ALERT_EMAILS, []) } },
+  };
+}
+
+/**
+ * Where the generated cell keeps its Terraform state. A model generated in a CI job
+ * must not default to local state, which dies with the job: under CI=true it uses
+ * GitLab-managed Terraform state of the models project, read with the job token.
+ */
+function stateFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv): RunnerModelInput["state"] | undefined {
+  const inCi = env.CI === "true";
+  const backend = variables.STATE_BACKEND ?? (inCi ? "http" : undefined);
+  switch (backend) {
+    case undefined:
+    case "local":
+      return backend === "local" ? { backend: "local" } : undefined;
+    case "gcs":
+      return { backend: "gcs", bucket: variables.STATE_BUCKET! };
+    case "s3":
+      return { backend: "s3", bucket: variables.STATE_BUCKET!, region: variables.STATE_REGION ?? variables.REGION! };
+    case "http": {
+      const projectId = variables.STATE_PROJECT ?? env.CI_PROJECT_ID;
+      const apiUrl = variables.STATE_API_URL ?? env.CI_API_V4_URL;
+      const missing = [
+        ...(projectId ? [] : ["STATE_PROJECT (or CI_PROJECT_ID)"]),
+        ...(apiUrl ? [] : ["STATE_API_URL (or CI_API_V4_URL)"]),
+      ];
+      if (missing.length > 0) {
+        throw new UserInputError(`cannot generate a model with GitLab-managed state (STATE_BACKEND=http${variables.STATE_BACKEND ? "" : ", the default under CI=true"}): ${missing.join(" and ")} not set`);
+      }
+      return {
+        backend: "http",
+        api_url: apiUrl!,
+        project_id: /^[0-9]+$/.test(projectId!) ? Number(projectId) : projectId!,
+        // GitLab accepts the job token for the state API as user gitlab-ci-token.
+        username: "gitlab-ci-token",
+        password_env: "CI_JOB_TOKEN",
+      };
+    }
+    default:
+      throw new UserInputError(`STATE_BACKEND: expected local, http, gcs or s3, received ${JSON.stringify(backend)}`);
   }
-  return missing;
+}
+
+/** Comments written above top-level keys, for the people who edit the model next. */
+const KEY_COMMENTS: Record<string, string> = {
+  gitlab: " The GitLab instance the runners register with; token_env names the variable holding its admin token.",
+  network: " A network created for the fleet; managers and workers reach GitLab through NAT.",
+  state: " Terraform state of this cell's stack; it must outlive the CI job that generated the model.",
+  secrets: " Where onboard stores the runner tokens and the managers read them at boot.",
+  shards: " One GitLab runner per shard, with its own managers and autoscaled workers.",
+};
+
+function modelDocument(model: RunnerModelInput, now: Date): Document {
+  const doc = new Document(model);
+  doc.commentBefore = [
+    " yaml-language-server: $schema=./schema.json",
+    "",
+    ` Generated by \`./bin/prepare --generate\` for cell ${model.cell.id} on ${now.toISOString()}.`,
+    " Edit freely: later runs never overwrite an existing model.",
+  ].join("\n");
+  const root = doc.contents as YAMLMap;
+  for (const item of root.items as Pair[]) {
+    if (!isScalar(item.key)) continue;
+    const comment = KEY_COMMENTS[String(item.key.value)];
+    if (comment) item.key.commentBefore = comment;
+    if (item.key.value !== "cell") item.key.spaceBefore = true;
+  }
+  // Short lists read best inline, as a person would write them.
+  const inlineLists = [
+    ["cloud", "zones"],
+    ["cloud", "availability_zones"],
+    ["network", "monitoring_cidrs"],
+    ["shards", 0, "tags"],
+    ["shards", 0, "autoscaling", "policies", 0, "periods"],
+    ["monitoring", "notifications", "emails"],
+  ];
+  for (const path of inlineLists) {
+    const node = doc.getIn(path, true);
+    if (isSeq(node)) node.flow = true;
+  }
+  if (!isMap(root) || !root.items.every(isPair)) throw new Error("a generated model is a mapping of pairs");
+  return doc;
 }
 
 function generatedModelError(issues: readonly ModelIssue[]): UserInputError {
@@ -187,7 +216,7 @@ function generatedModelError(issues: readonly ModelIssue[]): UserInputError {
 
 function parseInteger(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^[0-9]+$/.test(value)) throw new UserInputError(`${name}: expected a whole number, received ${JSON.stringify(value)}`);
+  if (!/^[0-9]{1,9}$/.test(value)) throw new UserInputError(`${name}: expected a whole number, received ${JSON.stringify(value)}`);
   return Number(value);
 }
 

@@ -139,6 +139,15 @@ const httpState = z.strictObject({
     .union([z.number().int().positive(), z.string().min(1)])
     .describe("GitLab project (id or full path) that holds the GitLab-managed Terraform state."),
   state_name: z.string().optional().describe("Name of the state in the project. When omitted, the cell id."),
+  api_url: z
+    .url({ protocol: /^https?$/, error: "an http(s) URL of a GitLab API, such as https://gitlab.example.com/api/v4" })
+    .optional()
+    .describe("GitLab API v4 URL of the instance that holds the state, when it is not the cell's own (the models project's $CI_API_V4_URL). When omitted, <gitlab.url>/api/v4."),
+  username: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("A fixed state user name, used instead of username_env: gitlab-ci-token with the CI job token as password."),
   username_env: z.string().default("GITLAB_USER_LOGIN").describe("Environment variable holding the state user name."),
   password_env: z.string().default("GITLAB_TOKEN").describe("Environment variable holding the state token (never written to files)."),
 });

@@ -16,7 +16,7 @@ export function backendEnvironment(model: RunnerModel, env: NodeJS.ProcessEnv = 
   if (state.backend !== "http") return {};
 
   const wanted = [
-    { variable: state.username_env, key: "state.username_env", holds: "the state user name" },
+    ...(state.username === undefined ? [{ variable: state.username_env, key: "state.username_env", holds: "the state user name" }] : []),
     { variable: state.password_env, key: "state.password_env", holds: "a token with access to the project's Terraform state" },
   ];
   const missing = wanted.filter(({ variable }) => !env[variable]);
@@ -27,7 +27,7 @@ export function backendEnvironment(model: RunnerModel, env: NodeJS.ProcessEnv = 
     );
   }
   return {
-    TF_HTTP_USERNAME: env[state.username_env] as string,
+    TF_HTTP_USERNAME: state.username ?? (env[state.username_env] as string),
     TF_HTTP_PASSWORD: env[state.password_env] as string,
   };
 }
