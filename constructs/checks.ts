@@ -7,6 +7,7 @@
 import { Token } from "cdktf";
 import type { Construct } from "constructs";
 import { UserInputError } from "../lib/errors";
+import { nameProblem, type NameRule } from "../lib/model/name-rules";
 import { isValidCidr } from "../lib/model/value-checks";
 
 export function isToken(value: unknown): boolean {
@@ -52,4 +53,11 @@ export function checkPrivateSourceCidr(scope: Construct, property: string, value
   if (isToken(value)) return;
   if (!isValidCidr(value)) fail(scope, property, value, "an IPv4 CIDR block such as 10.8.0.0/16, with no host bits set");
   if (Number(value.split("/")[1]) === 0) fail(scope, property, value, "a source range narrower than the whole internet (0.0.0.0/0)");
+}
+
+/** A name its cloud accepts (lib/model/name-rules.ts), the same rule `prepare` applies to the model's names. */
+export function checkName(scope: Construct, property: string, name: string, rule: NameRule): void {
+  if (isToken(name)) return;
+  const problem = nameProblem(rule, name);
+  if (problem !== undefined) fail(scope, property, name, problem);
 }

@@ -14,22 +14,23 @@ import { parseGoDurationSeconds } from "../../lib/model/duration";
 import {
   DEFAULT_IMAGES,
   cacheBucketName,
-  fitName,
   logGroupName,
   managerName,
   secretLocation,
   shardLabels,
-  shardPrefix,
   workerGroupName,
 } from "../../lib/model/names";
 import type { AwsCloudConfig, RunnerModel, Shard } from "../../lib/model/schema";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../lib/render/manager-files";
+import { managerRoleName } from "./aws-names";
 import { CacheBucket } from "./cache-bucket";
 import { FleetMonitoring } from "./fleet-monitoring";
 import { FleetingIam } from "./fleeting-iam";
 import { Network } from "./network";
 import { RunnerManagerGroup } from "./runner-manager-group";
 import { WorkerAutoscalingGroup } from "./worker-autoscaling-group";
+
+export { managerRoleName } from "./aws-names";
 
 export interface AwsCellFleetProps {
   /** A loaded model whose `cloud.provider` is "aws". */
@@ -45,11 +46,6 @@ export interface AwsShardFleet {
   /** Absent when the shard's cache is disabled. */
   readonly cache?: CacheBucket;
   readonly managerGroups: RunnerManagerGroup[];
-}
-
-/** IAM role (and instance profile) of a shard's managers; IAM names are account-wide, so the cell is in it. */
-export function managerRoleName(model: RunnerModel, shard: Shard): string {
-  return fitName(`${shardPrefix(model, shard)}-runner-manager`, 64);
 }
 
 export class AwsCellFleet extends Construct {

@@ -20,7 +20,15 @@ import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { SNS_TOPIC_ARN } from "./arns";
-import { checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
+import {
+  alertTopicName,
+  fleetDashboardName,
+  jobMetricFilterName,
+  jobsFailingAlarmName,
+  managerUnhealthyAlarmName,
+  workersNearMaxAlarmName,
+} from "./aws-names";
+import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
 /** gitlab-runner (log_format = "json") logs "Job failed: <reason>" when a job it ran fails. */
 export const JOB_FAILED_PATTERN = '{ $.msg = "Job failed*" }';
@@ -125,7 +133,7 @@ export class FleetMonitoring extends Construct {
     this.workersNearMax = props.workersNearMax ?? 0.9;
     this.checkProps();
 
-    this.topic = new SnsTopic(this, "topic", { name: `${props.namePrefix}-runner-alerts`, tags: props.tags });
+    this.topic = new SnsTopic(this, "topic", { name: alertTopicName(props.namePrefix), tags: props.tags });
     (props.emails ?? []).forEach((email, index) => {
       new SnsTopicSubscription(this, `email-subscription-${index}`, { topicArn: this.topic.arn, protocol: "email", endpoint: email });
     });
@@ -136,7 +144,7 @@ export class FleetMonitoring extends Construct {
 
     for (const shard of props.shards) this.monitorShard(shard);
     this.dashboard = new CloudwatchDashboard(this, "dashboard", {
-      dashboardName: `${props.namePrefix}-runner-fleet`,
+      dashboardName: fleetDashboardName(props.namePrefix),
       dashboardBody: JSON.stringify({ widgets: props.shards.flatMap((shard, row) => this.shardWidgets(shard, row)) }),
     });
   }
@@ -154,7 +162,7 @@ export class FleetMonitoring extends Construct {
 
   private checkProps(): void {
     const { props } = this;
-    checkPattern(this, "namePrefix", props.namePrefix, /^[a-z][a-z0-9-]{0,40}$/, "a short name prefix: lowercase letters, digits and '-'");
+    checkPattern(this, "namePrefix", props.namePrefix, NAME_PREFIX, NAME_PREFIX_EXPECTED);
     checkNonEmpty(this, "shards", props.shards, "shard");
     checkUnique(this, "shards[].name", props.shards.map((shard) => shard.name));
     if (!LOG_RETENTION_DAYS.includes(this.logRetentionDays)) {
@@ -181,7 +189,6 @@ export class FleetMonitoring extends Construct {
 
   private monitorShard(shard: MonitoredShard): void {
     const { props } = this;
-    const prefix = `${props.namePrefix}-${shard.name}`;
     const logGroup = new CloudwatchLogGroup(this, `log-group-${shard.name}`, {
       name: shard.logGroupName,
       retentionInDays: this.logRetentionDays,
@@ -194,7 +201,7 @@ export class FleetMonitoring extends Construct {
       [JOBS_FINISHED_METRIC, JOB_FINISHED_PATTERN, "jobs-finished"],
     ] as const) {
       new CloudwatchLogMetricFilter(this, `${suffix}-filter-${shard.name}`, {
-        name: `${prefix}-${suffix}`,
+        name: jobMetricFilterName(props.namePrefix, shard.name, suffix),
         logGroupName: logGroup.name,
         pattern,
         metricTransformation: { name: metric, namespace, value: "1", unit: "Count" },
@@ -204,7 +211,7 @@ export class FleetMonitoring extends Construct {
 
     for (const groupName of shard.managerGroupNames) {
       new CloudwatchMetricAlarm(this, `manager-unhealthy-${groupName}`, {
-        alarmName: `${groupName}-unhealthy`,
+        alarmName: managerUnhealthyAlarmName(groupName),
         alarmDescription: `Runner manager ${groupName} has had no instance in service for ${this.managerAbsentForSeconds / 60} minutes.`,
         namespace: "AWS/AutoScaling",
         metricName: "GroupInServiceInstances",
@@ -222,7 +229,7 @@ export class FleetMonitoring extends Construct {
     }
 
     new CloudwatchMetricAlarm(this, `jobs-failing-${shard.name}`, {
-      alarmName: `${prefix}-jobs-failing`,
+      alarmName: jobsFailingAlarmName(props.namePrefix, shard.name),
       alarmDescription:
         `At least ${this.jobFailureRatio * 100}% of the jobs shard ${shard.name} finished in 15 minutes failed ` +
         `(windows with fewer than ${this.jobFailureMinimumJobs} finished jobs are ignored).`,
@@ -255,7 +262,7 @@ export class FleetMonitoring extends Construct {
     const capacityThreshold = this.capacityAlarmThreshold(shard.maxInstances);
     for (const groupName of shard.workerGroupNames) {
       new CloudwatchMetricAlarm(this, `capacity-near-max-${groupName}`, {
-        alarmName: `${groupName}-near-max`,
+        alarmName: workersNearMaxAlarmName(groupName),
         alarmDescription: `Worker group ${groupName} runs ${capacityThreshold} or more of its ${shard.maxInstances} instances.`,
         namespace: "AWS/AutoScaling",
         metricName: "GroupInServiceInstances",

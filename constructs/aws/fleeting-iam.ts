@@ -15,6 +15,7 @@ import { IamInstanceProfile } from "@cdktf/provider-aws/lib/iam-instance-profile
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { IamRolePolicy } from "@cdktf/provider-aws/lib/iam-role-policy";
 import { checkNonEmpty, checkPattern, checkUnique } from "./checks";
+import { MANAGER_POLICY_NAME } from "./aws-names";
 import { dnsSuffixOf, instancesArn, kmsKeysArn, logGroupStreamsArn, ssmParameterArn, type RegionalArnParts } from "./arns";
 
 const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
@@ -129,7 +130,7 @@ export class FleetingIam extends Construct {
     ];
     this.policyDocument = new DataAwsIamPolicyDocument(this, "policy-document", { statement: statements });
     this.policy = new IamRolePolicy(this, "policy", {
-      name: "gitlab-runner-manager",
+      name: MANAGER_POLICY_NAME,
       role: this.role.id,
       policy: this.policyDocument.json,
     });

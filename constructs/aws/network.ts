@@ -20,6 +20,8 @@ import { DEFAULT_NETWORK_CIDR } from "../../lib/model/schema";
 import { RUNNER_METRICS_PORT } from "../../lib/model/names";
 import { isValidCidr } from "../../lib/model/value-checks";
 import {
+  NAME_PREFIX,
+  NAME_PREFIX_EXPECTED,
   SUBNET_ID,
   VPC_ID,
   checkIds,
@@ -31,6 +33,7 @@ import {
   isToken,
 } from "./checks";
 import { endpointServiceName } from "./arns";
+import { securityGroupName } from "./aws-names";
 import { carveSubnetRanges } from "./subnet-ranges";
 
 const SSH_PORT = 22;
@@ -156,7 +159,7 @@ export class Network extends Construct {
   }
 
   private checkProps(props: NetworkProps): void {
-    checkPattern(this, "namePrefix", props.namePrefix, /^[a-z][a-z0-9-]{0,40}$/, "a short name prefix: lowercase letters, digits and '-'");
+    checkPattern(this, "namePrefix", props.namePrefix, NAME_PREFIX, NAME_PREFIX_EXPECTED);
     if (props.existing) {
       if (props.vpcCidr !== undefined) fail(this, "vpcCidr", props.vpcCidr, "no vpcCidr together with `existing` (the existing VPC has its own range)");
       checkPattern(this, "existing.vpcId", props.existing.vpcId, VPC_ID, "a VPC id such as vpc-0123456789abcdef0");
@@ -277,13 +280,13 @@ export class Network extends Construct {
   private createSecurityGroups(): { managers: string; workers: string } {
     // Rules are separate resources (not inline blocks) so each one is reviewed, added and removed on its own.
     const managers = new SecurityGroup(this, "manager-security-group", {
-      name: `${this.namePrefix}-runner-managers`,
+      name: securityGroupName(this.namePrefix, "runner-managers"),
       description: "GitLab runner managers: runner metrics from the monitoring ranges only",
       vpcId: this.vpcId,
       tags: this.nameTag("runner-managers"),
     });
     const workers = new SecurityGroup(this, "worker-security-group", {
-      name: `${this.namePrefix}-runner-workers`,
+      name: securityGroupName(this.namePrefix, "runner-workers"),
       description: "GitLab runner workers: SSH from the runner managers only",
       vpcId: this.vpcId,
       tags: this.nameTag("runner-workers"),
@@ -324,7 +327,7 @@ export class Network extends Construct {
 
   private createSsmEndpoints(region: string): void {
     const endpoints = new SecurityGroup(this, "endpoint-security-group", {
-      name: `${this.namePrefix}-ssm-endpoints`,
+      name: securityGroupName(this.namePrefix, "ssm-endpoints"),
       description: "SSM interface endpoints: HTTPS from the runner managers only",
       vpcId: this.vpcId,
       tags: this.nameTag("ssm-endpoints"),

@@ -2,8 +2,20 @@
  * Google-only names derived from a model, next to the shared contract in lib/model/names.ts.
  * Like those, they are plain strings known at synth time and renaming one replaces
  * real infrastructure: treat them as a public contract of the Google constructs.
+ *
+ * `googleDerivedNames` lists every name a Google model derives with the rule Google applies to it
+ * (lib/model/name-rules.ts); `prepare` checks them, so the constructs never meet a name Google refuses.
  */
-import { fitName, shardPrefix } from "../../lib/model/names";
+import { GOOGLE_NAME_RULES, type DerivedName } from "../../lib/model/name-rules";
+import {
+  cacheBucketName,
+  fitName,
+  managerName,
+  managerServiceAccountId,
+  secretLocation,
+  shardPrefix,
+  workerGroupName,
+} from "../../lib/model/names";
 import type { RunnerModel, Shard } from "../../lib/model/schema";
 
 /** The VPC network created for a cell (when the model names no existing one). */
@@ -32,4 +44,43 @@ export function managerHealthCheckName(model: RunnerModel, shard: Shard): string
  */
 export function fleetingRoleId(model: RunnerModel, shard: Shard): string {
   return fitName(`gitlabRunnerFleeting_${shardPrefix(model, shard)}`, 64).replace(/-/g, "_");
+}
+
+/**
+ * Template names must be unique while the group still uses the old template, so templates
+ * take a prefix (Terraform appends a suffix) and are created before the old one is destroyed.
+ * Prefixes longer than 37 characters get a shorter, collision-prone suffix.
+ */
+export function templateNamePrefix(groupName: string): string {
+  return `${fitName(groupName, GOOGLE_NAME_RULES.templateNamePrefix.maxLength - 1)}-`;
+}
+
+/** Every name a Google Cloud model derives, with the rule Google applies to it. */
+export function googleDerivedNames(model: RunnerModel): DerivedName[] {
+  const names: DerivedName[] = [];
+  const rules = GOOGLE_NAME_RULES;
+  if (!model.network.existing) names.push({ name: fleetNetworkName(model), rule: rules.computeName, from: [["cell", "id"]] });
+  model.shards.forEach((shard, index) => {
+    const from = [["shards", index, "name"], ["cell", "id"]];
+    for (let slot = 0; slot < shard.managers.count; slot++) {
+      for (const group of [managerName(model, shard, slot), workerGroupName(model, shard, slot)]) {
+        // The group's name is also the base name of its instances and the prefix of its templates.
+        names.push({ name: group, rule: rules.computeName, from });
+        names.push({ name: group, rule: rules.baseInstanceName, from });
+        names.push({ name: templateNamePrefix(group), rule: rules.templateNamePrefix, from });
+      }
+    }
+    names.push({ name: managerHealthCheckName(model, shard), rule: rules.computeName, from });
+    names.push({ name: managerNetworkTag(model, shard), rule: rules.computeName, from });
+    names.push({ name: workerNetworkTag(model, shard), rule: rules.computeName, from });
+    names.push({ name: managerServiceAccountId(model, shard), rule: rules.serviceAccountId, from });
+    names.push({ name: fleetingRoleId(model, shard), rule: rules.customRoleId, from });
+    if (shard.cache.enabled) {
+      names.push({ name: cacheBucketName(model, shard), rule: rules.bucketName, from: [...from, ["cloud", "project"]] });
+    }
+    if (model.secrets.store === "google-secret-manager") {
+      names.push({ name: secretLocation(model, shard).googleSecretId, rule: rules.secretId, from: [["secrets", "prefix"], ...from] });
+    }
+  });
+  return names;
 }

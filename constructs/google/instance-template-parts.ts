@@ -4,7 +4,6 @@ import type {
   ComputeInstanceTemplateNetworkInterface,
   ComputeInstanceTemplateShieldedInstanceConfig,
 } from "@cdktf/provider-google/lib/compute-instance-template";
-import { fitName } from "../../lib/model/names";
 
 /** Secure boot, vTPM and integrity monitoring: the images used (Ubuntu LTS) support all three. */
 export const SHIELDED_VM: ComputeInstanceTemplateShieldedInstanceConfig = {
@@ -25,11 +24,5 @@ export function privateInterface(subnetwork: string, externalIp: boolean): Compu
   };
 }
 
-/**
- * Template names must be unique while the group still uses the old template, so templates
- * take a prefix (Terraform appends a suffix) and are created before the old one is destroyed.
- * Prefixes longer than 37 characters get a shorter, collision-prone suffix.
- */
-export function templateNamePrefix(groupName: string): string {
-  return `${fitName(groupName, 36)}-`;
-}
+/** Template name prefixes are derived with the other Google names. */
+export { templateNamePrefix } from "./google-names";

@@ -16,7 +16,8 @@ import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-inst
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import { DEFAULT_IMAGES, RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/model/names";
-import { checkComputeName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
+import { GOOGLE_NAME_RULES } from "../../lib/model/name-rules";
+import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
 import { bootDisk, privateInterface, SHIELDED_VM, templateNamePrefix } from "./instance-template-parts";
 
 /** One manager slot: its group (and VM base) name, zone and rendered startup script. */
@@ -171,6 +172,8 @@ export class RunnerManagerGroup extends Construct {
     checkNonEmpty(this, "slots", props.slots, "manager slot");
     props.slots.forEach((slot, i) => {
       checkComputeName(this, `slots[${i}].name`, slot.name);
+      // The name is also the base name of the group's instances ("<base>-xxxx", at most 63 characters).
+      checkName(this, `slots[${i}].name`, slot.name, GOOGLE_NAME_RULES.baseInstanceName);
       if (!isToken(slot.zone) && slot.zone.trim() === "") fail(this, `slots[${i}].zone`, slot.zone, "a zone such as europe-west4-a");
       if (!isToken(slot.startupScript) && slot.startupScript.trim() === "") {
         fail(this, `slots[${i}].startupScript`, slot.startupScript, "the slot's startup script");

@@ -19,7 +19,8 @@ import {
 } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Construct } from "constructs";
 import { DEFAULT_IMAGES } from "../../lib/model/names";
-import { checkComputeName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
+import { GOOGLE_NAME_RULES } from "../../lib/model/name-rules";
+import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
 import { bootDisk, privateInterface, SHIELDED_VM, templateNamePrefix } from "./instance-template-parts";
 
 /** One worker group, driven by the manager slot of the same index. */
@@ -149,6 +150,8 @@ export class WorkerInstanceGroup extends Construct {
     checkNonEmpty(this, "groups", props.groups, "worker group (one per manager slot)");
     props.groups.forEach((group, i) => {
       checkComputeName(this, `groups[${i}].name`, group.name);
+      // The name is also the base name of the group's instances ("<base>-xxxx", at most 63 characters).
+      checkName(this, `groups[${i}].name`, group.name, GOOGLE_NAME_RULES.baseInstanceName);
       if (!isToken(group.zone) && group.zone.trim() === "") fail(this, `groups[${i}].zone`, group.zone, "a zone such as europe-west4-a");
     });
     checkUnique(this, "groups[].name", this.groupNames);

@@ -2,7 +2,10 @@
  * Rules that involve more than one field of a model whose shape is already valid.
  * Each finding names the path to point the user at; the loader adds file and line:col.
  */
+import { awsDerivedNames } from "../../constructs/aws/aws-names";
+import { googleDerivedNames } from "../../constructs/google/google-names";
 import { parseGoDurationSeconds } from "./duration";
+import { nameProblem } from "./name-rules";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
 import { cidrContains } from "./value-checks";
@@ -27,6 +30,7 @@ export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
     ...checkSecretStore(model),
     ...checkState(model),
     ...checkShardNames(model),
+    ...checkDerivedNames(model),
     ...model.shards.flatMap((shard, index) => checkShard(model, shard, ["shards", index])),
   ];
 }
@@ -142,6 +146,35 @@ function checkShardNames(model: RunnerModel): CrossCheckFinding[] {
     else findings.push(error(["shards", index, "name"], `a shard name unique in the cell (shards[${earlier}] has it already)`, shard.name));
   });
   return findings;
+}
+
+/**
+ * Every name the model derives (per cloud, in constructs/<cloud>/<cloud>-names.ts) against the rule its
+ * cloud applies. Names that are cut to fit their limit (fitName) always fit; what remains are names a
+ * cloud reserves, such as a Cloud Storage bucket containing "google". A finding points at the model
+ * value that breaks the rule, or at the most specific value the name is built from.
+ */
+function checkDerivedNames(model: RunnerModel): CrossCheckFinding[] {
+  const derived = model.cloud.provider === "google" ? googleDerivedNames(model) : awsDerivedNames(model);
+  const findings: CrossCheckFinding[] = [];
+  const reported = new Set<string>();
+  for (const { name, rule, from } of derived) {
+    const problem = nameProblem(rule, name);
+    if (problem === undefined) continue;
+    const culprit = from.find((path) => {
+      const value = valueAtPath(model, path);
+      return typeof value === "string" && nameProblem(rule, value) !== undefined && rule.reserved?.some((entry) => entry.test.test(value));
+    }) ?? from[0];
+    const key = `${culprit.join(".")}|${problem}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    findings.push(error(culprit, `a value whose derived names the cloud accepts: ${problem}`, valueAtPath(model, culprit)));
+  }
+  return findings;
+}
+
+function valueAtPath(model: RunnerModel, path: ModelPath): unknown {
+  return path.reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], model);
 }
 
 function checkShard(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheckFinding[] {

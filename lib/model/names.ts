@@ -26,14 +26,21 @@ export function shardPrefix(model: RunnerModel, shard: Shard): string {
   return `${model.cell.id}-${shard.name}`;
 }
 
+/**
+ * Longest manager and worker group name per cloud. On Google Cloud the group name is also the
+ * managed instance group's base_instance_name, which Google caps at 58 characters (the group appends
+ * "-xxxx" to name an instance). AWS keeps 61, what every earlier version derived, so no AWS group is renamed.
+ */
+const GROUP_NAME_LIMIT = { google: 58, aws: 61 } as const;
+
 /** Runner manager `slot` (0-based) of a shard: VM / instance group name. */
 export function managerName(model: RunnerModel, shard: Shard, slot: number): string {
-  return fitName(`${shardPrefix(model, shard)}-mgr-${slot}`, 61);
+  return fitName(`${shardPrefix(model, shard)}-mgr-${slot}`, GROUP_NAME_LIMIT[model.cloud.provider]);
 }
 
 /** The worker group driven by manager `slot` alone (GCE managed instance group / AWS Auto Scaling group). */
 export function workerGroupName(model: RunnerModel, shard: Shard, slot: number): string {
-  return fitName(`${shardPrefix(model, shard)}-wrk-${slot}`, 61);
+  return fitName(`${shardPrefix(model, shard)}-wrk-${slot}`, GROUP_NAME_LIMIT[model.cloud.provider]);
 }
 
 /** The `name` of the [[runners]] entry of manager `slot`. */

@@ -57,6 +57,8 @@ const googleCloud = z.strictObject({
   project: z
     .string()
     .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "a Google Cloud project id: 6 to 30 lowercase letters, digits or '-'")
+    // Resource Manager refuses project ids with restricted strings such as "google" and "ssl".
+    .refine((id) => !/google|ssl/.test(id), { message: 'a Google Cloud project id without the restricted strings "google" and "ssl"' })
     .describe("Google Cloud project that holds the fleet."),
   region: z
     .string()

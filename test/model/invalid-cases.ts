@@ -91,4 +91,7 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "a cell id that differs from the file name", content: withLine(2, "  id: cell-10"), line: 2, column: 7, mentions: ['"cell-9", the file\'s name', '"cell-10"'] },
   { name: "an AWS VPC range too large", content: AWS_BASE + "network:\n  cidr: 10.0.0.0/12\n", line: 19, column: 9, mentions: ["VPC range from /16", '"10.0.0.0/12"'] },
   { name: "an S3 backend with DynamoDB locking and no table", content: withAppended("state:\n  backend: s3\n  bucket: tf-state\n  region: eu-west-1\n  locking: dynamodb"), line: 20, column: 3, mentions: ["DynamoDB table"] },
+  { name: "a Google project id with a restricted string", content: withLine(7, "  project: acme-google-9"), line: 7, column: 12, mentions: ["restricted strings", '"acme-google-9"'] },
+  { name: "a shard name that puts \"google\" into a bucket name", content: withLine(11, "  - name: google-builds"), line: 11, column: 11, mentions: ['Cloud Storage bucket name', 'contain "google"', '"google-builds"'] },
+  { name: "an SSM secret prefix AWS reserves", content: AWS_BASE + "secrets:\n  store: aws-ssm\n  prefix: ssm-runners\n", line: 20, column: 11, mentions: ["SSM parameter name", '"aws" or "ssm"', '"ssm-runners"'] },
 ];
