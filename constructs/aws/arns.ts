@@ -36,6 +36,11 @@ export function logGroupStreamsArn(at: RegionalArnParts, logGroupName: string): 
   return `arn:${partitionOf(at.region)}:logs:${at.region}:${at.accountId}:log-group:${logGroupName}:*`;
 }
 
+/** An Auto Scaling group by name, whatever its UUID (`autoScalingGroup:<uuid>:autoScalingGroupName/<name>`). */
+export function autoscalingGroupArnByName(at: RegionalArnParts, name: string): string {
+  return `arn:${partitionOf(at.region)}:autoscaling:${at.region}:${at.accountId}:autoScalingGroup:*:autoScalingGroupName/${name}`;
+}
+
 export function instancesArn(at: RegionalArnParts): string {
   return `arn:${partitionOf(at.region)}:ec2:${at.region}:${at.accountId}:instance/*`;
 }

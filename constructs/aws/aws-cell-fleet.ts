@@ -22,6 +22,7 @@ import {
 } from "../../lib/model/names";
 import type { AwsCloudConfig, RunnerModel, Shard } from "../../lib/model/schema";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../lib/render/manager-files";
+import { drainHookHeartbeatSeconds } from "../../lib/render/graceful-stop";
 import { managerRoleName } from "./aws-names";
 import { CacheBucket } from "./cache-bucket";
 import { FleetMonitoring } from "./fleet-monitoring";
@@ -132,6 +133,7 @@ export class AwsCellFleet extends Construct {
       accountId: cloud.account_id,
       workerGroups: workerGroups.map((group) => ({ name: group.name, arn: group.autoscalingGroup.arn })),
       workerUsername: shard.workers.username,
+      managerGroupNames: slots.map((slot) => managerName(model, shard, slot)),
       tokenParameterName: model.secrets.store === "aws-ssm" ? secretLocation(model, shard).awsParameterName : undefined,
       cacheBucketArn: cache?.bucketArn,
       logGroupName: model.monitoring.enabled ? logGroupName(model, shard) : undefined,
@@ -150,6 +152,7 @@ export class AwsCellFleet extends Construct {
           instanceProfileArn: iam.instanceProfileArn,
           userData: renderManagerStartupScript(model, shard, slot),
           rootVolumeSizeGib: shard.managers.disk_size_gb,
+          drainTimeoutSeconds: drainHookHeartbeatSeconds(shard),
           associatePublicIpAddress: model.network.public_ips,
           tags,
           dependsOn: [iam.policy],

@@ -16,7 +16,7 @@ import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { IamRolePolicy } from "@cdktf/provider-aws/lib/iam-role-policy";
 import { checkNonEmpty, checkPattern, checkUnique } from "./checks";
 import { MANAGER_POLICY_NAME } from "./aws-names";
-import { dnsSuffixOf, instancesArn, kmsKeysArn, logGroupStreamsArn, ssmParameterArn, type RegionalArnParts } from "./arns";
+import { autoscalingGroupArnByName, dnsSuffixOf, instancesArn, kmsKeysArn, logGroupStreamsArn, ssmParameterArn, type RegionalArnParts } from "./arns";
 
 const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
 const ACCOUNT_ID = /^[0-9]{12}$/;
@@ -45,6 +45,12 @@ export interface FleetingIamProps {
    * @default - any user of the workers
    */
   readonly workerUsername?: string;
+  /**
+   * The shard's manager Auto Scaling groups: a manager completes (and heartbeats) their termination
+   * lifecycle hook once gitlab-runner has drained.
+   * @default []
+   */
+  readonly managerGroupNames?: string[];
   /**
    * SSM SecureString parameter holding the shard's runner token (`secretLocation(...).awsParameterName`).
    * @default - no secret store: no secret access is granted, the token is placed on the managers by hand
@@ -124,6 +130,7 @@ export class FleetingIam extends Construct {
     const statements: DataAwsIamPolicyDocumentStatement[] = [
       ...this.fleetingStatements(at, props),
       ...this.tokenStatements(at, props),
+      ...(props.managerGroupNames?.length ? [drainStatement(at, props.managerGroupNames)] : []),
       ...(props.cacheBucketArn ? [cacheStatement(props.cacheBucketArn)] : []),
       ...(props.logGroupName ? [logStatement(at, props.logGroupName)] : []),
       ...(this.sessionManagerAccess ? sessionManagerStatements(at) : []),
@@ -203,6 +210,20 @@ export class FleetingIam extends Construct {
           },
     ];
   }
+}
+
+/**
+ * Completing the drain hook. Named by group name (the ARN's middle part is a UUID known only after
+ * creation, and the groups are created after this policy); the role is the shard's, so the grant
+ * covers the shard's manager groups and no other group.
+ */
+function drainStatement(at: RegionalArnParts, managerGroupNames: string[]): DataAwsIamPolicyDocumentStatement {
+  return {
+    sid: "CompleteOwnDrainHooks",
+    effect: "Allow",
+    actions: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
+    resources: managerGroupNames.map((name) => autoscalingGroupArnByName(at, name)),
+  };
 }
 
 /** gitlab-runner's S3 cache reads, writes and expires objects; it needs no bucket-level rights. */

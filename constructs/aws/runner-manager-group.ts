@@ -13,6 +13,7 @@ import { Construct } from "constructs";
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { SLOT_METADATA_KEY } from "../../lib/model/names";
+import { DRAIN_HOOK_NAME, MAX_HOOK_HEARTBEAT_SECONDS } from "../../lib/render/graceful-stop";
 import { checkIntegerRange } from "./checks";
 import {
   GROUP_METRICS,
@@ -76,6 +77,13 @@ export interface RunnerManagerGroupProps {
    */
   readonly healthCheckGracePeriod?: number;
   /**
+   * Heartbeat timeout of the termination lifecycle hook `runner-fleet-drain` (DRAIN_HOOK_NAME): how long a
+   * terminating manager may drain before EC2 terminates it anyway. The manager completes the hook when
+   * gitlab-runner has exited, and records heartbeats when the drain takes longer than this.
+   * @default 3900 (a 1 h maximum_timeout and a 5 min margin)
+   */
+  readonly drainTimeoutSeconds?: number;
+  /**
    * Tags of the group, its instances (propagated at launch), volumes and interfaces.
    * @default {}
    */
@@ -95,6 +103,7 @@ export class RunnerManagerGroup extends Construct {
   public readonly associatePublicIpAddress: boolean;
   public readonly httpPutResponseHopLimit: number;
   public readonly healthCheckGracePeriod: number;
+  public readonly drainTimeoutSeconds: number;
   /** Tags as applied, including Name and the slot tag. */
   public readonly tags: Record<string, string>;
   public readonly launchTemplate: LaunchTemplate;
@@ -109,10 +118,12 @@ export class RunnerManagerGroup extends Construct {
     this.associatePublicIpAddress = props.associatePublicIpAddress ?? false;
     this.httpPutResponseHopLimit = props.httpPutResponseHopLimit ?? 1;
     this.healthCheckGracePeriod = props.healthCheckGracePeriod ?? 300;
+    this.drainTimeoutSeconds = props.drainTimeoutSeconds ?? 3900;
     this.tags = { ...props.tags, Name: props.name, [SLOT_METADATA_KEY]: String(props.slot) };
 
     checkSlotGroupPlacement(this, props);
     checkIntegerRange(this, "healthCheckGracePeriod", this.healthCheckGracePeriod, 0, 7200);
+    checkIntegerRange(this, "drainTimeoutSeconds", this.drainTimeoutSeconds, 30, MAX_HOOK_HEARTBEAT_SECONDS);
     // The manager reads its slot from its instance tags through the metadata service.
     checkMetadataTagKeys(this, "tags", this.tags);
 
@@ -152,6 +163,17 @@ export class RunnerManagerGroup extends Construct {
           instanceWarmup: String(this.healthCheckGracePeriod),
         },
       },
+      // Part of the group from its creation, so even the first instance drains before it terminates
+      // (a separate aws_autoscaling_lifecycle_hook would attach only after the first launch).
+      initialLifecycleHook: [
+        {
+          name: DRAIN_HOOK_NAME,
+          lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+          heartbeatTimeout: this.drainTimeoutSeconds,
+          // A manager that never completes the hook (dead instance) is terminated when it times out.
+          defaultResult: "CONTINUE",
+        },
+      ],
       enabledMetrics: GROUP_METRICS,
       metricsGranularity: "1Minute",
       tag: propagatedTags(this.tags),

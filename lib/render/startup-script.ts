@@ -6,6 +6,7 @@
 import { logGroupName, managerName, RUNNER_METRICS_PORT, secretLocation } from "../model/names";
 import type { RunnerModel, Shard } from "../model/schema";
 import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, WORKER_READY_FILE } from "./config-toml";
+import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, DRAIN_HOOK_NAME, gracefulStopSeconds } from "./graceful-stop";
 import { template } from "./handlebars";
 
 /** Heredoc delimiter that wraps config.toml inside the manager script. */
@@ -19,6 +20,13 @@ export const RUNNER_LOG_FILE = "/var/log/gitlab-runner/gitlab-runner.log";
  * (~/.config/fleeting/plugins), also set explicitly so install and service agree.
  */
 export const FLEETING_PLUGIN_DIR = "/root/.config/fleeting/plugins";
+/** Where the manager script installs itself; its systemd timers run it with a command (`refresh-token`, `drain`). */
+export const INSTALLED_MANAGER_SCRIPT = "/usr/local/sbin/runner-fleet-manager";
+/**
+ * How often a manager re-reads its token from the store (systemd time span). The gap after
+ * `onboard --rotate`, while the old token is already refused, is at most this long.
+ */
+export const TOKEN_REFRESH_INTERVAL = "1min";
 /** Tags of the scripts' log lines (`journalctl -t <tag>`). */
 export const LOG_TAGS = { manager: "runner-fleet-manager", worker: "runner-fleet-worker" } as const;
 
@@ -48,9 +56,15 @@ export interface ManagerScriptContext {
   readonly fleetingPlugin: string;
   readonly fleetingPluginDir: string;
   readonly metricsPort: number;
+  readonly installedScript: string;
+  /** systemd's TimeoutStopSec for gitlab-runner: the shard's maximum_timeout and a margin. */
+  readonly gracefulStopSeconds: number;
+  readonly tokenRefreshInterval: string;
   readonly google: { readonly project: string } | null;
   readonly aws: {
     readonly region: string;
+    readonly drainHookName: string;
+    readonly drainHeartbeatSeconds: number;
     readonly logGroupName: string;
     readonly runnerLogFile: string;
     readonly cloudWatchAgentConfig: string;
@@ -136,11 +150,16 @@ export function managerScriptContext(model: RunnerModel, shard: Shard, slot: num
     fleetingPlugin: FLEETING_PLUGINS[cloud.provider],
     fleetingPluginDir: FLEETING_PLUGIN_DIR,
     metricsPort: RUNNER_METRICS_PORT,
+    installedScript: INSTALLED_MANAGER_SCRIPT,
+    gracefulStopSeconds: gracefulStopSeconds(shard),
+    tokenRefreshInterval: TOKEN_REFRESH_INTERVAL,
     google: cloud.provider === "google" ? { project: cloud.project } : null,
     aws:
       cloud.provider === "aws"
         ? {
             region: cloud.region,
+            drainHookName: DRAIN_HOOK_NAME,
+            drainHeartbeatSeconds: DRAIN_HEARTBEAT_INTERVAL_SECONDS,
             logGroupName: logGroupName(model, shard),
             runnerLogFile: RUNNER_LOG_FILE,
             cloudWatchAgentConfig: cloudWatchAgentConfig(model, shard),

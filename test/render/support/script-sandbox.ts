@@ -65,11 +65,12 @@ export class ScriptSandbox {
     writeFileSync(join(this.stateDir, "installed"), `${packageName} ${version}\n`, { flag: "a" });
   }
 
-  run(script: string, env: Record<string, string> = {}): ScriptRun {
+  /** Runs `script` as root would at boot; `args` are its command line (the manager script's timers pass a command). */
+  run(script: string, env: Record<string, string> = {}, args: readonly string[] = []): ScriptRun {
     const scriptFile = join(this.dir, "startup.sh");
     writeFileSync(scriptFile, script, { mode: 0o700 });
     writeFileSync(this.logFile, "");
-    const result = spawnSync(this.bash, [scriptFile], {
+    const result = spawnSync(this.bash, [scriptFile, ...args], {
       encoding: "utf8",
       timeout: 20_000,
       env: {

@@ -57,7 +57,18 @@ case "$name" in
     fi
     ;;
   snap) ln -sf "$STUB_DIR/logger" "$STUB_DIR/aws" ;;
-  aws) printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}" ;;
+  aws)
+    # Only `aws ssm get-parameter` answers; `aws autoscaling ...` calls are just logged.
+    if [[ $1 == ssm ]]; then printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}"; fi
+    ;;
+  systemctl)
+    # `is-active` says "active" for the first STUB_ACTIVE_CHECKS calls, then "inactive" (status 3).
+    if [[ $1 == is-active ]]; then
+      count=$(($(cat "$STUB_STATE/is-active" 2>/dev/null || echo 0) + 1))
+      echo "$count" >"$STUB_STATE/is-active"
+      ((count <= ${STUB_ACTIVE_CHECKS:-0})) || exit 3
+    fi
+    ;;
   id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
   useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
   curl)
@@ -76,6 +87,21 @@ case "$name" in
         printf '%s\n' "printf 'google-cloud-ops-agent 2.50.0\\n' >>'$installed'" >"$output"
         ;;
       *amazon-cloudwatch-agent.deb) : >"$output" ;;
+      http://169.254.169.254/latest/api/token)
+        [[ -z ${STUB_IMDS_DOWN:-} ]] || exit 7
+        printf 'imds-session-%s' "$$" >"$STUB_STATE/imds-session"
+        cat "$STUB_STATE/imds-session"
+        ;;
+      http://169.254.169.254/latest/meta-data/*)
+        # The IMDSv2 session token must arrive on stdin (curl --config -).
+        $config_stdin || exit 22
+        grep -q "X-aws-ec2-metadata-token: $(cat "$STUB_STATE/imds-session")" || exit 22
+        case "$url" in
+          */autoscaling/target-lifecycle-state) printf '%s' "${STUB_LIFECYCLE_STATE:-InService}" ;;
+          */instance-id) printf 'i-0123456789abcdef0' ;;
+          *) exit 22 ;;
+        esac
+        ;;
       *computeMetadata/v1/instance/service-accounts/default/token)
         printf '{"access_token":"%s","expires_in":3599,"token_type":"Bearer"}' "$STUB_ACCESS_TOKEN"
         ;;

@@ -1,0 +1,149 @@
+/**
+ * Runs the rendered manager scripts for real (bash, stub commands) through the life of a manager
+ * after boot: the graceful stop of the runner's unit, the timers the script installs, and the
+ * AWS drain when Auto Scaling terminates the instance.
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { managerName } from "../../lib/model/names";
+import type { RunnerModel } from "../../lib/model/schema";
+import { renderManagerStartupScript } from "../../lib/render/manager-files";
+import { DRAIN_HOOK_NAME, gracefulStopSeconds, STOP_MARGIN_SECONDS } from "../../lib/render/graceful-stop";
+import { INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
+import { exampleModel } from "../support/models";
+import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+
+const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
+const fakeAccessToken = () => `ya29.${randomBytes(24).toString("base64url")}`;
+
+const DROP_IN = "etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf";
+
+let sandbox: ScriptSandbox;
+beforeEach(() => {
+  sandbox = new ScriptSandbox();
+});
+afterEach(() => {
+  sandbox.dispose();
+});
+
+/** systemd unit file as key -> values (repeated keys keep every value). */
+function unitSettings(text: string): Map<string, string[]> {
+  const settings = new Map<string, string[]>();
+  for (const line of text.split("\n")) {
+    const match = /^([A-Za-z]+)=(.*)$/.exec(line);
+    if (match) settings.set(match[1], [...(settings.get(match[1]) ?? []), match[2]]);
+  }
+  return settings;
+}
+
+const callsOf = (run: ScriptRun, name: string) => run.calls.filter((call) => call.name === name).map((call) => call.args);
+
+describe.each([
+  ["cell-1", "Google Cloud"],
+  ["cell-2", "AWS"],
+] as const)("manager unit and timers (%s, %s)", (cell, _cloud) => {
+  const model = exampleModel(cell);
+
+  it.each(model.shards.map((shard) => [shard.name, shard] as const))(
+    "stops gitlab-runner with SIGQUIT and waits maximum_timeout plus a margin (%s)",
+    (_name, shard) => {
+      const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+
+      expectSucceeded(run);
+      const settings = unitSettings(sandbox.file(DROP_IN));
+      expect(settings.get("KillSignal")).toEqual(["SIGQUIT"]);
+      const hours = Number(/^(\d+)h$/.exec(shard.maximum_timeout)?.[1]);
+      expect(settings.get("TimeoutStopSec")).toEqual([String(hours * 3600 + STOP_MARGIN_SECONDS)]);
+      expect(gracefulStopSeconds(shard)).toBeGreaterThanOrEqual(hours * 3600);
+    },
+  );
+
+  it("installs itself and a token refresh timer that runs it every minute, enabled after the runner started", () => {
+    const script = renderManagerStartupScript(model, model.shards[0], 0);
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+
+    expectSucceeded(run);
+    expect(sandbox.file(INSTALLED_MANAGER_SCRIPT.slice(1))).toBe(script);
+    const service = unitSettings(sandbox.file("etc/systemd/system/runner-fleet-token-refresh.service"));
+    expect(service.get("Type")).toEqual(["oneshot"]);
+    expect(service.get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} refresh-token`]);
+    const timer = unitSettings(sandbox.file("etc/systemd/system/runner-fleet-token-refresh.timer"));
+    expect(timer.get("OnUnitActiveSec")).toEqual(["1min"]);
+    expect(timer.get("WantedBy")).toEqual(["timers.target"]);
+    const systemctl = callsOf(run, "systemctl");
+    const restart = systemctl.findIndex((args) => args.join(" ") === "restart gitlab-runner");
+    const enableTimers = systemctl.findIndex((args) => args[0] === "enable" && args.includes("runner-fleet-token-refresh.timer"));
+    expect(restart).toBeGreaterThan(-1);
+    expect(enableTimers).toBeGreaterThan(restart);
+    expect(systemctl[enableTimers]).toContain("--now");
+  });
+
+  it("refuses an unknown command without touching anything", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), {}, ["reboot-everything"]);
+
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("unknown command: reboot-everything");
+    expect(run.calls.filter((call) => call.name !== "logger")).toEqual([]);
+  });
+});
+
+describe("AWS drain on termination", () => {
+  const model: RunnerModel = exampleModel("cell-2");
+  const shard = model.shards[0];
+  const script = renderManagerStartupScript(model, shard, 1);
+  // Boot installed the AWS CLI (snap) before any timer runs.
+  const withAwsCli = () => sandbox.addStub("aws");
+
+  it("installs a drain timer every 15 s next to the token refresh", () => {
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+
+    expectSucceeded(run);
+    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
+    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["15s"]);
+    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer"]);
+  });
+
+  it("does nothing while the instance is in service", () => {
+    withAwsCli();
+    const run = sandbox.run(script, { STUB_LIFECYCLE_STATE: "InService" }, ["drain"]);
+
+    expectSucceeded(run);
+    expect(callsOf(run, "systemctl")).toEqual([]);
+    expect(callsOf(run, "aws")).toEqual([]);
+  });
+
+  it("when terminating, stops the runner with SIGQUIT, waits until it exited, then completes its own group's hook", () => {
+    withAwsCli();
+    const run = sandbox.run(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_ACTIVE_CHECKS: "3" }, ["drain"]);
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain(`running jobs get up to ${gracefulStopSeconds(shard)}s`);
+    const systemctl = callsOf(run, "systemctl");
+    expect(systemctl[0]).toEqual(["stop", "--no-block", "gitlab-runner"]);
+    // Three "active" answers, then "inactive": the hook is completed only after the runner is gone.
+    expect(systemctl.filter((args) => args[0] === "is-active")).toHaveLength(4);
+    expect(readFileSync(join(sandbox.stateDir, "sleeps"), "utf8").trim()).toBe("3");
+    expect(callsOf(run, "aws")).toEqual([
+      [
+        "autoscaling", "complete-lifecycle-action", "--region", "eu-west-1", "--lifecycle-action-result", "CONTINUE",
+        "--lifecycle-hook-name", DRAIN_HOOK_NAME, "--auto-scaling-group-name", managerName(model, shard, 1),
+        "--instance-id", "i-0123456789abcdef0",
+      ],
+    ]);
+    const stopAt = run.calls.findIndex((call) => call.name === "systemctl" && call.args[0] === "stop");
+    const completeAt = run.calls.findIndex((call) => call.name === "aws");
+    expect(completeAt).toBeGreaterThan(stopAt);
+  });
+
+  it("does nothing when instance metadata cannot be read (the next timer run tries again)", () => {
+    withAwsCli();
+    const run = sandbox.run(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_IMDS_DOWN: "1" }, ["drain"]);
+
+    expectSucceeded(run);
+    expect(callsOf(run, "curl")).toHaveLength(1);
+    expect(callsOf(run, "systemctl")).toEqual([]);
+    expect(callsOf(run, "aws")).toEqual([]);
+  });
+});
