@@ -4,8 +4,9 @@
  * AWS drain when Auto Scaling terminates the instance.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "smol-toml";
 import { managerName } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript } from "../../lib/render/manager-files";
@@ -145,5 +146,74 @@ describe("AWS drain on termination", () => {
     expect(callsOf(run, "curl")).toHaveLength(1);
     expect(callsOf(run, "systemctl")).toEqual([]);
     expect(callsOf(run, "aws")).toEqual([]);
+  });
+});
+
+describe.each([
+  ["cell-1", "Secret Manager"],
+  ["cell-2", "SSM"],
+] as const)("token refresh timer (%s, %s)", (cell, _store) => {
+  const model = exampleModel(cell);
+  const script = renderManagerStartupScript(model, model.shards[0], 0);
+  const CONFIG = "etc/gitlab-runner/config.toml";
+  const configToken = () => (parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token;
+  const configStat = () => statSync(join(sandbox.root, CONFIG));
+  const accessToken = fakeAccessToken();
+
+  function boot(token: string): void {
+    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }));
+  }
+
+  it("writes nothing while the stored token is the one in config.toml", () => {
+    const token = fakeRunnerToken();
+    boot(token);
+    const before = configStat();
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
+
+    expectSucceeded(run);
+    const after = configStat();
+    expect(after.ino).toBe(before.ino);
+    expect(after.mtimeMs).toBe(before.mtimeMs);
+    expect(configToken()).toBe(token);
+    expect(run.stderr).toBe("");
+    // No restart, no reload: the runner is left alone.
+    expect(callsOf(run, "systemctl")).toEqual([]);
+    expect(callsOf(run, "gitlab-runner")).toEqual([]);
+  });
+
+  it("replaces config.toml atomically (new file renamed over it), mode 0600, when the token was rotated", () => {
+    const oldToken = fakeRunnerToken();
+    const newToken = fakeRunnerToken();
+    boot(oldToken);
+    const before = configStat();
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain("changed; rewriting config.toml");
+    expect(configToken()).toBe(newToken);
+    expect(sandbox.file(CONFIG)).not.toContain(oldToken);
+    const after = configStat();
+    expect(after.ino).not.toBe(before.ino);
+    expect(after.mode & 0o777).toBe(0o600);
+    expect(readdirSync(join(sandbox.root, "etc/gitlab-runner")).filter((name) => name.startsWith(".config.toml."))).toEqual([]);
+    expect(callsOf(run, "systemctl")).toEqual([]);
+    for (const secret of [oldToken, newToken, accessToken]) {
+      expect(run.callLog).not.toContain(secret);
+      expect(run.stderr).not.toContain(secret);
+      expect(sandbox.state("logger")).not.toContain(secret);
+    }
+  });
+
+  it("keeps config.toml and fails the timer run when the store answers with something that is not a token", () => {
+    const token = fakeRunnerToken();
+    boot(token);
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken, STUB_STORE_VALUE: 'x" = evil' }, ["refresh-token"]);
+
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("config.toml is unchanged");
+    expect(configToken()).toBe(token);
   });
 });
