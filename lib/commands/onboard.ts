@@ -52,6 +52,8 @@ export interface OnboardOptions {
   readonly random?: () => number;
   /** Progress lines (already redacted). @default stderr */
   readonly log?: (line: string) => void;
+  /** Told every secret value the run sees (runner tokens), so a caller can scrub them from other output. */
+  readonly onSecret?: (value: string) => void;
 }
 
 export type OnboardMode = ReconcileMode | "status";
@@ -137,7 +139,9 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   });
   const readSecrets = !(dryRun && store.needsCredentials);
   const rememberSecret = (token: string) => {
-    if (token) secrets.add(token);
+    if (!token) return;
+    secrets.add(token);
+    options.onSecret?.(token);
   };
   const limit = pLimit(concurrency);
   // Once GitLab is out of reach, shards not yet started are not attempted (the run stays bounded in time).

@@ -1,11 +1,22 @@
 /**
- * `provision`: from a model to a running fleet.
+ * `provision`: from a model to a running fleet, side effects last.
  *
- *   onboard (unless --skip-onboard) -> synthesize in-process -> engine init -> plan -out
- *   -> summary -> confirmation -> apply exactly the saved plan
+ *   validate the models -> detect the engine -> synthesize in-process -> engine init,
+ *   plan -out, summary (every cell) -> confirmation (every cell) -> onboard the runners
+ *   (unless --skip-onboard) -> apply exactly the saved plan
  *
- * --dry-run stops after synthesis and summarizes the synthesized JSON: no GitLab,
- * no cloud, no engine. --destroy plans a destroy, applies it, then removes the runners.
+ * Every refusal (an invalid model, no engine, a stack the cloud refuses at plan, nobody
+ * to confirm) comes before any runner is created. The plan does not depend on
+ * onboarding: secret names come from the model (lib/model/names.ts), and the Secret
+ * Manager secret the plan grants access to exists by the time the plan is applied.
+ *
+ * --plan stops after the plan and writes nothing to GitLab (no admin token needed, for
+ * merge request plan jobs). --dry-run stops after synthesis and summarizes the
+ * synthesized JSON: no GitLab, no cloud, no engine. --destroy plans a destroy, applies
+ * it, then removes the runners.
+ *
+ * The engine sees only the environment it needs (lib/terraform/engine-env.ts) and its
+ * output is scrubbed of every secret value this run knows (lib/secrets/known-secrets.ts).
  */
 import { createInterface } from "node:readline/promises";
 import { writeFileSync } from "node:fs";
@@ -22,6 +33,8 @@ import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResu
 import { readResourceShards, readSynthesizedStack } from "../review/stack-files";
 import { backendEnvironment } from "../terraform/backend-env";
 import { detectEngine, EngineDriver } from "../terraform/engine";
+import { engineEnvironment } from "../terraform/engine-env";
+import { KnownSecrets } from "../secrets/known-secrets";
 import type { EngineName } from "../toolchain/check";
 import { synthesizeCells, type SynthesizedCell } from "../../stacks/synthesize";
 import { runOnboard, type OnboardOptions } from "./onboard";
@@ -72,9 +85,9 @@ export interface ProvisionResult {
 export async function runProvision(options: ProvisionOptions): Promise<ProvisionResult> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // 1. Validate: every model and every flag, before anything is written anywhere.
   const loaded = loadModels(options);
   const mode = options.dryRun ? "dry-run" : options.destroy ? "destroy" : options.planOnly ? "plan" : "apply";
-  // Missing CI variables are a usage error, found before any side effect.
   const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
   if (options.dryRun && (options.destroy || options.autoApprove)) {
     throw new UserInputError("--dry-run cannot be combined with --destroy or --auto-approve");
@@ -83,34 +96,38 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
     for (const warning of warnings) log(formatIssue(warning));
     // Fail before any side effect when the http backend's credentials are missing.
     if (!options.dryRun) backendEnvironment(model, env);
-    if (!options.dryRun && !options.planOnly && !options.destroy && model.secrets.store === "local") {
+    if (mode === "apply" && model.secrets.store === "local") {
       log(`[${model.cell.id}] warning: ${file} keeps tokens in the local store; managers will wait for /etc/gitlab-runner/runner-token`);
     }
   }
+  const secrets = knownSecrets(loaded, env, options.tokenEnv);
+  const context: StepContext = { ...options, env, log, secrets, withheld: withheldVariables(loaded, options.tokenEnv) };
 
-  const onboarded = new Set<string>();
-  if (!options.dryRun && !options.skipOnboard && !options.destroy) {
-    for (const { model, file } of loaded) {
-      log(`[${model.cell.id}] onboarding runners`);
-      await onboardOrFail({ runnerModel: model, env, log }, file);
-      onboarded.add(model.cell.id);
-    }
-  }
-
+  // 2. Detect the engine, 3. synthesize.
+  const engine = options.dryRun ? undefined : detectEngine(options.engine, engineEnvironment(env, { withhold: context.withheld }));
   const outdir = resolve(options.out ?? "cdktf.out");
   log(`synthesizing ${loaded.map((item) => item.model.cell.id).join(", ")} into ${outdir}`);
   const synthesized = synthesizeCells(loaded, { outdir });
 
-  const engine = options.dryRun ? undefined : detectEngine(options.engine, env);
-  const cells: ProvisionedCell[] = [];
-  for (const [index, cell] of synthesized.entries()) {
-    const { model } = loaded[index];
-    if (!engine) {
+  let cells: ProvisionedCell[];
+  if (!engine) {
+    cells = synthesized.map((cell, index) => {
       const changes = summarizeSynth(readSynthesizedStack(cell.stackDir), readResourceShards(cell.stackDir));
-      cells.push(result(cell, cellChangeSummary(model, changes), "dry-run", false, false));
-      continue;
+      return result(cell, cellChangeSummary(loaded[index].model, changes), "dry-run", false, false);
+    });
+  } else {
+    // 4. Plan every cell, 5. confirm every cell: a refusal (an engine step, the cloud's
+    // validation, nobody to confirm) comes before any runner is created or anything applied.
+    const planned: PlannedCell[] = [];
+    for (const [index, cell] of synthesized.entries()) planned.push(await planCell(cell, loaded[index], engine, context));
+    if (options.planOnly) {
+      cells = planned.map((item) => result(item.cell, item.summary, "planned", false, false));
+    } else {
+      const approved = await confirmCells(planned, context);
+      // 6. Onboard, 7. apply (a destroy applies first, then removes the runners).
+      cells = [];
+      for (const [index, item] of planned.entries()) cells.push(await onboardAndApply(item, approved[index], context));
     }
-    cells.push(await planAndApply(cell, loaded[index], engine, { ...options, env, log }, onboarded.has(cell.cell)));
   }
 
   const summaries = cells.map((cell) => cell.summary);
@@ -125,57 +142,106 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   return { mode, cells };
 }
 
-async function planAndApply(
-  cell: SynthesizedCell,
-  loaded: LoadedModel,
-  engine: { name: EngineName; version: string },
-  options: ProvisionOptions & { env: NodeJS.ProcessEnv; log: (line: string) => void },
-  onboarded: boolean,
-): Promise<ProvisionedCell> {
-  const { log } = options;
+type StepContext = ProvisionOptions & {
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: (line: string) => void;
+  /** Every secret value known to this run; the engine's output is scrubbed of them. */
+  readonly secrets: KnownSecrets;
+  /** Variables holding GitLab credentials: never passed to the engine. */
+  readonly withheld: readonly string[];
+};
+
+interface PlannedCell {
+  readonly cell: SynthesizedCell;
+  readonly loaded: LoadedModel;
+  readonly driver: EngineDriver;
+  readonly planFile: string;
+  readonly changes: boolean;
+  readonly summary: CellChangeSummary;
+}
+
+async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { name: EngineName; version: string }, context: StepContext): Promise<PlannedCell> {
+  const { log } = context;
   const driver = new EngineDriver({
     engine: engine.name,
-    executable: options.engineExecutable,
+    executable: context.engineExecutable,
     cwd: cell.stackDir,
-    env: { ...options.env, ...backendEnvironment(loaded.model, options.env) },
+    env: context.env,
+    addEnv: backendEnvironment(loaded.model, context.env),
+    withholdEnv: context.withheld,
+    redact: (line) => context.secrets.redact(line),
     onOutput: (line) => log(`[${cell.cell}] ${line}`),
     onProgress: (message) => log(`[${cell.cell}] ${message}`),
   });
   await driver.init();
-  const planFile = join(cell.stackDir, options.destroy ? `${cell.cell}.destroy.tfplan` : `${cell.cell}.tfplan`);
-  const planned = await driver.plan({ out: planFile, destroy: options.destroy });
+  const planFile = join(cell.stackDir, context.destroy ? `${cell.cell}.destroy.tfplan` : `${cell.cell}.tfplan`);
+  const planned = await driver.plan({ out: planFile, destroy: context.destroy });
   const changes = summarizePlan(await driver.showPlanJson(planned.planFile), readResourceShards(cell.stackDir));
   const summary = cellChangeSummary(loaded.model, changes, { engine, planFile: planned.planFile });
   log(renderSummaryText(summary).trimEnd());
+  return { cell, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary };
+}
 
-  if (options.planOnly) return result(cell, summary, "planned", onboarded, false);
-  if (!planned.changes) {
-    log(`[${cell.cell}] no changes to apply`);
-    const removed = options.destroy ? await removeRunners(loaded, options) : false;
+/** Whether each planned cell may be applied. Throws (exit 2) when a change needs a confirmation nobody can give. */
+async function confirmCells(planned: readonly PlannedCell[], context: StepContext): Promise<boolean[]> {
+  const needed = planned.filter((item) => item.changes);
+  if (context.autoApprove || needed.length === 0) return planned.map(() => true);
+  if (!context.confirm) {
+    const plans = needed.map((item) => item.planFile).join(", ");
+    throw new UserInputError(
+      `refusing to ${context.destroy ? "destroy" : "apply"} ${needed.map((item) => item.cell.cell).join(", ")} without confirmation: no terminal to ask; pass --auto-approve (nothing was onboarded or applied; the plan is kept at ${plans})`,
+    );
+  }
+  const approved: boolean[] = [];
+  for (const item of planned) {
+    if (!item.changes) {
+      approved.push(true);
+      continue;
+    }
+    const verb = context.destroy ? "Destroy every resource of" : "Apply this plan to";
+    const yes = await context.confirm(`${verb} cell ${item.cell.cell}? Type "yes" to continue: `);
+    if (!yes) context.log(`[${item.cell.cell}] not applied; the plan is kept at ${item.planFile}`);
+    approved.push(yes);
+  }
+  return approved;
+}
+
+async function onboardAndApply(item: PlannedCell, approved: boolean, context: StepContext): Promise<ProvisionedCell> {
+  const { cell, loaded, summary } = item;
+  if (!approved) return result(cell, summary, "declined", false, false);
+  let onboarded = false;
+  if (!context.skipOnboard && !context.destroy) {
+    context.log(`[${cell.cell}] onboarding runners`);
+    await onboardOrFail({ runnerModel: loaded.model, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
+    onboarded = true;
+  }
+  if (!item.changes) {
+    context.log(`[${cell.cell}] no changes to apply`);
+    const removed = context.destroy ? await removeRunners(loaded, context) : false;
     return result(cell, summary, "no-changes", onboarded, removed);
   }
-  if (!options.autoApprove) {
-    if (!options.confirm) {
-      throw new UserInputError(
-        `refusing to ${options.destroy ? "destroy" : "apply"} ${cell.cell} without confirmation: no terminal to ask; pass --auto-approve (the plan is kept at ${planned.planFile})`,
-      );
-    }
-    const verb = options.destroy ? "Destroy every resource of" : "Apply this plan to";
-    if (!(await options.confirm(`${verb} cell ${cell.cell}? Type "yes" to continue: `))) {
-      log(`[${cell.cell}] not applied; the plan is kept at ${planned.planFile}`);
-      return result(cell, summary, "declined", onboarded, false);
-    }
-  }
-  await driver.apply(planned.planFile);
-  const removed = options.destroy ? await removeRunners(loaded, options) : false;
+  await item.driver.apply(item.planFile);
+  const removed = context.destroy ? await removeRunners(loaded, context) : false;
   return result(cell, summary, "applied", onboarded, removed);
 }
 
+/** Every secret value this run knows from the start: the GitLab tokens, the state password, secret-looking variables. */
+function knownSecrets(loaded: readonly LoadedModel[], env: NodeJS.ProcessEnv, tokenEnv: string | undefined): KnownSecrets {
+  const names = [...withheldVariables(loaded, tokenEnv)];
+  for (const { model } of loaded) if (model.state.backend === "http") names.push(model.state.password_env);
+  return new KnownSecrets(env, names);
+}
+
+/** Variables holding GitLab credentials of this tool: the admin token each model names, the review token. */
+function withheldVariables(loaded: readonly LoadedModel[], tokenEnv: string | undefined): string[] {
+  return [...new Set([...loaded.map(({ model }) => model.gitlab.token_env), ...(tokenEnv ? [tokenEnv] : [])])];
+}
+
 /** After a destroy, the runners of the cell go too, so GitLab lists no dead runners. */
-async function removeRunners(loaded: LoadedModel, options: ProvisionOptions & { env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<boolean> {
-  if (options.skipOnboard) return false;
-  options.log(`[${loaded.model.cell.id}] removing runners`);
-  await onboardOrFail({ runnerModel: loaded.model, remove: true, env: options.env, log: options.log }, loaded.file);
+async function removeRunners(loaded: LoadedModel, context: StepContext): Promise<boolean> {
+  if (context.skipOnboard) return false;
+  context.log(`[${loaded.model.cell.id}] removing runners`);
+  await onboardOrFail({ runnerModel: loaded.model, remove: true, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
   return true;
 }
 
@@ -183,7 +249,7 @@ async function removeRunners(loaded: LoadedModel, options: ProvisionOptions & { 
 async function onboardOrFail(options: OnboardOptions, file: string): Promise<void> {
   const result = await runOnboard(options);
   if (!result.ok) {
-    throw new OperationalError(`onboarding ${file} failed, nothing was planned or applied:\n  ${result.problems.join("\n  ")}`);
+    throw new OperationalError(`onboarding ${file} failed, nothing was applied (the plan is kept):\n  ${result.problems.join("\n  ")}`);
   }
 }
 
@@ -233,11 +299,11 @@ async function askOnTerminal(question: string): Promise<boolean> {
 
 export function provisionCommand(): Command {
   return new Command("provision")
-    .description("Onboard runners, synthesize the cell's stack, plan and apply it with terraform or tofu.")
+    .description("Synthesize the cell's stack, plan it with terraform or tofu, confirm, onboard the runners, then apply the plan.")
     .option("-m, --model <model>", "model path or name in the models directory (repeatable)", (value: string, previous: string[]) => [...previous, value], [])
     .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
     .option("--dry-run", "validate, render and synthesize only; no GitLab, no cloud, no engine")
-    .option("--plan", "stop after the plan (the plan file is kept)")
+    .option("--plan", "stop after the plan (the plan file is kept); writes nothing to GitLab and needs no admin token")
     .option("--auto-approve", "apply without asking (pipelines)")
     .option("--skip-onboard", "do not create or reconcile the runners first")
     .option("--destroy", "destroy the cell's resources, then remove its runners")

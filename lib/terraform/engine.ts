@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import { OperationalError } from "../errors";
 import { parsePlanJson, type PlanJson } from "../review/plan-json";
 import { MIN_ENGINE_VERSION, type EngineName } from "../toolchain/check";
+import { engineEnvironment, GITLAB_CREDENTIAL_NAMES } from "./engine-env";
 import { EngineStepError, type EngineStep } from "./engine-step-error";
 import { runProcess, type OutputStream, type ProcessResult } from "./run-process";
 
@@ -24,8 +25,17 @@ export interface EngineDriverOptions {
   readonly executable?: string;
   /** The stack directory (the one holding cdk.tf.json). */
   readonly cwd: string;
-  /** Environment of the engine; TF_IN_AUTOMATION=1 is always added. @default process.env */
+  /**
+   * Environment the engine may see, before the allowlist of ./engine-env.ts keeps only
+   * what it needs; TF_IN_AUTOMATION=1 is always added. @default process.env
+   */
   readonly env?: NodeJS.ProcessEnv;
+  /** Variables the engine needs under names of their own (TF_HTTP_USERNAME/PASSWORD of the state backend). */
+  readonly addEnv?: Readonly<Record<string, string>>;
+  /** Variables never passed to the engine, even when allowed (the GitLab tokens this tool holds). */
+  readonly withholdEnv?: readonly string[];
+  /** Scrubs each line of the engine's output. @default redactSecrets (GitLab token prefixes only) */
+  readonly redact?: (line: string) => string;
   /** Let the engine print colors. @default - only when this process's stdout is a TTY */
   readonly color?: boolean;
   /** Every line the engine prints, redacted. */
@@ -64,6 +74,7 @@ export class EngineDriver {
   readonly color: boolean;
   private readonly env: NodeJS.ProcessEnv;
   private readonly onOutput?: EngineDriverOptions["onOutput"];
+  private readonly redact?: EngineDriverOptions["redact"];
   private readonly onProgress?: EngineDriverOptions["onProgress"];
 
   constructor(options: EngineDriverOptions) {
@@ -71,7 +82,12 @@ export class EngineDriver {
     this.executable = options.executable ?? options.engine;
     this.cwd = resolve(options.cwd);
     this.color = options.color ?? process.stdout.isTTY === true;
-    this.env = { ...(options.env ?? process.env), TF_IN_AUTOMATION: "1" };
+    const env = engineEnvironment(options.env ?? process.env, {
+      add: options.addEnv,
+      withhold: [...GITLAB_CREDENTIAL_NAMES, ...(options.withholdEnv ?? [])],
+    });
+    this.env = { ...env, TF_IN_AUTOMATION: "1" };
+    this.redact = options.redact;
     this.onOutput = options.onOutput;
     this.onProgress = options.onProgress;
   }
@@ -148,6 +164,7 @@ export class EngineDriver {
         cwd: this.cwd,
         env: this.env,
         onLine: this.onOutput,
+        redact: this.redact,
         captureStdout: options.captureStdout,
       });
     } catch (error) {

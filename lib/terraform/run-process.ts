@@ -16,6 +16,8 @@ export interface ProcessRunOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Receives every line of both streams, already redacted. */
   readonly onLine?: (line: string, stream: OutputStream) => void;
+  /** Scrubs one line before anyone sees it. @default redactSecrets (GitLab token prefixes only) */
+  readonly redact?: (line: string) => string;
   /**
    * Collect stdout in full instead of streaming it (for `show -json`, whose
    * output is one large JSON document that may hold sensitive values).
@@ -44,6 +46,7 @@ const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 /** Rejects only when the process cannot be started (error.code ENOENT, EACCES, ...). */
 export function runProcess(options: ProcessRunOptions): Promise<ProcessResult> {
   const tailSize = options.tailLines ?? 20;
+  const redact = options.redact ?? redactSecrets;
   return new Promise((resolve, reject) => {
     const child = spawn(options.executable, [...options.args], {
       cwd: options.cwd,
@@ -68,7 +71,7 @@ export function runProcess(options: ProcessRunOptions): Promise<ProcessResult> {
     const tails: Record<OutputStream, string[]> = { stdout: [], stderr: [] };
     const captured: string[] = [];
     const emit = (stream: OutputStream, rawLine: string) => {
-      const line = redactSecrets(rawLine.replace(/\r$/, ""));
+      const line = redact(rawLine.replace(/\r$/, ""));
       const tail = tails[stream];
       tail.push(line);
       if (tail.length > tailSize) tail.shift();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
 import { startFakeGitLabNotes } from "../support/fake-gitlab-notes";
-import { pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
+import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
 import { runBin, runBinAsync, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
@@ -93,6 +93,7 @@ describe("bin/provision against fake GitLab and a stand-in terraform", () => {
       HOME: root,
       GITLAB_TOKEN: fake.adminToken,
       FAKE_TF_LOG: callLog,
+      ...FAKE_ENGINE_SETTINGS_PASS,
     };
   });
   afterEach(async () => {
@@ -184,13 +185,127 @@ describe("bin/provision against fake GitLab and a stand-in terraform", () => {
     expect(JSON.parse(result.stdout).cells[0]).toMatchObject({ outcome: "applied", runnersRemoved: true });
   });
 
-  it("fails when onboarding fails, with exit 1 and no engine step", async () => {
+  it("fails when onboarding fails, with exit 1 and nothing applied", async () => {
     const wrongToken = `glpat-${randomBytes(15).toString("base64url")}`;
     const result = await provision(["--auto-approve"], { GITLAB_TOKEN: wrongToken });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("onboarding");
     expect(result.stderr).not.toContain(wrongToken);
-    expect(steps()).toEqual([]);
+    expect(steps()).toEqual(["init", "plan", "show"]);
+  });
+});
+
+describe("bin/provision: side effects come last", () => {
+  let fake: FakeGitLab;
+  let root: string;
+  let modelsDir: string;
+  let callLog: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    fake = new FakeGitLab();
+    await fake.start();
+    root = mkdtempSync(join(tmpdir(), "provision-order-"));
+    modelsDir = join(root, "models");
+    callLog = join(root, "terraform-calls.jsonl");
+    mkdirSync(modelsDir);
+    const text = readFileSync(join(MODELS_DIR, "cell-1.yaml"), "utf8")
+      .replace("https://cell-1.gitlab.example.com", fake.url)
+      .replace(/state:\n(  .*\n)+/, "state:\n  backend: local\n")
+      .replace("store: google-secret-manager", `store: local\n  local_dir: ${join(root, "secrets")}`);
+    writeFileSync(join(modelsDir, "cell-1.yaml"), text);
+    env = { PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`, HOME: root, GITLAB_TOKEN: fake.adminToken, FAKE_TF_LOG: callLog, ...FAKE_ENGINE_SETTINGS_PASS };
+  });
+  afterEach(async () => {
+    await fake.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const provision = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+    runBinAsync("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--out", join(root, "cdktf.out"), ...args], {
+      cwd: root,
+      env: { ...env, ...extraEnv },
+    });
+  const engineCalls = (): FakeCall[] =>
+    existsSync(callLog) ? readFileSync(callLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as FakeCall) : [];
+  const steps = () => engineCalls().map((call) => call.argv![0]).filter((step) => step !== "version");
+
+  it("fails when nobody can confirm, with exit 2 before any runner is created", async () => {
+    const result = await provision([]);
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("--auto-approve");
+    expect(result.stderr).toContain("nothing was onboarded or applied");
+    expect(steps()).toEqual(["init", "plan", "show"]);
+    expect(fake.writeCalls()).toEqual([]);
+    expect(fake.runners.size).toBe(0);
+  });
+
+  it("fails when the plan fails (a stack the cloud refuses), with exit 1 before any runner is created", async () => {
+    const result = await provision(["--auto-approve"], { FAKE_TF_FAIL: "plan" });
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/terraform plan/);
+    expect(fake.writeCalls()).toEqual([]);
+    expect(fake.runners.size).toBe(0);
+  });
+
+  it("fails when there is no engine, with exit 1 before any runner is created", async () => {
+    const result = await provision(["--auto-approve"], { PATH: `${pathWithFakeEngines([])}:/nonexistent` });
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("no usable Terraform engine");
+    expect(fake.requests).toEqual([]);
+    expect(fake.runners.size).toBe(0);
+  });
+
+  it("onboards only after the plan was confirmed, and applies after onboarding", async () => {
+    // The engine's apply fails: by then the runners exist, so onboarding came before apply and after plan.
+    const result = await provision(["--auto-approve"], { FAKE_TF_FAIL: "apply" });
+
+    expect(result.status).toBe(1);
+    expect(steps()).toEqual(["init", "plan", "show", "apply"]);
+    expect(fake.runners.size).toBe(2);
+    expect(result.stderr.indexOf("onboarding runners")).toBeGreaterThan(result.stderr.indexOf("terraform show"));
+    expect(result.stderr.indexOf("onboarding runners")).toBeLessThan(result.stderr.indexOf("terraform apply"));
+  });
+
+  it("plans with --plan without an admin token and sends nothing to GitLab", async () => {
+    const result = await provision(["--plan", "--json"], { GITLAB_TOKEN: undefined });
+
+    expect(result.status).toBe(0);
+    expect(steps()).toEqual(["init", "plan", "show"]);
+    expect(fake.requests).toEqual([]);
+    expect(JSON.parse(result.stdout).cells[0]).toMatchObject({ outcome: "planned", onboarded: false });
+  });
+
+  it("keeps the GitLab tokens out of the engine's environment and scrubs known secrets from its output", async () => {
+    // Secrets without a recognizable prefix: only redaction by value can catch them.
+    const reviewToken = randomBytes(20).toString("hex");
+    const cloudSecret = randomBytes(20).toString("hex");
+    const stateishSecret = randomBytes(20).toString("hex");
+    const result = await provision(["--auto-approve"], {
+      GITLAB_REVIEW_TOKEN: reviewToken,
+      AWS_SECRET_ACCESS_KEY: cloudSecret,
+      DEPLOY_PASSWORD: stateishSecret,
+      FAKE_TF_ECHO_ENV: "GITLAB_TOKEN,GITLAB_REVIEW_TOKEN,AWS_SECRET_ACCESS_KEY",
+      FAKE_TF_ECHO: `leaked ${stateishSecret} and ${reviewToken}`,
+    });
+
+    expect(result.status).toBe(0);
+    const engineRuns = engineCalls().filter((call) => call.envNames && call.argv![0] !== "version");
+    expect(engineRuns.length).toBeGreaterThan(3);
+    for (const call of engineRuns) {
+      expect(call.envNames).not.toContain("GITLAB_TOKEN");
+      expect(call.envNames).not.toContain("GITLAB_REVIEW_TOKEN");
+      expect(call.envNames).not.toContain("DEPLOY_PASSWORD");
+      // what the engine needs still reaches it
+      expect(call.envNames).toEqual(expect.arrayContaining(["PATH", "HOME", "AWS_SECRET_ACCESS_KEY", "TF_IN_AUTOMATION"]));
+    }
+    expect(result.stderr).toContain("GITLAB_TOKEN is unset");
+    expect(result.stderr).toContain("AWS_SECRET_ACCESS_KEY=");
+    const output = result.stdout + result.stderr;
+    for (const secret of [fake.adminToken, reviewToken, cloudSecret, stateishSecret]) expect(output).not.toContain(secret);
   });
 });
 

@@ -8,10 +8,15 @@ export const FIXTURES_DIR = join(__dirname, "fixtures");
 export const PLAN_FIXTURE = join(FIXTURES_DIR, "plan-cell-1.json");
 export const RESOURCE_SHARDS_FIXTURE = join(FIXTURES_DIR, "resource-shards-cell-1.json");
 
+/** Lets the fake's own FAKE_TF_* settings through the engine's environment allowlist (lib/terraform/engine-env.ts). */
+export const FAKE_ENGINE_SETTINGS_PASS = { RUNNER_FLEET_ENGINE_ENV: "FAKE_TF_*" } as const;
+
 export interface FakeCall {
   readonly argv?: string[];
   readonly cwd?: string;
   readonly env?: Record<string, string | undefined>;
+  /** Every variable name the engine received. */
+  readonly envNames?: string[];
   readonly signal?: string;
 }
 
@@ -20,7 +25,7 @@ export interface FakeEngineWorkspace {
   /** The stack directory the engine runs in. */
   readonly stackDir: string;
   readonly logFile: string;
-  /** process.env plus FAKE_TF_LOG and the given extras. */
+  /** process.env plus FAKE_TF_LOG and the given extras; the fake's FAKE_TF_* settings pass the engine's environment allowlist. */
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
   calls(): FakeCall[];
 }
@@ -34,7 +39,7 @@ export function fakeEngineWorkspace(): FakeEngineWorkspace {
     root,
     stackDir,
     logFile,
-    env: (extra = {}) => ({ ...process.env, FAKE_TF_LOG: logFile, ...extra }),
+    env: (extra = {}) => ({ ...process.env, FAKE_TF_LOG: logFile, ...FAKE_ENGINE_SETTINGS_PASS, ...extra }),
     calls: () =>
       existsSync(logFile)
         ? readFileSync(logFile, "utf8")

@@ -5,13 +5,16 @@
  *
  * Subcommands: version [-json], init, plan, show -json FILE, apply [FILE], destroy.
  * Environment:
- *   FAKE_TF_LOG        append one JSON line per call: {argv, cwd, env: {TF_IN_AUTOMATION, TF_HTTP_USERNAME, TF_HTTP_PASSWORD}}
+ *   FAKE_TF_LOG        append one JSON line per call: {argv, cwd, env: {TF_IN_AUTOMATION, TF_HTTP_USERNAME, TF_HTTP_PASSWORD}, envNames}
+ *                      (envNames: the name of every variable the engine received)
  *   FAKE_TF_PLAN_JSON  plan fixture printed by `show -json` (default: fixtures/plan-cell-1.json)
  *   FAKE_TF_FAIL=step  that step prints an error on stderr and exits 1
  *   FAKE_TF_STDERR_LINES=N  a failing step first prints N lines "progress line <i>" on stderr
  *   FAKE_TF_HANG=step  that step waits for a signal; on SIGINT/SIGTERM it logs {signal} and exits 1
  *   FAKE_TF_NO_CHANGES=1  plan finds nothing to do
  *   FAKE_TF_ECHO=text  every step prints this text on stdout, a failing step also on stderr (to test redaction)
+ *   FAKE_TF_ECHO_ENV=A,B  every step prints "A=<value>" (or "A is unset") for each named variable, as a
+ *                      careless provider or TF_LOG=trace would
  *   FAKE_TF_VERSION    version reported by `version` (default 1.11.4)
  * Like the real engine, plan needs a prior init (.terraform/ in the working directory).
  */
@@ -30,6 +33,7 @@ log({
   argv,
   cwd: process.cwd(),
   env: { TF_IN_AUTOMATION: env.TF_IN_AUTOMATION, TF_HTTP_USERNAME: env.TF_HTTP_USERNAME, TF_HTTP_PASSWORD: env.TF_HTTP_PASSWORD },
+  envNames: Object.keys(env).sort(),
 });
 
 const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -68,7 +72,12 @@ function readPlanFixture() {
 const changed = (change) => !change.change.actions.every((action) => action === "no-op" || action === "read");
 
 async function main() {
-  if (env.FAKE_TF_ECHO && command !== "version") out(env.FAKE_TF_ECHO);
+  // show -json keeps stdout for the JSON document, so there the echo goes to stderr.
+  const echo = command === "show" ? err : out;
+  if (env.FAKE_TF_ECHO && command !== "version") echo(env.FAKE_TF_ECHO);
+  if (env.FAKE_TF_ECHO_ENV && command !== "version") {
+    for (const name of env.FAKE_TF_ECHO_ENV.split(",")) echo(name in env ? `${name}=${env[name]}` : `${name} is unset`);
+  }
   if (env.FAKE_TF_FAIL && env.FAKE_TF_FAIL === command) {
     out(`fake-terraform: starting ${command}`);
     if (env.FAKE_TF_ECHO) err(env.FAKE_TF_ECHO);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { OperationalError } from "../../lib/errors";
 import { backendEnvironment } from "../../lib/terraform/backend-env";
 import { EngineDriver, EngineStepError, type EngineStep } from "../../lib/terraform/engine";
-import { FAKE_TERRAFORM, PLAN_FIXTURE, fakeEngineWorkspace, pathWithFakeEngines, type FakeEngineWorkspace } from "../support/fake-terraform-workspace";
+import { FAKE_ENGINE_SETTINGS_PASS, FAKE_TERRAFORM, PLAN_FIXTURE, fakeEngineWorkspace, pathWithFakeEngines, type FakeEngineWorkspace } from "../support/fake-terraform-workspace";
 import { modelWith } from "../support/models";
 
 /** A runner-token-shaped string, made up at run time. */
@@ -265,7 +265,7 @@ describe("EngineDriver failures", () => {
 
   it("runs the engine found on PATH when no executable is given", async () => {
     const workspace = fakeEngineWorkspace();
-    const driver = new EngineDriver({ engine: "tofu", cwd: workspace.stackDir, env: { PATH: pathWithFakeEngines(["tofu"]), FAKE_TF_LOG: workspace.logFile } });
+    const driver = new EngineDriver({ engine: "tofu", cwd: workspace.stackDir, env: { PATH: pathWithFakeEngines(["tofu"]), FAKE_TF_LOG: workspace.logFile, ...FAKE_ENGINE_SETTINGS_PASS } });
 
     await driver.init();
 
