@@ -5,13 +5,14 @@
  * Two stages: the file shape (YAML syntax, then the zod schema with defaults),
  * then the cross-field rules on the resolved model.
  */
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { LineCounter, isMap, isNode, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
 import type { z } from "zod";
 import { crossCheck } from "./cross-checks";
+import { documentStructureIssues, documentToData } from "./document-checks";
 import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
 import { discriminatorValuesAt, knownKeysAt, suggestKey } from "./known-keys";
+import { readModelFileBytes } from "./read-model-file";
 import { runnerModelSchema, type RunnerModel } from "./schema";
 
 export interface LoadedModel {
@@ -31,15 +32,7 @@ export interface LoadOptions {
 }
 
 export function loadModelFile(file: string, options: LoadOptions = {}): LoadedModel {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const expected =
-      code === "ENOENT" ? "an existing model file" : code === "EISDIR" ? "a file, not a directory" : `a readable file (${code ?? "read failed"})`;
-    throw new ModelValidationError(file, [{ severity: "error", file, path: [], line: 1, column: 1, expected, received: "no file" }]);
-  }
+  const bytes = readModelFileBytes(file);
   if (bytes.includes(0) || !isUtf8(bytes)) {
     throw new ModelValidationError(file, [
       { severity: "error", file, path: [], line: 1, column: 1, expected: "a UTF-8 YAML text file", received: "binary content" },
@@ -68,6 +61,8 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
       { severity: "error", file, path: [], line: 1, column: 1, expected: "a runner model mapping (cell, gitlab, cloud, shards, ...)", received: "an empty document" },
     ]);
   }
+  const structureIssues = documentStructureIssues(doc, file, at);
+  if (structureIssues.length > 0) throw new ModelValidationError(file, sortByPosition(structureIssues));
   if (!isMap(doc.contents)) {
     const { line, col } = at(doc.contents.range?.[0] ?? 0);
     throw new ModelValidationError(file, [
@@ -78,12 +73,15 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
         line,
         column: col,
         expected: "a mapping at the top level (cell, gitlab, cloud, shards, ...)",
-        received: describeValue(doc.toJS()),
+        // Only the kind of what was found: a file that is not a model (--model /etc/passwd) is not echoed.
+        received: describeKind(doc.contents),
       },
     ]);
   }
 
-  const data: unknown = doc.toJS();
+  const converted = documentToData(doc, file, at);
+  if ("issues" in converted) throw new ModelValidationError(file, converted.issues);
+  const data = converted.data;
   const parsed = runnerModelSchema.safeParse(data);
   const locate = (path: ModelPath, preferKey = false) => locateNode(doc, path, preferKey, at);
   if (!parsed.success) {
@@ -222,6 +220,12 @@ function locateNode(
 
 function sortByPosition<T extends { line: number; column: number }>(issues: T[]): T[] {
   return [...issues].sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function describeKind(node: Node): string {
+  if (isSeq(node)) return `a list of ${node.items.length}`;
+  if (isScalar(node)) return typeof node.value === "string" ? `text (${node.value.length} characters)` : `a ${typeof node.value}`;
+  return "not a mapping";
 }
 
 function isUtf8(bytes: Buffer): boolean {

@@ -56,7 +56,7 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "an empty file", content: "", line: 1, column: 1, mentions: ["empty document"] },
   { name: "a file with only comments", content: "# nothing here\n", line: 1, column: 1, mentions: ["empty document"] },
   { name: "a top-level list", content: "- cell: x\n- gitlab: y\n", line: 1, column: 1, mentions: ["mapping at the top level", "a list of 2"] },
-  { name: "a top-level scalar", content: "just text\n", line: 1, column: 1, mentions: ["mapping at the top level", '"just text"'] },
+  { name: "a top-level scalar", content: "just text\n", line: 1, column: 1, mentions: ["mapping at the top level", "text (9 characters)"] },
   { name: "a binary file", content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff, 0xfe]), line: 1, column: 1, mentions: ["UTF-8 YAML text file", "binary"] },
   { name: "a missing file", content: undefined, line: 1, column: 1, mentions: ["an existing model file"] },
   { name: "a missing required section (cloud)", content: BASE_MODEL.replace(/cloud:\n(  .*\n){4}/, ""), line: 1, column: 1, mentions: ["cloud", "required"] },
