@@ -27,12 +27,16 @@
  * - --rotate resets the token and stores the new one; --remove deletes the runner
  *   (GitLab first, then the secret, so a failed delete keeps the token).
  * - A runner of another type than the shard asks for is not touched: an error says so.
+ * - Tokens that expire are refused (lib/gitlab/expiring-token.ts says why): a created runner
+ *   is deleted again; a reset token is stored all the same (the old one is already dead)
+ *   and the shard fails with the fix.
  */
 import { OperationalError } from "../errors";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { SecretStore, StoredRunnerToken } from "../secrets/store";
 import type { GitLabClient, IssuedToken, NewRunner, RunnerDetails, RunnerSettings } from "./client";
 import { GitLabApiError } from "./errors";
+import { ExpiringTokenError, expiringTokenProblem } from "./expiring-token";
 import { findRunnersByMarker, locateRunner, type LocatedRunner } from "./locate-runner";
 import { formatMs, RetryBudgetExceededError, withRetry, type RetryClock, type RetryPolicy } from "./retry";
 import { describeChanges, desiredRunner, diffRunner, runnerSettings } from "./runner-spec";
@@ -191,12 +195,16 @@ async function applyPlan(ctx: ReconcileContext, shard: Shard, plan: Plan, base: 
         notes.push(`the create's answer was lost; runner #${created.runner.id} was found by its marker and its token reset`);
         const issued = await resetToken(ctx, shard, created.runner.id);
         await storeToken(ctx, shard, issued, true);
+        const expiring = expiringTokenProblem(shard, issued);
+        if (expiring) return { ...base, ok: false, runnerId: created.runner.id, tokenStored: true, notes, error: expiring };
         const drift = diffRunner(runnerSettings(plan.desired), created.runner);
         if (Object.keys(drift).length > 0) await ctx.client.updateRunner(created.runner.id, drift, `update runner #${created.runner.id} of shard ${shard.name}`);
         ctx.log(`${label}: runner #${created.runner.id} recovered, token stored in ${ctx.store.describe(shard)}`);
         return { ...base, ok: true, runnerId: created.runner.id, tokenStored: true, notes };
       }
       const issued = created.issued;
+      const expiring = expiringTokenProblem(shard, issued);
+      if (expiring) throw new ExpiringTokenError(`${expiring} ${await deleteRefusedRunner(ctx, shard, issued.id)}`);
       try {
         await storeToken(ctx, shard, issued, false);
       } catch (storeError) {
@@ -215,6 +223,8 @@ async function applyPlan(ctx: ReconcileContext, shard: Shard, plan: Plan, base: 
       ctx.log(`${label}: resetting the token of runner #${id}`);
       const issued = await resetToken(ctx, shard, id);
       await storeToken(ctx, shard, issued, true);
+      const expiring = expiringTokenProblem(shard, issued);
+      if (expiring) return { ...base, ok: false, runnerId: id, tokenStored: true, notes, error: `${expiring} The new token is stored so the managers keep working until it expires.` };
       if (Object.keys(plan.changes).length > 0) await ctx.client.updateRunner(id, plan.changes, `update runner #${id} of shard ${shard.name}`);
       ctx.log(`${label}: runner #${id} has a new token, stored in ${ctx.store.describe(shard)}`);
       return { ...base, ok: true, runnerId: id, tokenStored: true, notes };
@@ -312,6 +322,16 @@ async function deleteAfterFailedStore(ctx: ReconcileContext, shard: Shard, runne
     return `the runner was deleted again, so nothing is left behind; fix the secret store and run onboard again`;
   } catch (error) {
     return `deleting it again failed too (${(error as Error).message}); it carries the shard's marker, so the next onboard run finds it, resets its token and stores it`;
+  }
+}
+
+/** Undo of a create whose token expires: nothing is left behind. */
+async function deleteRefusedRunner(ctx: ReconcileContext, shard: Shard, runnerId: number): Promise<string> {
+  try {
+    await ctx.client.deleteRunner(runnerId, `delete runner #${runnerId} of shard ${shard.name} again`);
+    return `The new runner was deleted again.`;
+  } catch (error) {
+    return `Deleting the new runner #${runnerId} again failed (${(error as Error).message}); it carries the shard's marker, so the next onboard run adopts it.`;
   }
 }
 
