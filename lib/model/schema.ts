@@ -301,6 +301,24 @@ const monitoring = z
   })
   .describe("Metrics, dashboards and alerts of the fleet.");
 
+const cost = z
+  .strictObject({
+    hourly_prices: z
+      .record(z.string().min(1), z.number().positive())
+      .default({})
+      .describe(
+        "On-demand price per hour in USD by machine type, in this cell's region. Replaces the price table's (data/prices.json): for negotiated or committed-use prices, and for machine types the table does not list.",
+      ),
+    spot_discount: z
+      .number()
+      .min(0)
+      .lt(1)
+      .optional()
+      .describe("Share of the on-demand price that spot workers save, for example 0.65. When omitted, the price table's figure for the cloud."),
+  })
+  .default({ hourly_prices: {} })
+  .describe("Inputs of the monthly cost estimate the capacity summary shows (provision --dry-run, review).");
+
 export const runnerModelSchema = z
   .strictObject({
     cell: z
@@ -316,6 +334,7 @@ export const runnerModelSchema = z
     secrets,
     shards: z.array(shard).min(1).describe("Runner shards: each is one GitLab runner with its own managers and workers."),
     monitoring,
+    cost,
   })
   .meta({
     title: "GitLab cell runner model",

@@ -4,6 +4,7 @@
  * policy keeps warm. Reviewers read this next to the plan to see what a model
  * change means in jobs and machines (and money).
  */
+import { estimateCellCost, type CellCost } from "../cost/estimate";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 
 export interface PolicyCapacity {
@@ -40,6 +41,8 @@ export interface CellCapacity {
     readonly maxConcurrentJobs: number;
     readonly maxWorkers: number;
   };
+  /** Monthly cost estimate per shard and for the cell (lib/cost/estimate.ts). */
+  readonly cost: CellCost;
 }
 
 export function capacityOf(model: RunnerModel): CellCapacity {
@@ -52,6 +55,7 @@ export function capacityOf(model: RunnerModel): CellCapacity {
       maxConcurrentJobs: sum((shard) => shard.maxConcurrentJobs),
       maxWorkers: sum((shard) => shard.maxWorkers),
     },
+    cost: estimateCellCost(model),
   };
 }
 

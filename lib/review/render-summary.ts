@@ -7,6 +7,7 @@
 import { redactSecrets } from "../secrets/redact";
 import type { CellCapacity, PolicyCapacity } from "./capacity";
 import type { CellChangeSummary } from "./cell-summary";
+import { costMarkdown, costText } from "./render-cost";
 import { CHANGE_KINDS, type ChangeCounts, type ChangeKind, type ChangeSummary, type ResourceChangeSummary, type ShardChanges } from "./change-summary";
 
 /**
@@ -78,6 +79,7 @@ function cellText(summary: CellChangeSummary): string {
     lines.push("", `  outputs: ${changes.outputs.map((output) => `${KIND_SIGNS[output.kind]}${output.name}`).join(", ")}`);
   }
   lines.push("", "  Capacity:", ...capacityText(summary.capacity).map((row) => `    ${row}`));
+  lines.push("", ...costText(summary.capacity.cost).map((row) => `  ${row}`));
   return lines.join("\n");
 }
 
@@ -126,6 +128,7 @@ function cellMarkdown(summary: CellChangeSummary): string {
   }
 
   parts.push("", "### Capacity", "", ...capacityMarkdown(summary.capacity));
+  parts.push("", ...costMarkdown(summary.capacity.cost));
   if (changes.resources.length > 0) parts.push("", ...resourceDetails(changes.resources));
   return parts.join("\n");
 }

@@ -77,6 +77,8 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     workers: {machine_type: n2d-standard-2, max_instances: 5}`).replace("max_instances: 10\n", "max_instances: 10\n"), line: 19, column: 11, mentions: ["unique", "shards[0]", '"small"'] },
   { name: "a group runner without a group id", content: withLine(12, "    tags: [docker]\n    runner_type: group"), line: 11, column: 5, mentions: ["group id when runner_type is group"] },
   { name: "idle count above what the workers can hold", content: withAppended("    autoscaling:\n      policies:\n        - idle_count: 50"), line: 21, column: 23, mentions: ["idle_count <=", "= 10", "received 50"] },
+  { name: "a negative price override", content: withAppended("cost:\n  hourly_prices:\n    n2d-standard-2: -1"), line: 21, column: 21, mentions: ["received -1"] },
+  { name: "a spot discount of 100%", content: withAppended("cost:\n  spot_discount: 1"), line: 20, column: 18, mentions: ["< 1", "received 1"] },
   { name: "a bad idle_time duration", content: withAppended("    autoscaling:\n      policies:\n        - idle_time: 20 minutes"), line: 21, column: 22, mentions: ["Go duration", '"20 minutes"'] },
   { name: "a bad maximum_timeout (too short)", content: withLine(12, "    tags: [docker]\n    maximum_timeout: 5m"), line: 13, column: 22, mentions: ["at least 10m", '"5m"'] },
   { name: "a bad cron period", content: withAppended('    autoscaling:\n      policies:\n        - periods: ["every day"]'), line: 21, column: 21, mentions: ["cron expression", '"every day"'] },

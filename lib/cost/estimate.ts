@@ -1,0 +1,122 @@
+/**
+ * A monthly cost estimate of a cell's compute, per shard and for the cell:
+ * - managers run all month;
+ * - workers "at idle": the idle instances the autoscaling policies keep, weighted by
+ *   how long each policy is in force in a week (./policy-time.ts);
+ * - workers "at maximum": every manager's max_instances running all month (the ceiling).
+ * Spot workers are priced at the on-demand price less the spot discount (the model's
+ * cost.spot_discount, else the price table's). Prices come from the model's
+ * cost.hourly_prices, else the dated table (data/prices.json). A machine type
+ * neither knows is named as unpriced and leaves the affected sums unknown: never 0.
+ * Disks, network (NAT, egress), storage and monitoring are not included.
+ */
+import type { RunnerModel, Shard } from "../model/schema";
+import { policyShares } from "./policy-time";
+import { listPrice, PRICE_TABLE, PRICE_TABLE_FILE, type PriceTable } from "./price-table";
+
+export type PriceSource = "model" | "table";
+
+export interface MachinePrice {
+  readonly machineType: string;
+  /** On-demand hourly price; null when unknown. */
+  readonly onDemandHourly: number | null;
+  /** What is paid per hour after any spot discount; null when unknown. */
+  readonly hourly: number | null;
+  readonly source: PriceSource | null;
+  readonly spot: boolean;
+  /** Share of the on-demand price saved, for spot workers. */
+  readonly spotDiscount?: number;
+}
+
+export interface ShardCost {
+  readonly shard: string;
+  readonly managers: MachinePrice & { readonly count: number; readonly monthly: number | null };
+  readonly workers: MachinePrice & {
+    /** Idle worker instances of the shard, averaged over a week of autoscaling policies. */
+    readonly averageIdleInstances: number;
+    readonly maxInstances: number;
+    readonly idleMonthly: number | null;
+    readonly maxMonthly: number | null;
+  };
+  /** Managers plus workers at idle capacity, and at their maximum. */
+  readonly monthly: { readonly idle: number | null; readonly max: number | null };
+}
+
+export interface CellCost {
+  readonly currency: "USD";
+  readonly hoursPerMonth: number;
+  readonly cloud: "aws" | "google";
+  readonly region: string;
+  /** Date and file of the price table, and its source for this cloud. */
+  readonly prices: { readonly asOf: string; readonly file: string; readonly source: string };
+  readonly shards: readonly ShardCost[];
+  readonly total: { readonly idle: number | null; readonly max: number | null };
+  /** "m9.huge (workers of shard x) in eu-west-1": prices nobody gave; their sums are unknown. */
+  readonly unpriced: readonly string[];
+  readonly excludes: string;
+}
+
+export const COST_EXCLUDES = "compute only: disks, network (NAT, egress), storage and monitoring are not included";
+
+export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_TABLE): CellCost {
+  const cloud = model.cloud.provider;
+  const region = model.cloud.region;
+  const hours = table.hours_per_month;
+  const unpriced: string[] = [];
+  const priceOf = (machineType: string, role: string, shard: Shard, spot: boolean): MachinePrice => {
+    const override = model.cost.hourly_prices[machineType];
+    const listed = listPrice(table, cloud, region, machineType);
+    const onDemand = override ?? listed ?? null;
+    if (onDemand === null) unpriced.push(`${machineType} (${role} of shard ${shard.name}) in ${region}`);
+    const source: PriceSource | null = override !== undefined ? "model" : listed !== undefined ? "table" : null;
+    if (!spot) return { machineType, onDemandHourly: onDemand, hourly: onDemand, source, spot };
+    const spotDiscount = model.cost.spot_discount ?? table.spot_discount[cloud];
+    return { machineType, onDemandHourly: onDemand, hourly: onDemand === null ? null : onDemand * (1 - spotDiscount), source, spot, spotDiscount };
+  };
+
+  const shards = model.shards.map((shard): ShardCost => {
+    const managerPrice = priceOf(shard.managers.machine_type, "managers", shard, false);
+    const workerPrice = priceOf(shard.workers.machine_type, "workers", shard, shard.workers.spot);
+    const count = shard.managers.count;
+    const averageIdleInstances = averageIdleWorkers(shard);
+    const maxInstances = count * shard.workers.max_instances;
+    const managersMonthly = times(managerPrice.hourly, count * hours);
+    const idleMonthly = times(workerPrice.hourly, averageIdleInstances * hours);
+    const maxMonthly = times(workerPrice.hourly, maxInstances * hours);
+    return {
+      shard: shard.name,
+      managers: { ...managerPrice, count, monthly: managersMonthly },
+      workers: { ...workerPrice, averageIdleInstances, maxInstances, idleMonthly, maxMonthly },
+      monthly: { idle: plus(managersMonthly, idleMonthly), max: plus(managersMonthly, maxMonthly) },
+    };
+  });
+  return {
+    currency: table.currency,
+    hoursPerMonth: hours,
+    cloud,
+    region,
+    prices: { asOf: table.as_of, file: PRICE_TABLE_FILE, source: table.sources[cloud] },
+    shards,
+    total: {
+      idle: shards.reduce<number | null>((sum, shard) => plus(sum, shard.monthly.idle), 0),
+      max: shards.reduce<number | null>((sum, shard) => plus(sum, shard.monthly.max), 0),
+    },
+    unpriced,
+    excludes: COST_EXCLUDES,
+  };
+}
+
+/** Idle worker instances of the whole shard, averaged over the week: each manager keeps ceil(idle_count / capacity_per_instance). */
+export function averageIdleWorkers(shard: Shard): number {
+  const shares = policyShares(shard.autoscaling.policies);
+  const perManager = shard.autoscaling.policies.map((policy) => Math.ceil(policy.idle_count / shard.workers.capacity_per_instance));
+  return shard.managers.count * shares.reduce((sum, share, index) => sum + share * perManager[index], 0);
+}
+
+function times(price: number | null, factor: number): number | null {
+  return price === null ? null : price * factor;
+}
+
+function plus(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}

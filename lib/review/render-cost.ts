@@ -1,0 +1,73 @@
+/**
+ * The monthly cost estimate of a cell (lib/cost/estimate.ts) as text rows and as
+ * Markdown, for the capacity part of the plan summary. Unknown prices read "unknown".
+ */
+import type { CellCost, ShardCost } from "../cost/estimate";
+
+export function formatMoney(amount: number | null): string {
+  if (amount === null) return "unknown";
+  return `$${amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+function heading(cost: CellCost): string {
+  return `Monthly cost estimate (${cost.currency}, ${cost.hoursPerMonth} h a month; ${cost.cloud} ${cost.region} prices of ${cost.prices.asOf} from ${cost.prices.file}; ${cost.excludes})`;
+}
+
+function managersCell(shard: ShardCost): string {
+  return `${shard.managers.count} × ${shard.managers.machineType}: ${formatMoney(shard.managers.monthly)}`;
+}
+
+function workersCell(shard: ShardCost, instances: number, amount: number | null): string {
+  const spot = shard.workers.spot ? ` spot −${Math.round((shard.workers.spotDiscount ?? 0) * 100)}%` : "";
+  return `${roundInstances(instances)} × ${shard.workers.machineType}${spot}: ${formatMoney(amount)}`;
+}
+
+function roundInstances(count: number): string {
+  return Number.isInteger(count) ? String(count) : count.toFixed(1);
+}
+
+function notes(cost: CellCost): string[] {
+  const lines = cost.unpriced.map((what) => `unpriced: ${what}; add it to cost.hourly_prices in the model`);
+  const fromModel = cost.shards.flatMap((shard) => [shard.managers, shard.workers]).filter((price) => price.source === "model").map((price) => price.machineType);
+  if (fromModel.length > 0) lines.push(`prices from the model (cost.hourly_prices): ${[...new Set(fromModel)].join(", ")}`);
+  return lines;
+}
+
+export function costText(cost: CellCost): string[] {
+  const rows = [
+    ["shard", "managers", "workers at idle", "workers at max", "month at idle", "month at max"],
+    ...cost.shards.map((shard) => [
+      shard.shard,
+      managersCell(shard),
+      workersCell(shard, shard.workers.averageIdleInstances, shard.workers.idleMonthly),
+      workersCell(shard, shard.workers.maxInstances, shard.workers.maxMonthly),
+      formatMoney(shard.monthly.idle),
+      formatMoney(shard.monthly.max),
+    ]),
+    ["total", "", "", "", formatMoney(cost.total.idle), formatMoney(cost.total.max)],
+  ];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return [`${heading(cost)}:`, ...rows.map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()}`), ...notes(cost)];
+}
+
+export function costMarkdown(cost: CellCost): string[] {
+  const row = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replace(/\|/g, "\\|")).join(" | ")} |`;
+  return [
+    `${heading(cost)}.`,
+    "",
+    row(["Shard", "Managers", "Workers at idle", "Workers at max", "Month at idle", "Month at max"]),
+    row(["---", "---", "---", "---", "---:", "---:"]),
+    ...cost.shards.map((shard) =>
+      row([
+        `\`${shard.shard}\``,
+        managersCell(shard),
+        workersCell(shard, shard.workers.averageIdleInstances, shard.workers.idleMonthly),
+        workersCell(shard, shard.workers.maxInstances, shard.workers.maxMonthly),
+        formatMoney(shard.monthly.idle),
+        formatMoney(shard.monthly.max),
+      ]),
+    ),
+    row(["**Total**", "", "", "", `**${formatMoney(cost.total.idle)}**`, `**${formatMoney(cost.total.max)}**`]),
+    ...notes(cost).map((line) => `\n${line}`),
+  ];
+}
