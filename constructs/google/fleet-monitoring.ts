@@ -4,25 +4,22 @@
  *
  * CONTRACT with the manager startup script: the Ops Agent's Prometheus receiver scrapes
  * localhost:9252 with job name MANAGER_METRICS_JOB and adds the static labels in
- * MANAGER_METRIC_LABELS (cell id, shard name, slot number) to every sample; the queries below
- * select a shard by them. Without those labels no alert here can ever fire.
+ * MANAGER_METRIC_LABELS (cell id, shard name, slot number) to every sample
+ * (lib/render/ops-agent-config.ts writes that configuration); the queries below select a shard by
+ * them. test/render/ops-agent-labels.test.ts holds the two together.
  */
 import { MonitoringAlertPolicy } from "@cdktf/provider-google/lib/monitoring-alert-policy";
 import { MonitoringDashboard } from "@cdktf/provider-google/lib/monitoring-dashboard";
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
+import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/render/ops-agent-config";
 import { checkIntegerRange, checkNonEmpty, checkRatio, checkUnique, fail, isToken } from "./checks";
 
-/** Prometheus job name of the managers' scrape config. */
-export const MANAGER_METRICS_JOB = "gitlab-runner";
+export { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/render/ops-agent-config";
 
-/** Static labels the managers' scrape config adds to every sample (values: cell id, shard name, slot number). */
-export const MANAGER_METRIC_LABELS = {
-  cell: "gitlab_cell",
-  shard: "runner_shard",
-  slot: "runner_slot",
-} as const;
+/** A metric every running gitlab-runner exports (value 1, labels: version, revision, ...). */
+export const MANAGER_PRESENCE_METRIC = "gitlab_runner_version_info";
 
 /** The window of the job failure ratio. */
 export const JOB_FAILURE_WINDOW = "15m";
@@ -70,6 +67,8 @@ export interface FleetAlert {
   readonly kind: FleetAlertKind;
   readonly query: string;
   readonly threshold: number;
+  /** How long the query must hold before the alert fires. */
+  readonly durationSeconds: number;
   readonly policy: MonitoringAlertPolicy;
 }
 
@@ -134,8 +133,9 @@ export class FleetMonitoring extends Construct {
       title: `${name}: runner managers missing`,
       severity: "CRITICAL",
       threshold: shard.managerCount,
-      // `up` is 1 per manager whose metrics are scraped; a stopped VM reports nothing at all.
-      query: `(count(up{${selector}} == 1) or vector(0)) < ${shard.managerCount}`,
+      // Every running runner exports its version info (value 1); a stopped runner or VM reports nothing.
+      // Not `up`: it is a scrape-time series of Prometheus servers, not something the runner exports.
+      query: `(count(${MANAGER_PRESENCE_METRIC}{${selector}}) or vector(0)) < ${shard.managerCount}`,
       durationSeconds: this.managerAbsentForSeconds,
       documentation:
         `Fewer than ${shard.managerCount} runner managers of ${name} have reported metrics for ${this.managerAbsentForSeconds}s. ` +
@@ -218,14 +218,21 @@ export class FleetMonitoring extends Construct {
       documentation: { content: alert.documentation, mimeType: "text/markdown" },
       userLabels: { ...props.userLabels, "runner-shard": shard.name },
     });
-    this.alerts.push({ shard: shard.name, kind: alert.kind, query: alert.query, threshold: alert.threshold, policy });
+    this.alerts.push({
+      shard: shard.name,
+      kind: alert.kind,
+      query: alert.query,
+      threshold: alert.threshold,
+      durationSeconds: alert.durationSeconds,
+      policy,
+    });
   }
 
   private addDashboard(props: FleetMonitoringProps): MonitoringDashboard {
     const { cell, shard, slot } = MANAGER_METRIC_LABELS;
     const selector = `job="${MANAGER_METRICS_JOB}",${cell}="${props.cellId}"`;
     const charts: Array<{ title: string; query: string }> = [
-      { title: "Runner managers reporting", query: `sum by (${shard}) (up{${selector}})` },
+      { title: "Runner managers reporting", query: `count by (${shard}) (${MANAGER_PRESENCE_METRIC}{${selector}})` },
       {
         title: "Running jobs / concurrent, per manager",
         query: `sum by (${shard}, ${slot}) (gitlab_runner_jobs{${selector}}) / sum by (${shard}, ${slot}) (gitlab_runner_concurrent{${selector}})`,

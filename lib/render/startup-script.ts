@@ -8,6 +8,7 @@ import type { RunnerModel, Shard } from "../model/schema";
 import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, DRAIN_HOOK_NAME, gracefulStopSeconds } from "./graceful-stop";
 import { template } from "./handlebars";
+import { OPS_AGENT_CONFIG_FILE, renderOpsAgentConfig } from "./ops-agent-config";
 
 /** Heredoc delimiter that wraps config.toml inside the manager script. */
 export const CONFIG_HEREDOC_DELIMITER = "GITLAB_RUNNER_CONFIG_TOML";
@@ -60,7 +61,7 @@ export interface ManagerScriptContext {
   /** systemd's TimeoutStopSec for gitlab-runner: the shard's maximum_timeout and a margin. */
   readonly gracefulStopSeconds: number;
   readonly tokenRefreshInterval: string;
-  readonly google: { readonly project: string } | null;
+  readonly google: { readonly project: string; readonly opsAgentConfig: string; readonly opsAgentConfigFile: string } | null;
   readonly aws: {
     readonly region: string;
     readonly drainHookName: string;
@@ -153,7 +154,10 @@ export function managerScriptContext(model: RunnerModel, shard: Shard, slot: num
     installedScript: INSTALLED_MANAGER_SCRIPT,
     gracefulStopSeconds: gracefulStopSeconds(shard),
     tokenRefreshInterval: TOKEN_REFRESH_INTERVAL,
-    google: cloud.provider === "google" ? { project: cloud.project } : null,
+    google:
+      cloud.provider === "google"
+        ? { project: cloud.project, opsAgentConfig: renderOpsAgentConfig(model, shard, slot), opsAgentConfigFile: OPS_AGENT_CONFIG_FILE }
+        : null,
     aws:
       cloud.provider === "aws"
         ? {

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
+import { parse as parseYaml } from "yaml";
 import { logGroupName, secretLocation } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
@@ -91,10 +92,12 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 
     expectSucceeded(run);
-    const opsAgent = sandbox.file("etc/google-cloud-ops-agent/config.yaml");
-    expect(opsAgent).toContain("type: prometheus");
-    expect(opsAgent).toContain("job_name: gitlab-runner");
-    expect(opsAgent).toContain('targets: ["localhost:9252"]');
+    const opsAgent = parseYaml(sandbox.file("etc/google-cloud-ops-agent/config.yaml"));
+    expect(opsAgent.metrics.receivers.prometheus.type).toBe("prometheus");
+    expect(opsAgent.metrics.receivers.prometheus.config.scrape_configs[0]).toMatchObject({
+      job_name: "gitlab-runner",
+      static_configs: [{ targets: ["localhost:9252"] }],
+    });
     expect(callIndex(run, "systemctl", "restart", "google-cloud-ops-agent")).toBeGreaterThan(-1);
   });
 

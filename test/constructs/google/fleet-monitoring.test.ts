@@ -58,7 +58,7 @@ describe("FleetMonitoring", () => {
     const condition = conditionOf(json, "cell-9/large: runner managers missing");
     expect(condition.duration).toBe("420s");
     expect(condition.query).toBe(
-      `(count(up{job="${MANAGER_METRICS_JOB}",gitlab_cell="cell-9",runner_shard="large"} == 1) or vector(0)) < 3`,
+      `(count(gitlab_runner_version_info{job="${MANAGER_METRICS_JOB}",gitlab_cell="cell-9",runner_shard="large"}) or vector(0)) < 3`,
     );
     expect(condition.disable_metric_validation).toBe(true);
   });

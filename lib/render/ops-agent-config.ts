@@ -1,0 +1,63 @@
+/**
+ * The Google Cloud Ops Agent configuration of a runner manager: its Prometheus receiver scrapes the
+ * runner's metrics on localhost and attaches the labels the alert policies and the dashboard select
+ * a manager by (constructs/google/fleet-monitoring.ts). Without them no query matches, and no alert
+ * can fire.
+ *
+ * The receiver takes Prometheus `scrape_configs` (Ops Agent "Collect Prometheus metrics" docs:
+ * job_name, scrape_interval, metrics_path, static_configs with targets and labels, relabel_configs).
+ * Static labels are the plainest way: the manager script is rendered per slot, so the values are
+ * known when the file is written. The agent reads YAML; the file is written as JSON, which is YAML.
+ */
+import { RUNNER_METRICS_PORT } from "../model/names";
+import type { RunnerModel, Shard } from "../model/schema";
+
+/** Prometheus job name of the managers' scrape config; queries select `job="gitlab-runner"`. */
+export const MANAGER_METRICS_JOB = "gitlab-runner";
+
+/** Labels the scrape config attaches to every sample (values: cell id, shard name, slot number). */
+export const MANAGER_METRIC_LABELS = {
+  cell: "gitlab_cell",
+  shard: "runner_shard",
+  slot: "runner_slot",
+} as const;
+
+/** Where the agent reads its configuration on the manager. */
+export const OPS_AGENT_CONFIG_FILE = "/etc/google-cloud-ops-agent/config.yaml";
+
+/** The labels manager `slot` of `shard` attaches to its metrics. */
+export function managerMetricLabels(model: RunnerModel, shard: Shard, slot: number): Record<string, string> {
+  return {
+    [MANAGER_METRIC_LABELS.cell]: model.cell.id,
+    [MANAGER_METRIC_LABELS.shard]: shard.name,
+    [MANAGER_METRIC_LABELS.slot]: String(slot),
+  };
+}
+
+export function opsAgentConfig(model: RunnerModel, shard: Shard, slot: number): object {
+  return {
+    metrics: {
+      receivers: {
+        prometheus: {
+          type: "prometheus",
+          config: {
+            scrape_configs: [
+              {
+                job_name: MANAGER_METRICS_JOB,
+                scrape_interval: "30s",
+                metrics_path: "/metrics",
+                static_configs: [{ targets: [`localhost:${RUNNER_METRICS_PORT}`], labels: managerMetricLabels(model, shard, slot) }],
+              },
+            ],
+          },
+        },
+      },
+      service: { pipelines: { prometheus_pipeline: { receivers: ["prometheus"] } } },
+    },
+  };
+}
+
+/** The configuration file's text. */
+export function renderOpsAgentConfig(model: RunnerModel, shard: Shard, slot: number): string {
+  return JSON.stringify(opsAgentConfig(model, shard, slot), null, 2);
+}

@@ -1,0 +1,178 @@
+/**
+ * Google Cloud monitoring sees what it alerts on: the labels every alert policy and dashboard query
+ * selects by are the labels the Ops Agent configuration (written by the rendered manager startup
+ * script, run against stubs) attaches to the runner's metrics. The queries are checked by the real
+ * `promtool`: syntax (check rules) and behaviour on series labelled exactly as the agent labels them
+ * (test rules): "managers missing" stays quiet on a healthy fleet and fires when a manager is gone.
+ */
+import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Testing, TerraformStack } from "cdktf";
+import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
+import { parse as parseYaml } from "yaml";
+import { GoogleCellFleet } from "../../constructs/google/google-cell-fleet";
+import type { FleetAlert } from "../../constructs/google/fleet-monitoring";
+import { OPS_AGENT_CONFIG_FILE } from "../../lib/render/ops-agent-config";
+import { renderManagerStartupScript } from "../../lib/render/manager-files";
+import { exampleModel } from "../support/models";
+import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
+
+const model = exampleModel("cell-1");
+
+interface ScrapeConfig {
+  job_name: string;
+  static_configs: Array<{ targets: string[]; labels?: Record<string, string> }>;
+}
+
+/** The labels each manager's agent attaches, read from the file its startup script wrote. */
+function agentLabelsOf(shardIndex: number, slot: number): Record<string, string> {
+  const sandbox = new ScriptSandbox();
+  try {
+    const shard = model.shards[shardIndex];
+    const run = sandbox.run(renderManagerStartupScript(model, shard, slot), {
+      STUB_RUNNER_TOKEN: `glrt-t1_${randomBytes(15).toString("base64url")}`,
+      STUB_ACCESS_TOKEN: `ya29.${randomBytes(24).toString("base64url")}`,
+    });
+    expectSucceeded(run);
+    const config = parseYaml(sandbox.file(OPS_AGENT_CONFIG_FILE.slice(1)));
+    const scrapeConfigs: ScrapeConfig[] = config.metrics.receivers.prometheus.config.scrape_configs;
+    expect(scrapeConfigs).toHaveLength(1);
+    const [scrape] = scrapeConfigs;
+    expect(scrape.static_configs[0].targets).toEqual(["localhost:9252"]);
+    expect(config.metrics.service.pipelines.prometheus_pipeline.receivers).toEqual(["prometheus"]);
+    return { job: scrape.job_name, ...scrape.static_configs[0].labels };
+  } finally {
+    sandbox.dispose();
+  }
+}
+
+const stack = new TerraformStack(Testing.app(), "monitoring");
+new GoogleProvider(stack, "google", {});
+const fleet = new GoogleCellFleet(stack, "fleet", { model });
+const alerts: FleetAlert[] = fleet.monitoring!.alerts;
+const [dashboardResource] = Object.values(JSON.parse(Testing.synth(stack)).resource.google_monitoring_dashboard) as Array<{ dashboard_json: string }>;
+const dashboardQueries: string[] = JSON.parse(dashboardResource.dashboard_json).mosaicLayout.tiles.map(
+  (tile: any) => tile.widget.xyChart.dataSets[0].timeSeriesQuery.prometheusQuery,
+);
+
+/** Labels the runner itself puts on its metrics; everything else a query selects by must come from the agent. */
+const RUNNER_OWN_LABELS = new Set(["failure_reason", "state", "version", "runner", "system_id"]);
+
+/** label="value" and label!="value" matchers of a PromQL query. */
+function matchers(query: string): Array<{ key: string; op: string; value: string }> {
+  return [...query.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"([^"]*)"/g)].map(([, key, op, value]) => ({ key, op, value }));
+}
+
+/** Labels of `by (...)` groupings. */
+function groupings(query: string): string[] {
+  return [...query.matchAll(/by\s*\(([^)]*)\)/g)].flatMap(([, list]) => list.split(",").map((label) => label.trim()));
+}
+
+describe("labels of the managers' metrics", () => {
+  const managers = model.shards.flatMap((shard, shardIndex) =>
+    Array.from({ length: shard.managers.count }, (_, slot) => ({ shard: shard.name, slot, labels: agentLabelsOf(shardIndex, slot) })),
+  );
+
+  it("are attached by each manager's Ops Agent: cell, shard and slot", () => {
+    expect(managers.map((manager) => manager.labels)).toEqual(
+      model.shards.flatMap((shard) =>
+        Array.from({ length: shard.managers.count }, (_, slot) => ({
+          job: "gitlab-runner",
+          gitlab_cell: model.cell.id,
+          runner_shard: shard.name,
+          runner_slot: String(slot),
+        })),
+      ),
+    );
+  });
+
+  it.each(alerts.map((alert) => [`${alert.shard} ${alert.kind}`, alert] as const))(
+    "select the shard's managers in the %s alert, by labels the agent attaches",
+    (_name, alert) => {
+      const own = managers.filter((manager) => manager.shard === alert.shard);
+      const selected = matchers(alert.query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key));
+      expect(selected.length).toBeGreaterThan(0);
+      for (const manager of own) {
+        for (const { key, op, value } of selected) {
+          expect({ key, op, attached: manager.labels[key] }).toEqual({ key, op: "=", attached: value });
+        }
+      }
+      for (const label of groupings(alert.query)) expect(Object.keys(own[0].labels)).toContain(label);
+    },
+  );
+
+  it("select managers in every dashboard chart by labels the agent attaches", () => {
+    for (const query of dashboardQueries) {
+      for (const { key, value } of matchers(query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key))) {
+        expect(managers.map((manager) => manager.labels[key])).toContain(value);
+      }
+      for (const label of groupings(query).filter((label) => !RUNNER_OWN_LABELS.has(label))) {
+        expect(Object.keys(managers[0].labels)).toContain(label);
+      }
+    }
+  });
+});
+
+describe("the queries, checked by promtool", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "promtool-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const alertName = (alert: FleetAlert) => `${alert.shard}-${alert.kind}`;
+  const rulesFile = () => {
+    const file = join(dir, "rules.yml");
+    const rules = [
+      ...alerts.map((alert) => ({ alert: alertName(alert), expr: alert.query, for: `${alert.durationSeconds}s` })),
+      ...dashboardQueries.map((expr, index) => ({ record: `dashboard:chart_${index}`, expr })),
+    ];
+    writeFileSync(file, JSON.stringify({ groups: [{ name: "fleet", rules }] }));
+    return file;
+  };
+
+  it("parses every alert and dashboard query (promtool check rules)", () => {
+    const result = spawnSync("promtool", ["check", "rules", rulesFile()], { encoding: "utf8" });
+    expect(result.stderr + result.stdout).toContain("SUCCESS");
+    expect(result.status).toBe(0);
+  });
+
+  it("keeps 'managers missing' quiet on a healthy fleet and fires when a manager stops reporting", () => {
+    const rules = rulesFile();
+    const shard = model.shards[0];
+    const labelsOf = (slot: number) => agentLabelsOf(0, slot);
+    const versionInfo = (slot: number) =>
+      `gitlab_runner_version_info${promLabels({ ...labelsOf(slot), version: shard.managers.runner_version, name: "gitlab-runner" })}`;
+    const missing = alerts.find((alert) => alert.shard === shard.name && alert.kind === "managers-missing")!;
+    const tests = {
+      rule_files: [rules],
+      evaluation_interval: "1m",
+      tests: [
+        {
+          interval: "1m",
+          // Every manager of the shard runs; the runner exports no `up`.
+          input_series: Array.from({ length: shard.managers.count }, (_, slot) => ({ series: versionInfo(slot), values: "1x30" })),
+          alert_rule_test: [{ eval_time: "20m", alertname: alertName(missing), exp_alerts: [] }],
+        },
+        {
+          interval: "1m",
+          // Slot 1 never reports.
+          input_series: [{ series: versionInfo(0), values: "1x30" }],
+          alert_rule_test: [{ eval_time: "20m", alertname: alertName(missing), exp_alerts: [{ exp_labels: {} }] }],
+        },
+      ],
+    };
+    const file = join(dir, "tests.yml");
+    writeFileSync(file, JSON.stringify(tests));
+    const result = spawnSync("promtool", ["test", "rules", file], { encoding: "utf8" });
+    expect(result.stdout + result.stderr).toContain("SUCCESS");
+    expect(result.status).toBe(0);
+  });
+});
+
+function promLabels(labels: Record<string, string>): string {
+  return `{${Object.entries(labels).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(",")}}`;
+}
