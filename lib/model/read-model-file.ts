@@ -6,20 +6,22 @@
  */
 import { closeSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { ModelValidationError } from "./issues";
+import { missingModelHint } from "./missing-model";
 
 /** Far above any real model (the examples are a few KiB), far below what hurts the parser. */
 export const MAX_MODEL_FILE_BYTES = 1024 * 1024;
 
 export function readModelFileBytes(file: string): Buffer {
-  const refuse = (expected: string, received: string): never => {
-    throw new ModelValidationError(file, [{ severity: "error", file, path: [], line: 1, column: 1, expected, received }]);
+  const refuse = (expected: string, received: string, hint?: string): never => {
+    throw new ModelValidationError(file, [{ severity: "error", file, path: [], line: 1, column: 1, expected, received, hint }]);
   };
   let stats: Stats;
   try {
     stats = statSync(file);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    return refuse(code === "ENOENT" || code === "ENOTDIR" ? "an existing model file" : `a readable file (${code ?? "stat failed"})`, "no file");
+    if (code === "ENOENT" || code === "ENOTDIR") return refuse("an existing model file", "no file", missingModelHint(file));
+    return refuse(`a readable file (${code ?? "stat failed"})`, "no file");
   }
   if (!stats.isFile()) return refuse("a regular file", kindOf(stats));
   if (stats.size > MAX_MODEL_FILE_BYTES) return refuse(`a model file of at most ${MAX_MODEL_FILE_BYTES} bytes (1 MiB)`, `${stats.size} bytes`);
