@@ -3,7 +3,8 @@
  * model's secret store (--rotate, --remove, --dry-run, --status). The rules of
  * reconciliation live in lib/gitlab/reconcile.ts. Progress goes to stderr, results to stdout.
  */
-import { Command } from "commander";
+import { Option, type Command } from "commander";
+import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import pLimit from "p-limit";
 import { UserInputError } from "../errors";
 import { createGitLabClient } from "../gitlab/client";
@@ -252,22 +253,22 @@ export function formatOnboardReport(result: OnboardResult): string {
 }
 
 export function onboardCommand(): Command {
-  return new Command("onboard")
+  return cliCommand("onboard")
     .description("Create or update the model's runners in GitLab and keep their tokens in the model's secret store.")
-    .requiredOption("-m, --model <model>", "model path or name in the models directory")
-    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .addOption(singleModelOption())
+    .addOption(modelsDirOption())
     .option("--shard <name>", "only this shard (repeatable)", collect, [])
     .option("--dry-run", "print what would change; write nothing to GitLab or the secret store")
     .option("--rotate", "reset the shards' runner tokens and store the new ones")
     .option("--remove", "delete the shards' runners from GitLab and their secrets")
     .option("--status", "show each shard's runner and its managers")
     .option("--require-online", "with --status: exit 1 unless every shard has an online manager")
-    .option("--concurrency <n>", `shards handled at once (default ${DEFAULT_CONCURRENCY})`)
-    .option("--retry-timeout <duration>", `how long one GitLab call may keep retrying, e.g. 2m (default $${RETRY_TIMEOUT_ENV} or 2m)`)
-    .option("--json", "print a machine-readable report")
+    .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once"), String(DEFAULT_CONCURRENCY)))
+    .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
+    .addOption(jsonOption())
     .addHelpText(
       "after",
-      "\nThe GitLab token is read from the variable named by gitlab.token_env in the model (GITLAB_TOKEN by default).\nExit codes: 0 ok, 1 GitLab or secret store failure (or no online manager with --require-online), 2 invalid model or usage.",
+      "\nThe GitLab token is read from the variable named by gitlab.token_env in the model (default: GITLAB_TOKEN).\nExit codes: 0 ok, 1 GitLab or secret store failure (or no online manager with --require-online), 2 invalid model or usage.",
     )
     .action(async (flags: Record<string, unknown>) => {
       const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);

@@ -4,12 +4,14 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Command } from "commander";
+import type { Command } from "commander";
+import { cliCommand, jsonOption, modelsDirOption, modelsOption } from "../cli/options";
 import { UserInputError } from "../errors";
 import { generateModel, readTriggerVariables, TRIGGER_VARIABLES } from "../model/generate";
 import { ModelValidationError, formatIssue, type ModelIssue } from "../model/issues";
 import { runnerModelJsonSchemaText } from "../model/json-schema";
 import { loadModelFile } from "../model/load";
+import type { RunnerModel } from "../model/schema";
 import { writeModelFile } from "../model/write-model-file";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../model/model-files";
 import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../toolchain/check";
@@ -32,6 +34,8 @@ export interface ModelReport {
   readonly cell?: string;
   readonly cloud?: string;
   readonly shards?: readonly string[];
+  /** The model as the commands use it: every default filled in (what --json prints for each valid model). */
+  readonly resolved?: RunnerModel;
   readonly errors: readonly ModelIssue[];
   readonly warnings: readonly ModelIssue[];
 }
@@ -90,6 +94,7 @@ function validateModel(file: string): ModelReport {
       cell: model.cell.id,
       cloud: model.cloud.provider,
       shards: model.shards.map((shard) => shard.name),
+      resolved: model,
       errors: [],
       warnings,
     };
@@ -148,20 +153,20 @@ export function formatPrepareReport(result: PrepareResult): string {
 }
 
 export function prepareCommand(): Command {
-  return new Command("prepare")
+  return cliCommand("prepare")
     .description("Validate runner models, check the toolchain and write models/schema.json.")
-    .option("-m, --model <model>", "model path or name in the models directory (repeatable; default: all)", collect, [])
-    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .addOption(modelsOption("every model in the models directory"))
+    .addOption(modelsDirOption())
     .option("--require-engine", "fail (exit 1) when no terraform/tofu >= 1.5 is available")
     .option("--generate", "write models/<CELL_ID>.yaml from trigger variables, then validate it")
     .option("--vars-file <file>", "with --generate: JSON object of trigger variables (wins over the environment)")
     .option("--if-missing", "with --generate: keep an existing model and succeed")
     .option("--force", "with --generate: replace an existing model")
-    .option("--json", "print a machine-readable report")
+    .addOption(jsonOption("print a machine-readable report, with each model as resolved (all defaults filled in)"))
     .addHelpText(
       "after",
       `\nTrigger variables for --generate:\n${Object.entries(TRIGGER_VARIABLES)
-        .map(([name, variable]) => `  ${name.padEnd(22)}${variable.required ? "(required) " : ""}${variable.help}`)
+        .map(([name, variable]) => `  ${name.padEnd(22)}${variable.required ? "(required) " : ""}${variable.help}${"default" in variable ? ` (default: ${variable.default})` : ""}`)
         .join("\n")}\n\nExit codes: 0 ok, 2 invalid model or usage, 1 environment problem.`,
     )
     .action((flags: Record<string, unknown>) => {
@@ -177,8 +182,4 @@ export function prepareCommand(): Command {
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatPrepareReport(result));
       process.exitCode = result.exitCode;
     });
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }

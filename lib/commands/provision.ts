@@ -21,7 +21,8 @@
 import { createInterface } from "node:readline/promises";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Command, Option } from "commander";
+import { Option, type Command } from "commander";
+import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
 import { OperationalError, UserInputError } from "../errors";
 import { loadModelFile, type LoadedModel } from "../model/load";
 import { modelsDir, resolveModelArgument } from "../model/model-files";
@@ -298,21 +299,21 @@ async function askOnTerminal(question: string): Promise<boolean> {
 }
 
 export function provisionCommand(): Command {
-  return new Command("provision")
+  return cliCommand("provision")
     .description("Synthesize the cell's stack, plan it with terraform or tofu, confirm, onboard the runners, then apply the plan.")
-    .option("-m, --model <model>", "model path or name in the models directory (repeatable)", (value: string, previous: string[]) => [...previous, value], [])
-    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .addOption(modelsOption())
+    .addOption(modelsDirOption())
     .option("--dry-run", "validate, render and synthesize only; no GitLab, no cloud, no engine")
     .option("--plan", "stop after the plan (the plan file is kept); writes nothing to GitLab and needs no admin token")
     .option("--auto-approve", "apply without asking (pipelines)")
     .option("--skip-onboard", "do not create or reconcile the runners first")
     .option("--destroy", "destroy the cell's resources, then remove its runners")
-    .addOption(new Option("--engine <engine>", "terraform or tofu (default: detected)").choices(["terraform", "tofu"]))
+    .addOption(withDefault(new Option("--engine <engine>", "the engine that plans and applies").choices(["terraform", "tofu"]), "detected on PATH"))
     .option("--out <dir>", "synthesis output directory", "cdktf.out")
     .option("--markdown <file>", "write the summary as markdown (for a merge request note)")
     .option("--post", "create or update each cell's summary as a note on the merge request ($CI_SERVER_URL, $CI_PROJECT_ID, $CI_MERGE_REQUEST_IID)")
-    .option("--token-env <name>", "variable holding the token for --post (default: GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN)")
-    .option("--json", "print the result as JSON on stdout")
+    .addOption(withDefault(new Option("--token-env <name>", "variable holding the token for --post"), "GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN"))
+    .addOption(jsonOption("print the result as JSON on stdout"))
     .addHelpText("after", "\nExit codes: 0 ok, 1 runtime failure (GitLab, cloud, engine step), 2 invalid input.")
     .action(async (flags: Record<string, unknown>) => {
       const result = await runProvision({

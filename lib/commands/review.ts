@@ -5,8 +5,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { Command } from "commander";
-import { renderChildPipeline, type ChildPipelineMode } from "../ci/child-pipeline";
+import { Option, type Command } from "commander";
+import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
+import { DEFAULT_CI_IMAGE, renderChildPipeline, type ChildPipelineMode } from "../ci/child-pipeline";
 import { UserInputError } from "../errors";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../model/model-files";
@@ -140,21 +141,21 @@ export function formatChangedCells(result: ChangedCellsResult): string {
 }
 
 export function reviewCommand(): Command {
-  return new Command("review")
+  return cliCommand("review")
     .description("Review what a change does to the synthesized stacks of each cell; list the cells to plan; write the child pipeline.")
     .option("--base <ref>", "git ref to compare with (in an MR pipeline: $CI_MERGE_REQUEST_DIFF_BASE_SHA)")
-    .option("--head <ref>", "git ref of the changed side (default: the working tree)")
+    .addOption(withDefault(new Option("--head <ref>", "git ref of the changed side"), "the working tree"))
     .option("--markdown <file>", "also write the review as markdown (the MR note) to this file")
-    .option("--json", "print JSON instead of text")
+    .addOption(jsonOption("print JSON instead of text"))
     .option("--post", "create or update the review note on the merge request ($CI_SERVER_URL, $CI_PROJECT_ID, $CI_MERGE_REQUEST_IID)")
-    .option("--token-env <name>", "variable holding the GitLab token for --post (default: GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN)")
+    .addOption(withDefault(new Option("--token-env <name>", "variable holding the GitLab token for --post"), "GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN"))
     .option("--changed-only", "synthesize and report only the cells the change plans")
     .option("--changed-cells", "only list the cells the change must plan (and deleted models)")
     .option("--child-pipeline <file>", "write a child pipeline with one job per changed cell to this file")
     .option("--mode <mode>", "with --child-pipeline: plan or apply")
     .option("--all", "with --child-pipeline: every cell, whatever changed")
-    .option("--image <image>", "with --child-pipeline: job image (default node:20-bookworm)")
-    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .addOption(withDefault(new Option("--image <image>", "with --child-pipeline: job image"), DEFAULT_CI_IMAGE))
+    .addOption(modelsDirOption())
     .addHelpText(
       "after",
       "\nExamples:\n  ./bin/review --base origin/main\n  ./bin/review --base $CI_MERGE_REQUEST_DIFF_BASE_SHA --markdown review.md --post\n" +

@@ -8,38 +8,39 @@
 import { existsSync, readFileSync } from "node:fs";
 import { UserInputError } from "../errors";
 
-/** Every variable the generator reads. */
+/** Every variable the generator reads, for --help: what it sets and its default (shown as "(default: ...)"). */
 export const TRIGGER_VARIABLES = {
   CELL_ID: { required: true, help: "cell id, a DNS label (cell-7)" },
   GITLAB_URL: { required: true, help: "URL of the cell's GitLab instance" },
   CLOUD: { required: true, help: "google or aws" },
   REGION: { required: true, help: "cloud region (europe-west4, eu-west-1)" },
   PROJECT: { required: false, help: "Google Cloud project id (required when CLOUD=google)" },
-  ZONES: { required: false, help: "comma-separated zones; default: <region>-b,<region>-c (google), <region>a,<region>b (aws)" },
+  ZONES: { required: false, help: "comma-separated zones", default: "<region>-b,<region>-c on google, <region>a,<region>b on aws" },
   ACCOUNT_ID: { required: false, help: "AWS account id" },
-  NETWORK_CIDR: { required: false, help: "range of the created network; default 10.0.0.0/16" },
+  NETWORK_CIDR: { required: false, help: "range of the created network", default: "10.0.0.0/16" },
   MONITORING_CIDRS: { required: false, help: "comma-separated ranges allowed to scrape metrics" },
-  SECRET_STORE: { required: false, help: "google-secret-manager, aws-ssm or local; default: the cloud's own" },
-  GITLAB_TOKEN_ENV: { required: false, help: "variable holding the GitLab admin token; default GITLAB_TOKEN" },
-  RUNNER_VERSION: { required: false, help: "pinned gitlab-runner version; default 18.5.0" },
-  SHARD_NAME: { required: false, help: "name of the single shard; default small-amd64" },
-  RUNNER_TAGS: { required: false, help: "comma-separated runner tags; default saas-linux-small-amd64" },
-  RUN_UNTAGGED: { required: false, help: "true or false; default true" },
-  MANAGER_COUNT: { required: false, help: "managers in the shard; default 2" },
-  MANAGER_MACHINE_TYPE: { required: false, help: "default e2-standard-2 (google), t3.medium (aws)" },
-  WORKER_MACHINE_TYPE: { required: false, help: "default n2d-standard-2 (google), m7i.large (aws)" },
-  MAX_INSTANCES: { required: false, help: "max workers per manager; default 20" },
-  IDLE_COUNT: { required: false, help: "idle job slots; default 1" },
-  SPOT: { required: false, help: "spot/preemptible workers, true or false; default false" },
+  SECRET_STORE: { required: false, help: "google-secret-manager, aws-ssm or local", default: "the cloud's own" },
+  GITLAB_TOKEN_ENV: { required: false, help: "variable holding the GitLab admin token", default: "GITLAB_TOKEN" },
+  RUNNER_VERSION: { required: false, help: "pinned gitlab-runner version", default: "18.5.0" },
+  SHARD_NAME: { required: false, help: "name of the single shard", default: "small-amd64" },
+  RUNNER_TAGS: { required: false, help: "comma-separated runner tags", default: "saas-linux-small-amd64" },
+  RUN_UNTAGGED: { required: false, help: "true or false", default: "true" },
+  MANAGER_COUNT: { required: false, help: "managers in the shard", default: "2" },
+  MANAGER_MACHINE_TYPE: { required: false, help: "machine type of the managers", default: "e2-standard-2 on google, t3.medium on aws" },
+  WORKER_MACHINE_TYPE: { required: false, help: "machine type of the workers", default: "n2d-standard-2 on google, m7i.large on aws" },
+  MAX_INSTANCES: { required: false, help: "max workers per manager", default: "20" },
+  IDLE_COUNT: { required: false, help: "idle job slots", default: "1" },
+  SPOT: { required: false, help: "spot/preemptible workers, true or false", default: "false" },
   ALERT_EMAILS: { required: false, help: "comma-separated e-mail addresses for alerts" },
   STATE_BACKEND: {
     required: false,
-    help: "local, http, gcs or s3; default: http (GitLab-managed state of this project) when CI=true, else local",
+    help: "local, http, gcs or s3",
+    default: "http, the GitLab-managed state of this project, when CI=true; else local",
   },
   STATE_BUCKET: { required: false, help: "bucket of the gcs or s3 state backend" },
-  STATE_REGION: { required: false, help: "region of the s3 state bucket; default REGION" },
-  STATE_PROJECT: { required: false, help: "http state: GitLab project id or path; default $CI_PROJECT_ID" },
-  STATE_API_URL: { required: false, help: "http state: GitLab API v4 URL holding the state; default $CI_API_V4_URL" },
+  STATE_REGION: { required: false, help: "region of the s3 state bucket", default: "REGION" },
+  STATE_PROJECT: { required: false, help: "http state: GitLab project id or path", default: "$CI_PROJECT_ID" },
+  STATE_API_URL: { required: false, help: "http state: GitLab API v4 URL holding the state", default: "$CI_API_V4_URL" },
 } as const;
 
 export type TriggerVariableName = keyof typeof TRIGGER_VARIABLES;

@@ -1,0 +1,108 @@
+/**
+ * The conventions every command shares, checked through the real bin/* executables:
+ * --version, one format for defaults in --help, --model repeated (acted on, or refused),
+ * suggestions for a missing model, and prepare --json printing the resolved model.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { runnerModelSchema } from "../../lib/model/schema";
+import { REPO_ROOT, runBin, STACK_TRACE_LINE } from "../support/cli";
+import { MODELS_DIR } from "../support/models";
+
+const COMMANDS = ["prepare", "onboard", "provision", "review"] as const;
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+
+let modelsDir: string;
+beforeEach(() => {
+  modelsDir = mkdtempSync(join(tmpdir(), "conventions-models-"));
+  for (const name of ["cell-1.yaml", "cell-2.yaml"]) copyFileSync(join(MODELS_DIR, name), join(modelsDir, name));
+});
+afterEach(() => rmSync(modelsDir, { recursive: true, force: true }));
+
+describe.each(COMMANDS)("bin/%s", (command) => {
+  it("prints the package version with --version and -V", () => {
+    for (const flag of ["--version", "-V"]) {
+      const result = runBin(command, [flag]);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(`${PACKAGE_VERSION}\n`);
+    }
+  });
+
+  it("writes every default in --help as a trailing (default: value), unquoted", () => {
+    const result = runBin(command, ["--help"]);
+    expect(result.status).toBe(0);
+    const help = result.stdout.replace(/\s+/g, " ");
+    const mentions = [...help.matchAll(/\bdefault\b.{0,3}/gi)].map((match) => ({ text: match[0], before: help.slice(Math.max(0, match.index - 2), match.index) }));
+    expect(mentions.length).toBeGreaterThan(0);
+    const offFormat = mentions.filter(({ text, before }) => !/^default: [^"]/.test(text) || !/(\(|, )$/.test(before));
+    expect(offFormat).toEqual([]);
+  });
+});
+
+describe("--model", () => {
+  it("is refused when repeated for onboard, which acts on one model, before anything happens", () => {
+    const result = runBin("onboard", ["--models-dir", modelsDir, "--model", "cell-1", "--model", "cell-2", "--dry-run"], {
+      env: { ...process.env, GITLAB_TOKEN: "" },
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("acts on one model; got --model cell-1 and --model cell-2");
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(result.stdout).toBe("");
+  });
+
+  it("acts on every model named when repeated (prepare)", () => {
+    const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--model", "cell-1", "--json"]);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).models.map((model: { cell: string }) => model.cell)).toEqual(["cell-2", "cell-1"]);
+  });
+
+  it("acts on every model named when repeated (provision --dry-run)", () => {
+    const out = mkdtempSync(join(tmpdir(), "conventions-out-"));
+    try {
+      const result = runBin("provision", ["--models-dir", modelsDir, "--model", "cell-1", "--model", "cell-2", "--dry-run", "--out", out, "--json"]);
+      expect(result.status).toBe(0);
+      expect(JSON.parse(result.stdout).cells.map((cell: { cell: string }) => cell.cell)).toEqual(["cell-1", "cell-2"]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("a missing model", () => {
+  it.each([
+    ["onboard", ["--model", "cel-1", "--dry-run"]],
+    ["prepare", ["--model", "cel-1"]],
+    ["provision", ["--model", "cel-1", "--dry-run"]],
+  ] as const)("%s suggests the closest names and lists the models", (command, args) => {
+    const result = runBin(command, ["--models-dir", modelsDir, ...args]);
+    expect(result.status).toBe(2);
+    const output = result.stdout + result.stderr;
+    expect(output).toContain(`${join(modelsDir, "cel-1.yaml")}:1:1`);
+    expect(output).toContain(`did you mean cell-1 or cell-2? models in ${modelsDir}: cell-1, cell-2`);
+    expect(output).not.toMatch(STACK_TRACE_LINE);
+  });
+
+  it("suggests nothing when no name is close, but still lists the models", () => {
+    const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "production-eu"]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toContain(`(models in ${modelsDir}: cell-1, cell-2)`);
+    expect(result.stdout).not.toContain("did you mean");
+  });
+});
+
+describe("prepare --model X --json", () => {
+  it("prints the resolved model: the file's values plus every default the schema fills in", () => {
+    const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--json"]);
+    expect(result.status).toBe(0);
+    const [report] = JSON.parse(result.stdout).models;
+    const written = parse(readFileSync(join(modelsDir, "cell-2.yaml"), "utf8"));
+    expect(report.resolved).toEqual(JSON.parse(JSON.stringify(runnerModelSchema.parse(written))));
+    // Keys the file leaves out are there, with their defaults.
+    expect(written.shards[0].docker?.pull_policy).toBeUndefined();
+    expect(report.resolved.shards[0].docker.pull_policy).toEqual(["always", "if-not-present"]);
+    expect(written.secrets?.local_dir).toBeUndefined();
+    expect(report.resolved.secrets.local_dir).toBe(".state/secrets");
+  });
+});
