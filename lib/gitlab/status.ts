@@ -1,7 +1,10 @@
 /**
- * `onboard --status`: each shard's runner and the managers using its token
+ * `onboard --status` and `status`: each shard's runner and the managers using its token
  * (GET /runners/:id/managers), as GitLab sees them: online, offline, stale, never_contacted.
- * Read-only.
+ * Optionally the jobs it is running (GET /runners/:id/jobs?status=running) and whether
+ * the stored token still works (./verify-token.ts). Read-only, except that verifying a
+ * token refreshes the runner's contact time in GitLab (see ./verify-token.ts); managers
+ * and jobs are therefore read before the token is checked.
  */
 import { OperationalError } from "../errors";
 import type { RunnerModel, Shard } from "../model/schema";
@@ -9,6 +12,7 @@ import type { SecretStore } from "../secrets/store";
 import type { GitLabClient } from "./client";
 import { locateRunner } from "./locate-runner";
 import { desiredRunner } from "./runner-spec";
+import { checkRunnerToken, type TokenCheck } from "./verify-token";
 
 export interface ManagerStatus {
   readonly systemId: string;
@@ -31,6 +35,10 @@ export interface ShardStatus {
   readonly managers: readonly ManagerStatus[];
   /** Managers GitLab counts as online (contacted in the last 2 hours). */
   readonly onlineManagers: number;
+  /** Jobs the runner is running now, over all its managers (with `countRunningJobs`). */
+  readonly runningJobs?: number;
+  /** What GitLab says of the stored token (with `verifyToken`, when a token is stored). */
+  readonly tokenCheck?: TokenCheck;
   readonly error?: string;
 }
 
@@ -40,6 +48,10 @@ export interface StatusContext {
   readonly store: SecretStore;
   readonly readSecrets: boolean;
   readonly rememberSecret: (token: string) => void;
+  /** Ask GitLab whether the stored token works (POST /runners/verify). @default false */
+  readonly verifyToken?: boolean;
+  /** Count the runner's running jobs. @default false */
+  readonly countRunningJobs?: boolean;
 }
 
 export async function collectShardStatus(ctx: StatusContext, shard: Shard): Promise<ShardStatus> {
@@ -59,6 +71,10 @@ export async function collectShardStatus(ctx: StatusContext, shard: Shard): Prom
         contactedAt: manager.contacted_at ?? null,
       }),
     );
+    const runningJobs = ctx.countRunningJobs
+      ? (await ctx.client.listRunnerJobs(runner.id, "running", `list the running jobs of runner #${runner.id} (shard ${shard.name})`)).length
+      : undefined;
+    const tokenCheck = ctx.verifyToken && stored ? await checkRunnerToken(ctx.client, stored.token, runner.id, `shard ${shard.name}`) : undefined;
     return {
       shard: shard.name,
       runnerId: runner.id,
@@ -68,6 +84,8 @@ export async function collectShardStatus(ctx: StatusContext, shard: Shard): Prom
       tokenStored,
       managers,
       onlineManagers: managers.filter((manager) => manager.status === "online").length,
+      ...(runningJobs === undefined ? {} : { runningJobs }),
+      ...(tokenCheck === undefined ? {} : { tokenCheck }),
     };
   } catch (error) {
     if (!(error instanceof OperationalError)) throw error;

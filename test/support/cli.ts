@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision" | "review",
+  name: "prepare" | "onboard" | "provision" | "review" | "status",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): CliResult {
@@ -34,7 +34,7 @@ export const STACK_TRACE_LINE = /^\s+at .+\(.+:\d+:\d+\)$/m;
  * itself serves the stand-ins (fake GitLab) the command talks to.
  */
 export function runBinAsync(
-  name: "prepare" | "onboard" | "provision" | "review",
+  name: "prepare" | "onboard" | "provision" | "review" | "status",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {

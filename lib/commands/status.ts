@@ -1,0 +1,256 @@
+/**
+ * `status`: the whole fleet in one view. For every cell in the models directory (or
+ * the ones named with --model), every shard: its runner, its managers (online or not,
+ * last contact, version), whether the stored token still works, and the jobs it runs
+ * against what the shard can run. Exit 1 when anything needs attention, so a
+ * schedule can page on it. Progress and problems go to stderr, the report to stdout.
+ *
+ * GitLab reports running jobs per runner, not worker instances: those live in the
+ * runner's own Prometheus metrics (fleeting), which are not reachable from here. The
+ * report says so instead of guessing.
+ */
+import { Command } from "commander";
+import pLimit from "p-limit";
+import { OperationalError } from "../errors";
+import { createGitLabClient } from "../gitlab/client";
+import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs } from "../gitlab/retry";
+import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../gitlab/status";
+import type { TokenCheck } from "../gitlab/verify-token";
+import { relativeTime } from "../fleet/relative-time";
+import { shardHealth } from "../fleet/shard-health";
+import { loadModelFile } from "../model/load";
+import { listModelFiles, modelsDir, resolveModelArgument } from "../model/model-files";
+import type { RunnerModel } from "../model/schema";
+import { shardCapacity } from "../review/capacity";
+import { createSecretStore } from "../secrets/create-store";
+import { redactSecrets, redactValue } from "../secrets/redact";
+import type { SecretStore } from "../secrets/store";
+import { DEFAULT_CONCURRENCY, RETRY_TIMEOUT_ENV, retryBudgetMs } from "./onboard";
+
+export const WORKERS_NOT_REPORTED = "not reported by GitLab (worker instances are in the runner's Prometheus metrics, not reachable from here)";
+
+export interface StatusOptions {
+  /** --model (repeatable): paths or names in the models directory. @default every model in the directory */
+  readonly models?: readonly string[];
+  readonly modelsDir?: string;
+  /** Check each stored token with GitLab (POST /runners/verify). @default true */
+  readonly verifyTokens?: boolean;
+  /** How long one GitLab call may keep retrying: a Go duration or milliseconds. @default $ONBOARD_RETRY_TIMEOUT or 2m */
+  readonly retryTimeout?: string | number;
+  /** @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The secret store of a model. @default the store the model names */
+  readonly secretStore?: (model: RunnerModel) => SecretStore;
+  /** Resolves a relative secrets.local_dir. @default process.cwd() */
+  readonly secretsBaseDir?: string;
+  /** @default Date.now */
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Progress lines (already redacted). @default stderr */
+  readonly log?: (line: string) => void;
+}
+
+export interface ManagerReport extends ManagerStatus {
+  /** "3m ago", "never". */
+  readonly lastContact: string;
+}
+
+export type TokenState = "valid" | "refused" | "other-runner" | "missing" | "not-checked";
+
+export interface ShardReport {
+  readonly shard: string;
+  readonly runnerId?: number;
+  readonly runnerStatus?: string;
+  readonly paused?: boolean;
+  readonly managers: readonly ManagerReport[];
+  readonly expectedManagers: number;
+  readonly onlineManagers: number;
+  readonly modelRunnerVersion: string;
+  readonly runnerVersions: readonly string[];
+  readonly token: TokenState;
+  readonly tokenCheck?: TokenCheck;
+  readonly jobs: { readonly running: number | null; readonly max: number };
+  readonly workers: { readonly inUse: null; readonly max: number; readonly inUseNote: string };
+  readonly attention: readonly string[];
+  readonly notes: readonly string[];
+}
+
+export interface CellReport {
+  readonly cell: string;
+  readonly model: string;
+  readonly gitlabUrl: string;
+  /** False when GitLab could not be asked at all (no token). */
+  readonly checked: boolean;
+  readonly shards: readonly ShardReport[];
+  readonly attention: readonly string[];
+}
+
+export interface StatusReport {
+  readonly ok: boolean;
+  readonly exitCode: 0 | 1;
+  readonly checkedAt: string;
+  readonly cells: readonly CellReport[];
+  /** Every problem, prefixed with its cell and shard. */
+  readonly attention: readonly string[];
+}
+
+export async function runStatus(options: StatusOptions = {}): Promise<StatusReport> {
+  const env = options.env ?? process.env;
+  const now = options.now ?? Date.now;
+  const dir = modelsDir(options.modelsDir);
+  const files = options.models && options.models.length > 0 ? options.models.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
+  // Every model is loaded (and refused, exit 2) before GitLab is asked anything.
+  const models = files.map((file) => ({ file, model: loadModelFile(file).model }));
+  const budgetMs = retryBudgetMs(options.retryTimeout ?? env[RETRY_TIMEOUT_ENV]);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  const cells: CellReport[] = [];
+  for (const { file, model } of models) cells.push(await cellStatus(file, model, { ...options, env, now, budgetMs, log }));
+  const attention = cells.flatMap((cell) => cell.attention);
+  const exitCode = attention.length > 0 ? 1 : 0;
+  return { ok: exitCode === 0, exitCode, checkedAt: new Date(now()).toISOString(), cells, attention };
+}
+
+interface CellContext extends StatusOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly now: () => number;
+  readonly budgetMs: number;
+  readonly log: (line: string) => void;
+}
+
+async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): Promise<CellReport> {
+  const head = { cell: model.cell.id, model: file, gitlabUrl: model.gitlab.url };
+  const adminToken = ctx.env[model.gitlab.token_env];
+  if (!adminToken) {
+    const why = `cell ${model.cell.id}: not checked: $${model.gitlab.token_env} is not set (a GitLab token with the api scope)`;
+    return { ...head, checked: false, shards: [], attention: [why] };
+  }
+  const secrets = new Set<string>([adminToken]);
+  const redact = (text: string) => [...secrets].reduce((out, secret) => redactValue(out, secret), redactSecrets(text));
+  const client = createGitLabClient({
+    url: model.gitlab.url,
+    token: adminToken,
+    tokenEnv: model.gitlab.token_env,
+    policy: { ...DEFAULT_RETRY_POLICY, budgetMs: ctx.budgetMs },
+    clock: { now: ctx.now, sleep: ctx.sleep ?? SYSTEM_CLOCK.sleep, random: SYSTEM_CLOCK.random },
+    knownSecrets: () => [...secrets],
+    onRetry: (event) => ctx.log(redact(`cell ${model.cell.id}: gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`)),
+  });
+  let store: SecretStore;
+  try {
+    store = ctx.secretStore ? ctx.secretStore(model) : createSecretStore(model, { baseDir: ctx.secretsBaseDir, env: ctx.env });
+  } catch (error) {
+    if (!(error instanceof OperationalError)) throw error;
+    return { ...head, checked: false, shards: [], attention: [`cell ${model.cell.id}: ${redact(error.message)}`] };
+  }
+  const statusContext = {
+    model,
+    client,
+    store,
+    readSecrets: true,
+    rememberSecret: (token: string) => {
+      if (token) secrets.add(token);
+    },
+    verifyToken: ctx.verifyTokens ?? true,
+    countRunningJobs: true,
+  };
+  const limit = pLimit(DEFAULT_CONCURRENCY);
+  const statuses = await Promise.all(model.shards.map((shard) => limit(() => collectShardStatus(statusContext, shard))));
+  const nowMs = ctx.now();
+  const shards = model.shards.map((shard, index) => {
+    const status = statuses[index].error ? { ...statuses[index], error: redact(statuses[index].error!) } : statuses[index];
+    return shardReport(shard, status, nowMs, statusContext.verifyToken);
+  });
+  const attention = shards.flatMap((shard) => shard.attention.map((problem) => `cell ${model.cell.id}, shard ${shard.shard}: ${problem}`));
+  return { ...head, checked: true, shards, attention };
+}
+
+function shardReport(shard: RunnerModel["shards"][number], status: ShardStatus, nowMs: number, verified: boolean): ShardReport {
+  const health = shardHealth(shard, status, nowMs);
+  const capacity = shardCapacity(shard);
+  const versions = [...new Set(status.managers.map((manager) => manager.version).filter((version): version is string => Boolean(version)))].sort();
+  return {
+    shard: shard.name,
+    ...(status.runnerId === undefined ? {} : { runnerId: status.runnerId, runnerStatus: status.runnerStatus, paused: status.paused }),
+    managers: status.managers.map((manager) => ({ ...manager, lastContact: relativeTime(manager.contactedAt, nowMs) })),
+    expectedManagers: shard.managers.count,
+    onlineManagers: status.onlineManagers,
+    modelRunnerVersion: shard.managers.runner_version,
+    runnerVersions: versions,
+    token: tokenState(status, verified),
+    ...(status.tokenCheck ? { tokenCheck: status.tokenCheck } : {}),
+    jobs: { running: status.runningJobs ?? null, max: capacity.maxConcurrentJobs },
+    workers: { inUse: null, max: capacity.maxWorkers, inUseNote: WORKERS_NOT_REPORTED },
+    attention: health.attention,
+    notes: health.notes,
+  };
+}
+
+function tokenState(status: ShardStatus, verified: boolean): TokenState {
+  if (status.runnerId === undefined) return "not-checked";
+  if (status.tokenStored === false) return "missing";
+  if (!verified || !status.tokenCheck) return "not-checked";
+  if (!status.tokenCheck.valid) return "refused";
+  return status.tokenCheck.matchesRunner ? "valid" : "other-runner";
+}
+
+const TOKEN_WORDS: Record<TokenState, string> = {
+  valid: "token valid",
+  refused: "token REFUSED",
+  "other-runner": "token of another runner",
+  missing: "token MISSING",
+  "not-checked": "token not checked",
+};
+
+export function formatStatusReport(report: StatusReport): string {
+  const lines: string[] = [];
+  for (const cell of report.cells) {
+    lines.push(`${cell.cell}  ${cell.gitlabUrl}${cell.checked ? "" : "  (not checked)"}`);
+    for (const shard of cell.shards) {
+      const runner = shard.runnerId === undefined ? "no runner" : `runner #${shard.runnerId}${shard.paused ? " (paused)" : ""}`;
+      const jobs = shard.jobs.running === null ? `jobs ?/${shard.jobs.max}` : `jobs ${shard.jobs.running}/${shard.jobs.max} running`;
+      const versions = shard.runnerVersions.length > 0 ? `  runner ${shard.runnerVersions.join(", ")}` : "";
+      lines.push(`  ${shard.shard}  ${runner}  managers ${shard.onlineManagers}/${shard.expectedManagers} online  ${TOKEN_WORDS[shard.token]}  ${jobs}  workers in use: not reported by GitLab (max ${shard.workers.max})${versions}`);
+      const width = Math.max(0, ...shard.managers.map((manager) => manager.systemId.length));
+      for (const manager of shard.managers) {
+        lines.push(`    ${manager.systemId.padEnd(width)}  ${manager.status.padEnd(15)}  last contact ${manager.lastContact.padEnd(9)}  ${manager.version ?? "?"}${manager.ipAddress ? `  ${manager.ipAddress}` : ""}`);
+      }
+      for (const problem of shard.attention) lines.push(`    ! ${problem}`);
+      for (const note of shard.notes) lines.push(`    note: ${note}`);
+    }
+    if (!cell.checked) for (const problem of cell.attention) lines.push(`  ! ${problem}`);
+  }
+  lines.push(report.attention.length === 0 ? `all ${report.cells.length} cell(s) healthy` : `${report.attention.length} problem(s) need attention`);
+  return `${redactSecrets(lines.join("\n"))}\n`;
+}
+
+export function statusCommand(): Command {
+  return new Command("status")
+    .description("Show every cell's runners, managers, tokens and running jobs as GitLab sees them; exit 1 when something needs attention.")
+    .option("-m, --model <model>", "only this model: a path or a name in the models directory (repeatable)", collect)
+    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .option("--no-verify", "do not check the stored tokens with GitLab (POST /runners/verify refreshes the runner's contact time)")
+    .option("--retry-timeout <duration>", `how long one GitLab call may keep retrying, e.g. 30s (default $${RETRY_TIMEOUT_ENV} or 2m)`)
+    .option("--json", "print a machine-readable report")
+    .addHelpText(
+      "after",
+      "\nEach cell's GitLab token is read from the variable named by gitlab.token_env in its model.\n" +
+        "Needs attention: a missing runner, a manager that is offline, stale or never contacted, fewer online managers than the model asks for,\n" +
+        "a missing store entry, a stored token GitLab refuses or that belongs to another runner, a cell that could not be checked.\n" +
+        "Exit codes: 0 all healthy, 1 something needs attention (or GitLab / the secret store failed), 2 invalid model or usage.",
+    )
+    .action(async (flags: Record<string, unknown>) => {
+      const report = await runStatus({
+        models: (flags.model as string[] | undefined) ?? [],
+        modelsDir: flags.modelsDir as string | undefined,
+        verifyTokens: flags.verify as boolean,
+        retryTimeout: flags.retryTimeout as string | undefined,
+      });
+      process.stdout.write(flags.json ? `${redactSecrets(JSON.stringify(report, null, 2))}\n` : formatStatusReport(report));
+      process.exitCode = report.exitCode;
+    });
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
