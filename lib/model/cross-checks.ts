@@ -4,6 +4,7 @@
  */
 import { awsDerivedNames } from "../../constructs/aws/aws-names";
 import { googleDerivedNames } from "../../constructs/google/google-names";
+import { advisoryChecks } from "./advisory-checks";
 import { parseGoDurationSeconds } from "./duration";
 import { nameProblem } from "./name-rules";
 import type { ModelPath } from "./issues";
@@ -32,6 +33,7 @@ export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
     ...checkShardNames(model),
     ...checkDerivedNames(model),
     ...model.shards.flatMap((shard, index) => checkShard(model, shard, ["shards", index])),
+    ...advisoryChecks(model),
   ];
 }
 

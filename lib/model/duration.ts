@@ -15,16 +15,32 @@ const UNIT_NANOS: Record<string, number> = {
 const GO_DURATION = /^([0-9]*(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$/;
 const GO_DURATION_PART = /([0-9]*(?:\.[0-9]*)?)(ns|us|µs|ms|s|m|h)/g;
 
-/** Seconds in a Go duration string such as "20m", "1h30m" or "90s"; undefined when it does not parse. */
+/**
+ * Go durations are int64 nanoseconds: time.ParseDuration refuses anything above
+ * 2^63-1 ns (2562047h47m16.854775807s) with "invalid duration", and so does the runner.
+ */
+export const MAX_GO_DURATION_NANOS = 2n ** 63n - 1n;
+
+/** Seconds in a Go duration string such as "20m", "1h30m" or "90s"; undefined when Go would not parse it. */
 export function parseGoDurationSeconds(text: string): number | undefined {
-  if (text === "0") return 0;
+  const nanos = parseGoDurationNanos(text);
+  return nanos === undefined ? undefined : Number(nanos) / 1e9;
+}
+
+/** Exact nanoseconds, in integers as Go counts them (fractions below a nanosecond dropped). */
+function parseGoDurationNanos(text: string): bigint | undefined {
+  if (text === "0") return 0n;
   if (!GO_DURATION.test(text)) return undefined;
-  let nanos = 0;
+  let nanos = 0n;
   for (const [, amount, unit] of text.matchAll(GO_DURATION_PART)) {
     if (amount === "" || amount === ".") return undefined;
-    nanos += Number(amount) * UNIT_NANOS[unit];
+    const [whole, fraction = ""] = amount.split(".");
+    const unitNanos = BigInt(UNIT_NANOS[unit]);
+    const digits = fraction.replace(/0+$/, "");
+    nanos += BigInt(whole || "0") * unitNanos + (digits === "" ? 0n : (BigInt(digits) * unitNanos) / 10n ** BigInt(digits.length));
+    if (nanos > MAX_GO_DURATION_NANOS) return undefined;
   }
-  return nanos / 1e9;
+  return nanos;
 }
 
 /** The canonical Go rendering ("20m0s", "1h0m0s") that gitlab-runner itself prints. */

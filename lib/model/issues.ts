@@ -50,6 +50,12 @@ export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (typeof value === "object") return "a mapping";
-  const text = JSON.stringify(value);
+  // A password in a URL (https://user:secret@host) is never shown, not even in an error about it.
+  const text = JSON.stringify(typeof value === "string" ? hideUrlPassword(value) : value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** "https://user:secret@host" becomes "https://user:****@host". */
+export function hideUrlPassword(text: string): string {
+  return text.replace(/(\/\/[^/:@\s]*):[^/@\s]*@/g, "$1:****@");
 }

@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { parseGoDurationSeconds } from "./duration";
-import { isValidCidr, isValidCron, isValidTimeZone } from "./value-checks";
+import { normaliseTags } from "./tags";
+import { hasUserInfo, isValidCidr, isValidCron, isValidTimeZone } from "./value-checks";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
@@ -22,7 +23,7 @@ const dnsLabel = z
 const goDuration = z
   .string()
   .refine((text) => parseGoDurationSeconds(text) !== undefined, {
-    message: 'a Go duration such as "20m", "1h30m" or "90s"',
+    message: 'a Go duration such as "20m", "1h30m" or "90s", at most 2562047h (Go\'s maximum)',
   })
   .meta({ pattern: "^([0-9]*(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$" });
 
@@ -43,6 +44,7 @@ const gitlab = z
   .strictObject({
     url: z
       .url({ protocol: /^https?$/, error: "an http(s) URL of the GitLab instance, such as https://gitlab.example.com" })
+      .refine((url) => !hasUserInfo(url), { message: "a URL without a user name or password (credentials never go into a model; the token is read from token_env)" })
       .describe("Base URL of the GitLab instance the runners register with."),
     token_env: z
       .string()
@@ -143,6 +145,7 @@ const httpState = z.strictObject({
   state_name: z.string().optional().describe("Name of the state in the project. When omitted, the cell id."),
   api_url: z
     .url({ protocol: /^https?$/, error: "an http(s) URL of a GitLab API, such as https://gitlab.example.com/api/v4" })
+    .refine((url) => !hasUserInfo(url), { message: "a URL without a user name or password (the token is read from password_env)" })
     .optional()
     .describe("GitLab API v4 URL of the instance that holds the state, when it is not the cell's own (the models project's $CI_API_V4_URL). When omitted, <gitlab.url>/api/v4."),
   username: z
@@ -241,7 +244,14 @@ const cache = z
 const shard = z.strictObject({
   name: dnsLabel.describe("Shard name, unique in the cell; part of resource names."),
   description: z.string().max(1024).optional().describe("Runner description in GitLab. When omitted, <cell>-<shard>."),
-  tags: z.array(z.string().min(1).max(255)).max(50).default([]).describe("Runner tags; jobs with these tags run here."),
+  tags: z
+    .array(z.string().max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "a tag without control characters or line breaks"))
+    .max(50)
+    .default([])
+    // GitLab splits tags on commas, trims them and drops blanks and duplicates; so does the model,
+    // so that onboard compares what GitLab will store and converges.
+    .transform(normaliseTags)
+    .describe("Runner tags; jobs with these tags run here. Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped."),
   run_untagged: z.boolean().default(false).describe("Also run jobs without tags."),
   locked: z.boolean().default(false).describe("Lock a project runner to its current projects."),
   access_level: z

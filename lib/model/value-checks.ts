@@ -2,8 +2,14 @@
 import { CronExpressionParser } from "cron-parser";
 import ipaddr from "ipaddr.js";
 
+/**
+ * Dotted-decimal octets without leading zeros and a prefix: "010.020.0.0/20" is refused, since
+ * parsers disagree on it (octal for some, decimal for others) and the clouds reject it.
+ */
+const STRICT_CIDR = /^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\/(3[0-2]|[12]?[0-9])$/;
+
 export function isValidCidr(text: string): boolean {
-  if (!ipaddr.IPv4.isValidCIDR(text)) return false;
+  if (!STRICT_CIDR.test(text) || !ipaddr.IPv4.isValidCIDR(text)) return false;
   const [address, prefix] = ipaddr.IPv4.parseCIDR(text);
   // Reject host bits ("10.0.0.1/16"): clouds refuse such ranges.
   return ipaddr.IPv4.networkAddressFromCIDR(text).toString() === address.toString() && prefix >= 0;
@@ -34,5 +40,15 @@ export function isValidTimeZone(text: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** True when a URL carries a user name or password (https://user:pass@host), which must never reach a file. */
+export function hasUserInfo(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.username !== "" || url.password !== "";
+  } catch {
+    return /\/\/[^/@]*@/.test(text);
   }
 }

@@ -5,7 +5,7 @@ import { runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { runnerDescription, secretLocation } from "../../lib/model/names";
-import type { Shard } from "../../lib/model/schema";
+import { runnerModelSchema, type RunnerModelInput, type Shard } from "../../lib/model/schema";
 import { GoogleSecretManagerStore } from "../../lib/secrets/google-secret-manager-store";
 import { LocalSecretStore } from "../../lib/secrets/local-store";
 import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
@@ -337,5 +337,22 @@ describe("input", () => {
     const store = new LocalSecretStore(setup.model);
 
     expect(await store.read(setup.model.shards[0])).toMatchObject({ runnerId: runnersOf(setup.model.shards[0])[0].id });
+  });
+});
+
+describe("tags GitLab normalises", () => {
+  test("converge: a second run writes nothing when the model's tags have commas, spaces and duplicates", async () => {
+    const written = structuredClone(setup.model) as RunnerModelInput;
+    written.shards[0].tags = ["linux, docker", " docker ", "linux"];
+    const model = runnerModelSchema.parse(written);
+    await onboard({ runnerModel: model });
+    const [runner] = runnersOf(model.shards[0]);
+    expect(runner.tag_list).toEqual(["linux", "docker"]);
+    const writesAfterFirstRun = fake.writeCalls().length;
+
+    const result = await onboard({ runnerModel: model });
+
+    expect(fake.writeCalls()).toHaveLength(writesAfterFirstRun);
+    expect(result.shards.map((outcome) => outcome.action)).toEqual(["none", "none"]);
   });
 });

@@ -609,8 +609,12 @@ function toBool(value: unknown): boolean {
   return value === true || value === "true" || value === "1" || value === 1;
 }
 
+/**
+ * As GitLab stores tag_list: API::Validations::Types::CommaSeparatedToArray splits every
+ * element on commas and strips it; acts-as-taggable-on drops blanks and duplicates.
+ */
 function toTags(value: unknown): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  const list = Array.isArray(value) ? value.map(String) : String(value).split(",");
-  return list.map((tag) => tag.trim()).filter(Boolean);
+  const list = Array.isArray(value) ? value.flatMap((element) => String(element).split(",")) : String(value).split(",");
+  return [...new Set(list.map((tag) => tag.trim()).filter(Boolean))];
 }

@@ -1,0 +1,97 @@
+/**
+ * Regions the clouds offered when this list was last checked. A region missing here
+ * is not refused (clouds open new ones); it gets a warning with the closest known
+ * name, because a typo such as europe-wset4 would otherwise fail only at apply time.
+ *
+ * Update both lists and the date together. Sources:
+ * - Google Cloud: "Geography and regions", https://cloud.google.com/about/locations and
+ *   https://docs.cloud.google.com/docs/geography-and-regions (public regions, Compute Engine).
+ * - AWS: "AWS Region billing codes",
+ *   https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-region-billing-codes.html
+ *   (commercial and GovCloud (US) partitions; China and the European Sovereign Cloud are left out).
+ */
+export const CLOUD_REGIONS_CHECKED_ON = "2026-11-22";
+
+export const GOOGLE_CLOUD_REGIONS: readonly string[] = [
+  "africa-south1",
+  "asia-east1",
+  "asia-east2",
+  "asia-northeast1",
+  "asia-northeast2",
+  "asia-northeast3",
+  "asia-south1",
+  "asia-south2",
+  "asia-southeast1",
+  "asia-southeast2",
+  "australia-southeast1",
+  "australia-southeast2",
+  "europe-central2",
+  "europe-north1",
+  "europe-north2",
+  "europe-southwest1",
+  "europe-west1",
+  "europe-west2",
+  "europe-west3",
+  "europe-west4",
+  "europe-west6",
+  "europe-west8",
+  "europe-west9",
+  "europe-west10",
+  "europe-west12",
+  "me-central1",
+  "me-central2",
+  "me-west1",
+  "northamerica-northeast1",
+  "northamerica-northeast2",
+  "northamerica-south1",
+  "southamerica-east1",
+  "southamerica-west1",
+  "us-central1",
+  "us-east1",
+  "us-east4",
+  "us-east5",
+  "us-south1",
+  "us-west1",
+  "us-west2",
+  "us-west3",
+  "us-west4",
+];
+
+export const AWS_REGIONS: readonly string[] = [
+  "af-south-1",
+  "ap-east-1",
+  "ap-east-2",
+  "ap-northeast-1",
+  "ap-northeast-2",
+  "ap-northeast-3",
+  "ap-south-1",
+  "ap-south-2",
+  "ap-southeast-1",
+  "ap-southeast-2",
+  "ap-southeast-3",
+  "ap-southeast-4",
+  "ap-southeast-5",
+  "ap-southeast-6",
+  "ap-southeast-7",
+  "ca-central-1",
+  "ca-west-1",
+  "eu-central-1",
+  "eu-central-2",
+  "eu-north-1",
+  "eu-south-1",
+  "eu-south-2",
+  "eu-west-1",
+  "eu-west-2",
+  "eu-west-3",
+  "il-central-1",
+  "me-central-1",
+  "me-south-1",
+  "mx-central-1",
+  "sa-east-1",
+  "us-east-1",
+  "us-east-2",
+  "us-gov-east-1",
+  "us-gov-west-1",
+  "us-west-1",
+  "us-west-2",
+];
