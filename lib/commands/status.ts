@@ -9,7 +9,8 @@
  * runner's own Prometheus metrics (fleeting), which are not reachable from here. The
  * report says so instead of guessing.
  */
-import { Command } from "commander";
+import { Option, type Command } from "commander";
+import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
 import pLimit from "p-limit";
 import { OperationalError } from "../errors";
 import { createGitLabClient } from "../gitlab/client";
@@ -225,13 +226,13 @@ export function formatStatusReport(report: StatusReport): string {
 }
 
 export function statusCommand(): Command {
-  return new Command("status")
+  return cliCommand("status")
     .description("Show every cell's runners, managers, tokens and running jobs as GitLab sees them; exit 1 when something needs attention.")
-    .option("-m, --model <model>", "only this model: a path or a name in the models directory (repeatable)", collect)
-    .option("--models-dir <dir>", "directory of the models (default: $RUNNER_MODELS_DIR or ./models)")
+    .addOption(modelsOption("every model in the models directory"))
+    .addOption(modelsDirOption())
     .option("--no-verify", "do not check the stored tokens with GitLab (POST /runners/verify refreshes the runner's contact time)")
-    .option("--retry-timeout <duration>", `how long one GitLab call may keep retrying, e.g. 30s (default $${RETRY_TIMEOUT_ENV} or 2m)`)
-    .option("--json", "print a machine-readable report")
+    .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 30s"), `$${RETRY_TIMEOUT_ENV} or 2m`))
+    .addOption(jsonOption())
     .addHelpText(
       "after",
       "\nEach cell's GitLab token is read from the variable named by gitlab.token_env in its model.\n" +
@@ -249,8 +250,4 @@ export function statusCommand(): Command {
       process.stdout.write(flags.json ? `${redactSecrets(JSON.stringify(report, null, 2))}\n` : formatStatusReport(report));
       process.exitCode = report.exitCode;
     });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }

@@ -11,7 +11,7 @@ import { runnerModelSchema } from "../../lib/model/schema";
 import { REPO_ROOT, runBin, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
-const COMMANDS = ["prepare", "onboard", "provision", "review"] as const;
+const COMMANDS = ["prepare", "onboard", "provision", "review", "status"] as const;
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 let modelsDir: string;
@@ -75,6 +75,7 @@ describe("a missing model", () => {
     ["onboard", ["--model", "cel-1", "--dry-run"]],
     ["prepare", ["--model", "cel-1"]],
     ["provision", ["--model", "cel-1", "--dry-run"]],
+    ["status", ["--model", "cel-1"]],
   ] as const)("%s suggests the closest names and lists the models", (command, args) => {
     const result = runBin(command, ["--models-dir", modelsDir, ...args]);
     expect(result.status).toBe(2);
