@@ -7,7 +7,7 @@
  * - manager unhealthy: a manager slot's group has had no instance in service for `managerAbsentForSeconds`.
  *   This sees a missing or replaced VM; a gitlab-runner process that hangs on a live VM shows up as
  *   failing jobs or stopped logs instead.
- * - jobs failing: over 15 minutes, failed jobs / finished jobs >= `jobFailureRatio`, computed with metric
+ * - jobs failing: over 15 minutes, system-failed jobs / finished jobs >= `jobFailureRatio`, computed with metric
  *   math from the two metric filters, so the model's ratio is the alarm threshold itself. Windows with
  *   fewer than `jobFailureMinimumJobs` finished jobs count as 0, so one failed job of one does not page.
  * - capacity near max: a worker group has >= ceil(`workersNearMax` x max instances) instances in service.
@@ -30,9 +30,14 @@ import {
 } from "./aws-names";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
-/** gitlab-runner (log_format = "json") logs "Job failed: <reason>" when a job it ran fails. */
-export const JOB_FAILED_PATTERN = '{ $.msg = "Job failed*" }';
-/** ... and "Job succeeded" when one succeeds; both together are the finished jobs. */
+/**
+ * gitlab-runner (log_format = "json") logs "Job failed (system failure): <reason>" when a job fails for
+ * the runner's or the infrastructure's reasons, and "Job failed: <reason>" when the job's own script
+ * failed. Only the first kind pages: a red user pipeline is not a fleet fault (the Google alert leaves
+ * out failure_reason="script_failure" likewise).
+ */
+export const JOB_FAILED_PATTERN = '{ $.msg = "Job failed (system failure)*" }';
+/** ... and "Job succeeded" when one succeeds; succeeded and every failed job together are the finished jobs. */
 export const JOB_FINISHED_PATTERN = '{ ($.msg = "Job succeeded") || ($.msg = "Job failed*") }';
 export const JOBS_FAILED_METRIC = "JobsFailed";
 export const JOBS_FINISHED_METRIC = "JobsFinished";
@@ -73,7 +78,7 @@ export interface FleetMonitoringProps {
    */
   readonly managerAbsentForSeconds?: number;
   /**
-   * Alarm when this share of the jobs finished in 15 minutes failed.
+   * Alarm when this share of the jobs finished in 15 minutes failed for system reasons (not the job's script).
    * @default 0.25
    */
   readonly jobFailureRatio?: number;
@@ -231,7 +236,7 @@ export class FleetMonitoring extends Construct {
     new CloudwatchMetricAlarm(this, `jobs-failing-${shard.name}`, {
       alarmName: jobsFailingAlarmName(props.namePrefix, shard.name),
       alarmDescription:
-        `At least ${this.jobFailureRatio * 100}% of the jobs shard ${shard.name} finished in 15 minutes failed ` +
+        `At least ${this.jobFailureRatio * 100}% of the jobs shard ${shard.name} finished in 15 minutes failed for system reasons ` +
         `(windows with fewer than ${this.jobFailureMinimumJobs} finished jobs are ignored).`,
       comparisonOperator: "GreaterThanOrEqualToThreshold",
       threshold: this.jobFailureRatio,

@@ -47,7 +47,8 @@ export interface FleetingIamProps {
   readonly workerUsername?: string;
   /**
    * The shard's manager Auto Scaling groups: a manager completes (and heartbeats) their termination
-   * lifecycle hook once gitlab-runner has drained.
+   * lifecycle hook once gitlab-runner has drained, and reports its own instance Unhealthy when
+   * gitlab-runner stops answering (lib/render/manager-health.ts).
    * @default []
    */
   readonly managerGroupNames?: string[];
@@ -130,7 +131,7 @@ export class FleetingIam extends Construct {
     const statements: DataAwsIamPolicyDocumentStatement[] = [
       ...this.fleetingStatements(at, props),
       ...this.tokenStatements(at, props),
-      ...(props.managerGroupNames?.length ? [drainStatement(at, props.managerGroupNames)] : []),
+      ...(props.managerGroupNames?.length ? [drainStatement(at, props.managerGroupNames), healthStatement(at, props.managerGroupNames)] : []),
       ...(props.cacheBucketArn ? [cacheStatement(props.cacheBucketArn)] : []),
       ...(props.logGroupName ? [logStatement(at, props.logGroupName)] : []),
       ...(this.sessionManagerAccess ? sessionManagerStatements(at) : []),
@@ -222,6 +223,16 @@ function drainStatement(at: RegionalArnParts, managerGroupNames: string[]): Data
     sid: "CompleteOwnDrainHooks",
     effect: "Allow",
     actions: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
+    resources: managerGroupNames.map((name) => autoscalingGroupArnByName(at, name)),
+  };
+}
+
+/** Reporting a manager Unhealthy so its group replaces it; only the shard's manager groups, never the workers'. */
+function healthStatement(at: RegionalArnParts, managerGroupNames: string[]): DataAwsIamPolicyDocumentStatement {
+  return {
+    sid: "ReportOwnManagerHealth",
+    effect: "Allow",
+    actions: ["autoscaling:SetInstanceHealth"],
     resources: managerGroupNames.map((name) => autoscalingGroupArnByName(at, name)),
   };
 }

@@ -2,6 +2,7 @@
  * Pieces every launch template of the fleet shares: IMDSv2, an encrypted gp3 root volume, a
  * network interface without a public IP (unless asked), base64 user data, and tags.
  */
+import { gzipSync } from "node:zlib";
 import type { Construct } from "constructs";
 import type { AutoscalingGroupTag } from "@cdktf/provider-aws/lib/autoscaling-group";
 import type {
@@ -31,11 +32,21 @@ export const USER_DATA_LIMIT_BYTES = 16 * 1024;
 /** Ubuntu AMIs (the default image) name their root device /dev/sda1. */
 export const UBUNTU_ROOT_DEVICE = "/dev/sda1";
 
+/**
+ * Base64 user data. A script over EC2's 16 KB is gzip-compressed first: cloud-init (Ubuntu's images)
+ * recognises gzip content, uncompresses it and runs the script as if it had been sent plain ("User
+ * data input formats: gzip compressed content"). Scripts that fit are sent plain, so their user data
+ * (and the launch template version) stays what it was.
+ */
 export function encodeUserData(scope: Construct, property: string, script: string): string {
   if (isToken(script)) return script;
-  const bytes = Buffer.byteLength(script, "utf8");
-  if (bytes > USER_DATA_LIMIT_BYTES) fail(scope, property, `${bytes} bytes`, `at most ${USER_DATA_LIMIT_BYTES} bytes (EC2's user data limit)`);
-  return Buffer.from(script, "utf8").toString("base64");
+  const plain = Buffer.from(script, "utf8");
+  if (plain.length <= USER_DATA_LIMIT_BYTES) return plain.toString("base64");
+  const compressed = gzipSync(plain, { level: 9 });
+  if (compressed.length > USER_DATA_LIMIT_BYTES) {
+    fail(scope, property, `${plain.length} bytes, ${compressed.length} gzip-compressed`, `at most ${USER_DATA_LIMIT_BYTES} bytes (EC2's user data limit) once compressed`);
+  }
+  return compressed.toString("base64");
 }
 
 /**

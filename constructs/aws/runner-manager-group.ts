@@ -148,7 +148,8 @@ export class RunnerManagerGroup extends Construct {
       maxSize: 1,
       desiredCapacity: 1,
       vpcZoneIdentifier: props.subnetIds,
-      // The runner reports job failures itself; EC2 status checks catch a dead instance.
+      // EC2 status checks catch a dead instance; the manager's health timer reports a gitlab-runner that
+      // stopped answering on :9252 through SetInstanceHealth (lib/render/manager-health.ts).
       healthCheckType: "EC2",
       healthCheckGracePeriod: this.healthCheckGracePeriod,
       // Pinning the template's latest version makes every template change a group change, which starts the refresh.

@@ -8,6 +8,7 @@ import type { RunnerModel, Shard } from "../model/schema";
 import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, DRAIN_HOOK_NAME, gracefulStopSeconds } from "./graceful-stop";
 import { template } from "./handlebars";
+import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
 import { OPS_AGENT_CONFIG_FILE, renderOpsAgentConfig } from "./ops-agent-config";
 
 /** Heredoc delimiter that wraps config.toml inside the manager script. */
@@ -66,6 +67,10 @@ export interface ManagerScriptContext {
     readonly region: string;
     readonly drainHookName: string;
     readonly drainHeartbeatSeconds: number;
+    readonly healthCheckInterval: string;
+    readonly healthFailureLimit: number;
+    readonly healthProbeTimeoutSeconds: number;
+    readonly healthFailuresFile: string;
     readonly logGroupName: string;
     readonly runnerLogFile: string;
     readonly cloudWatchAgentConfig: string;
@@ -164,6 +169,10 @@ export function managerScriptContext(model: RunnerModel, shard: Shard, slot: num
             region: cloud.region,
             drainHookName: DRAIN_HOOK_NAME,
             drainHeartbeatSeconds: DRAIN_HEARTBEAT_INTERVAL_SECONDS,
+            healthCheckInterval: HEALTH_CHECK_INTERVAL,
+            healthFailureLimit: HEALTH_FAILURE_LIMIT,
+            healthProbeTimeoutSeconds: HEALTH_PROBE_TIMEOUT_SECONDS,
+            healthFailuresFile: HEALTH_FAILURES_FILE,
             logGroupName: logGroupName(model, shard),
             runnerLogFile: RUNNER_LOG_FILE,
             cloudWatchAgentConfig: cloudWatchAgentConfig(model, shard),

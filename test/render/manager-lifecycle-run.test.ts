@@ -11,6 +11,7 @@ import { managerName } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript } from "../../lib/render/manager-files";
 import { DRAIN_HOOK_NAME, gracefulStopSeconds, STOP_MARGIN_SECONDS } from "../../lib/render/graceful-stop";
+import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE } from "../../lib/render/manager-health";
 import { INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { exampleModel } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
@@ -103,7 +104,7 @@ describe("AWS drain on termination", () => {
     expectSucceeded(run);
     expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
     expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["15s"]);
-    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer"]);
+    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer", "runner-fleet-health.timer"]);
   });
 
   it("does nothing while the instance is in service", () => {
@@ -146,6 +147,66 @@ describe("AWS drain on termination", () => {
     expect(callsOf(run, "curl")).toHaveLength(1);
     expect(callsOf(run, "systemctl")).toEqual([]);
     expect(callsOf(run, "aws")).toEqual([]);
+  });
+});
+
+describe("AWS manager health timer", () => {
+  const model: RunnerModel = exampleModel("cell-2");
+  const shard = model.shards[0];
+  const script = renderManagerStartupScript(model, shard, 0);
+  const withAwsCli = () => sandbox.addStub("aws");
+  const healthCheck = (env: Record<string, string> = {}) => sandbox.run(script, { STUB_LIFECYCLE_STATE: "InService", ...env }, ["health"]);
+  const setHealthCalls = (run: ScriptRun) => callsOf(run, "aws").filter((args) => args[1] === "set-instance-health");
+
+  it("is installed every 30 s with the other timers", () => {
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+
+    expectSucceeded(run);
+    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-health.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} health`]);
+    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-health.timer")).get("OnUnitActiveSec")).toEqual([HEALTH_CHECK_INTERVAL]);
+    expect(callsOf(run, "systemctl")).toContainEqual(expect.arrayContaining(["enable", "--now", "runner-fleet-health.timer"]));
+  });
+
+  it("leaves a runner that answers on :9252 alone, and forgets earlier failures", () => {
+    withAwsCli();
+    expectSucceeded(healthCheck());
+    expect(sandbox.exists(HEALTH_FAILURES_FILE.slice(1))).toBe(true);
+
+    const run = healthCheck({ STUB_METRICS_UP: "1" });
+
+    expectSucceeded(run);
+    expect(sandbox.exists(HEALTH_FAILURES_FILE.slice(1))).toBe(false);
+    expect(callsOf(run, "aws")).toEqual([]);
+  });
+
+  it(`reports the instance Unhealthy to its Auto Scaling group after ${HEALTH_FAILURE_LIMIT} failed probes in a row, not before`, () => {
+    withAwsCli();
+    for (let probe = 1; probe < HEALTH_FAILURE_LIMIT; probe++) {
+      const run = healthCheck();
+      expectSucceeded(run);
+      expect(run.stderr).toContain(`did not answer on :9252 (${probe}/${HEALTH_FAILURE_LIMIT})`);
+      expect(setHealthCalls(run)).toEqual([]);
+    }
+
+    const run = healthCheck();
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain(`reporting this instance Unhealthy to ${managerName(model, shard, 0)}`);
+    expect(setHealthCalls(run)).toEqual([
+      ["autoscaling", "set-instance-health", "--region", "eu-west-1", "--instance-id", "i-0123456789abcdef0", "--health-status", "Unhealthy"],
+    ]);
+    const probes = callsOf(run, "curl").filter((args) => args.some((arg) => arg.includes(":9252/")));
+    expect(probes).toEqual([expect.arrayContaining(["--max-time", "http://127.0.0.1:9252/metrics"])]);
+  });
+
+  it.each(["Pending", "Warmed:Running", "Standby", "Terminated"])("judges nothing while the instance is %s (starting, parked or draining)", (state) => {
+    withAwsCli();
+    for (let probe = 0; probe < HEALTH_FAILURE_LIMIT + 1; probe++) {
+      const run = healthCheck({ STUB_LIFECYCLE_STATE: state });
+      expectSucceeded(run);
+      expect(callsOf(run, "aws")).toEqual([]);
+    }
+    expect(sandbox.exists(HEALTH_FAILURES_FILE.slice(1))).toBe(false);
   });
 });
 

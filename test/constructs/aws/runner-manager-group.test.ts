@@ -2,6 +2,8 @@ import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { RunnerManagerGroup, type RunnerManagerGroupProps } from "../../../constructs/aws/runner-manager-group";
 import { SLOT_METADATA_KEY } from "../../../lib/model/names";
+import { randomBytes } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { awsTestStack, decodeUserData, expectNoTokenShapedStrings, resourcesOf, synthJson } from "./support";
 
 const SUBNETS = ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"];
@@ -133,8 +135,18 @@ describe("RunnerManagerGroup", () => {
       expect(() => synthManager({ subnetIds: [] })).toThrow("manager-1: subnetIds is []; expected at least one subnet id.");
     });
 
-    test("fails when the user data is over EC2's 16 KB", () => {
-      expect(() => synthManager({ userData: "#".repeat(16 * 1024 + 1) })).toThrow(/userData is "16385 bytes"; expected at most 16384 bytes/);
+    test("sends user data over EC2's 16 KB gzip-compressed, which cloud-init uncompresses", () => {
+      const script = `#!/bin/bash\n${"echo compressible\n".repeat(2000)}`;
+      const { template } = synthManager({ userData: script });
+      const bytes = Buffer.from(template.user_data, "base64");
+      expect(bytes.length).toBeLessThanOrEqual(16 * 1024);
+      expect(bytes.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+      expect(gunzipSync(bytes).toString("utf8")).toBe(script);
+    });
+
+    test("fails when the user data is over EC2's 16 KB even compressed", () => {
+      const incompressible = randomBytes(24 * 1024).toString("base64");
+      expect(() => synthManager({ userData: incompressible })).toThrow(/userData is "32768 bytes, \d+ gzip-compressed"; expected at most 16384 bytes/);
     });
 
     test("fails when the hop limit is 3", () => {

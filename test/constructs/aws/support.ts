@@ -1,4 +1,5 @@
 /** A stack with an AWS provider for construct tests, and readers of the synthesized JSON. */
+import { gunzipSync } from "node:zlib";
 import { Testing, TerraformStack } from "cdktf";
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 
@@ -65,7 +66,9 @@ export function warningsUnder(scope: import("constructs").IConstruct): string[] 
     .map((entry) => String(entry.data));
 }
 
-/** Decodes launch template user data. */
+/** Decodes launch template user data, uncompressing it (as cloud-init does) when it is gzip content. */
 export function decodeUserData(base64: string): string {
-  return Buffer.from(base64, "base64").toString("utf8");
+  const bytes = Buffer.from(base64, "base64");
+  const isGzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
+  return (isGzip ? gunzipSync(bytes) : bytes).toString("utf8");
 }

@@ -87,6 +87,8 @@ case "$name" in
         printf '%s\n' "printf 'google-cloud-ops-agent 2.50.0\\n' >>'$installed'" >"$output"
         ;;
       *amazon-cloudwatch-agent.deb) : >"$output" ;;
+      # The runner's metrics listener answers only while STUB_METRICS_UP is set.
+      http://127.0.0.1:9252/metrics) [[ -n ${STUB_METRICS_UP:-} ]] || exit 7 ;;
       http://169.254.169.254/latest/api/token)
         [[ -z ${STUB_IMDS_DOWN:-} ]] || exit 7
         printf 'imds-session-%s' "$$" >"$STUB_STATE/imds-session"

@@ -1,0 +1,71 @@
+/**
+ * AWS manager health and paging: the managers may report their own groups' instances Unhealthy (and no
+ * other group's), and the job-failure alarm counts system failures only, never a job's own script failing.
+ */
+import { AwsCellFleet } from "../../../constructs/aws/aws-cell-fleet";
+import { JOB_FAILED_PATTERN, JOB_FINISHED_PATTERN } from "../../../constructs/aws/fleet-monitoring";
+import { managerName, workerGroupName } from "../../../lib/model/names";
+import { exampleModel, modelWith } from "../../support/models";
+import { awsTestStack, resourcesOf, synthJson, type Json } from "./support";
+
+/**
+ * CloudWatch Logs JSON filter terms of the form `$.msg = "text"` and `$.msg = "prefix*"` (a trailing `*`
+ * is a wildcard), joined with `||`: the subset of the filter syntax the fleet's patterns use.
+ */
+function matchesFilter(pattern: string, event: Record<string, unknown>): boolean {
+  const terms = [...pattern.matchAll(/\$\.(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"/g)];
+  expect(terms.length).toBeGreaterThan(0);
+  return terms.some(([, field, value]) => {
+    const actual = event[field];
+    if (typeof actual !== "string") return false;
+    return value.endsWith("*") ? actual.startsWith(value.slice(0, -1)) : actual === value;
+  });
+}
+
+/** gitlab-runner's JSON log lines when a job ends. */
+const SCRIPT_FAILURE = { level: "warning", msg: "Job failed: exit code 1", job: 41 };
+const SYSTEM_FAILURE = { level: "warning", msg: "Job failed (system failure): prepare environment: dial tcp 10.0.1.7:22: i/o timeout", job: 42 };
+const SUCCESS = { level: "info", msg: "Job succeeded", job: 43 };
+
+describe("AWS job failure alarm", () => {
+  test("counts a system failure as failed, and not a job whose script failed", () => {
+    expect(matchesFilter(JOB_FAILED_PATTERN, SYSTEM_FAILURE)).toBe(true);
+    expect(matchesFilter(JOB_FAILED_PATTERN, SCRIPT_FAILURE)).toBe(false);
+    expect(matchesFilter(JOB_FAILED_PATTERN, SUCCESS)).toBe(false);
+  });
+
+  test("still counts every job that ended, whatever its outcome, as finished", () => {
+    for (const event of [SCRIPT_FAILURE, SYSTEM_FAILURE, SUCCESS]) expect(matchesFilter(JOB_FINISHED_PATTERN, event)).toBe(true);
+  });
+
+  test("the synthesized metric filter uses the system-failure pattern", () => {
+    const stack = awsTestStack();
+    new AwsCellFleet(stack, "fleet", { model: exampleModel("cell-2") });
+    const filters = Object.values(resourcesOf(synthJson(stack).json, "aws_cloudwatch_log_metric_filter"));
+    const failed = filters.filter((filter) => filter.metric_transformation.name === "JobsFailed");
+    expect(failed.length).toBe(1);
+    expect(failed.map((filter) => filter.pattern)).toEqual([JOB_FAILED_PATTERN]);
+  });
+});
+
+describe("AWS manager health", () => {
+  test("the managers' role may set instance health on its own shard's manager groups only", () => {
+    const model = modelWith("cell-2", (draft) => {
+      draft.shards.push({ ...structuredClone(draft.shards[0]), name: "other" });
+    });
+    const stack = awsTestStack();
+    new AwsCellFleet(stack, "fleet", { model });
+    const json = synthJson(stack).json;
+    const statements = Object.values(json.data.aws_iam_policy_document as Record<string, Json>).flatMap((doc) => doc.statement);
+    const health = statements.filter((statement: Json) => statement.actions.includes("autoscaling:SetInstanceHealth"));
+    expect(health).toHaveLength(model.shards.length);
+    for (const shard of model.shards) {
+      const own = Array.from({ length: shard.managers.count }, (_, slot) => managerName(model, shard, slot));
+      const statement = health.find((candidate: Json) => candidate.resources.some((arn: string) => arn.endsWith(`/${own[0]}`)));
+      expect(statement.actions).toEqual(["autoscaling:SetInstanceHealth"]);
+      expect(statement.resources).toEqual(own.map((name) => expect.stringMatching(new RegExp(`:autoScalingGroup:\\*:autoScalingGroupName/${name}$`))));
+      const workers = Array.from({ length: shard.managers.count }, (_, slot) => workerGroupName(model, shard, slot));
+      for (const name of workers) expect(statement.resources.join(" ")).not.toContain(name);
+    }
+  });
+});
