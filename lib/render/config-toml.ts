@@ -18,6 +18,14 @@ import { template } from "./handlebars";
 export const RUNNER_TOKEN_PLACEHOLDER = "__RUNNER_TOKEN__";
 
 /**
+ * The one line of each [[runners]] entry that carries the token, exactly as the template
+ * renders it. The startup script replaces this whole line and nothing else: a model value
+ * is always inside a one-line TOML string on its own key's line, so it can never form this
+ * line, and a value that merely contains the placeholder text is left as it is.
+ */
+export const RUNNER_TOKEN_LINE = `  token = "${RUNNER_TOKEN_PLACEHOLDER}"`;
+
+/**
  * Fleeting plugins, by OCI reference with a version constraint (default registry
  * registry.gitlab.com, repository gitlab-org/fleeting/plugins). The major version is
  * pinned so a breaking plugin release never lands on a reboot; `gitlab-runner fleeting

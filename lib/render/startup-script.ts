@@ -5,7 +5,7 @@
  */
 import { logGroupName, managerName, RUNNER_METRICS_PORT, secretLocation } from "../model/names";
 import type { RunnerModel, Shard } from "../model/schema";
-import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, WORKER_READY_FILE } from "./config-toml";
+import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, DRAIN_HOOK_NAME, gracefulStopSeconds } from "./graceful-stop";
 import { template } from "./handlebars";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
@@ -54,7 +54,7 @@ export interface ManagerScriptContext {
   readonly runnerPackageVersion: string;
   readonly configToml: string;
   readonly configHeredocDelimiter: string;
-  readonly tokenPlaceholder: string;
+  readonly tokenLine: string;
   readonly fleetingPlugin: string;
   readonly fleetingPluginDir: string;
   readonly metricsPort: number;
@@ -138,8 +138,14 @@ function cloudWatchAgentConfig(model: RunnerModel, shard: Shard): string {
 export function managerScriptContext(model: RunnerModel, shard: Shard, slot: number): ManagerScriptContext {
   assertSlot(shard, slot);
   const configToml = renderConfigToml(model, shard, slot).replace(/\n+$/, "");
-  if (configToml.split("\n").includes(CONFIG_HEREDOC_DELIMITER)) {
+  const configLines = configToml.split("\n");
+  if (configLines.includes(CONFIG_HEREDOC_DELIMITER)) {
     throw new Error(`config.toml contains the line ${CONFIG_HEREDOC_DELIMITER}, which would end its heredoc early`);
+  }
+  const tokenLines = configLines.filter((line) => line === RUNNER_TOKEN_LINE).length;
+  const runnerEntries = configLines.filter((line) => line === "[[runners]]").length;
+  if (tokenLines !== runnerEntries) {
+    throw new Error(`config.toml has ${tokenLines} token line(s) for ${runnerEntries} [[runners]] entr(ies); the startup script writes the token into exactly one per entry`);
   }
   const { cloud } = model;
   return {
@@ -152,7 +158,7 @@ export function managerScriptContext(model: RunnerModel, shard: Shard, slot: num
     runnerPackageVersion: `${shard.managers.runner_version}-1`,
     configToml,
     configHeredocDelimiter: CONFIG_HEREDOC_DELIMITER,
-    tokenPlaceholder: RUNNER_TOKEN_PLACEHOLDER,
+    tokenLine: RUNNER_TOKEN_LINE,
     fleetingPlugin: FLEETING_PLUGINS[cloud.provider],
     fleetingPluginDir: FLEETING_PLUGIN_DIR,
     metricsPort: RUNNER_METRICS_PORT,
