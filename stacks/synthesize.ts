@@ -4,9 +4,10 @@
  * - rendered/<shard>/...: each manager's config.toml and startup script, token-free;
  * - resource-shards.json: which shard each resource address belongs to.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";
+import { ensureOutputDirectory } from "../lib/cli/output-directory";
 import type { LoadedModel } from "../lib/model/load";
 import { renderedFilesForCell } from "../lib/render/rendered-files";
 import { CellStack } from "./cell-stack";
@@ -29,7 +30,7 @@ export interface SynthesizeOptions {
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
   // Stack traces on every construct cost more than the rest of synth; nobody reads them here.
   const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
-  mkdirSync(outdir, { recursive: true });
+  ensureOutputDirectory(outdir, "the synthesis output directory");
   const app = new App({ outdir, stackTraces: false });
   const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir }) }));
   app.synth();
@@ -39,8 +40,11 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
     const stackJsonFile = join(stackDir, "cdk.tf.json");
     const stackJson = JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson;
     writeFileSync(join(stackDir, "resource-shards.json"), `${JSON.stringify(resourceShards(stackJson), null, 2)}\n`);
+    // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
+    const renderedDir = join(stackDir, "rendered");
+    rmSync(renderedDir, { recursive: true, force: true });
     for (const file of renderedFilesForCell(loaded.model)) {
-      const path = join(stackDir, "rendered", file.path);
+      const path = join(renderedDir, file.path);
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, file.content);
     }
