@@ -12,6 +12,7 @@ import { GoogleCellFleet } from "../constructs/google/google-cell-fleet";
 import { shardLabels, stackName } from "../lib/model/names";
 import type { RunnerModel } from "../lib/model/schema";
 import { configureBackend } from "./backend";
+import { escapeLiteralTextIn } from "./literal-text";
 
 export interface CellStackProps {
   readonly model: RunnerModel;
@@ -25,6 +26,8 @@ export class CellStack extends TerraformStack {
   constructor(scope: Construct, props: CellStackProps) {
     super(scope, stackName(props.model));
     this.model = props.model;
+    // Terraform reads every JSON string as a template: scripts and model values must stay literal.
+    escapeLiteralTextIn(this);
     const { model } = props;
     configureBackend(this, model, { workDir: props.workDir });
 

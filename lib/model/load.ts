@@ -14,6 +14,7 @@ import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } 
 import { discriminatorValuesAt, knownKeysAt, suggestKey } from "./known-keys";
 import { readModelFileBytes } from "./read-model-file";
 import { runnerModelSchema, type RunnerModel } from "./schema";
+import { tokenMarkerFindings } from "./token-markers";
 
 export interface LoadedModel {
   /** The path the model was read from, as given. */
@@ -84,9 +85,10 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
   const data = converted.data;
   const parsed = runnerModelSchema.safeParse(data);
   const locate = (path: ModelPath, preferKey = false) => locateNode(doc, path, preferKey, at);
+  const markerIssues = tokenMarkerFindings(data).map((finding): ModelIssue => ({ ...finding, file, ...locate(finding.path) }));
   if (!parsed.success) {
     const issues = parsed.error.issues.flatMap((issue) => zodIssueToModelIssues(issue, data, file, locate));
-    throw new ModelValidationError(file, sortByPosition(issues));
+    throw new ModelValidationError(file, sortByPosition([...issues, ...markerIssues]));
   }
 
   const nameFinding =
@@ -97,7 +99,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
     const { line, column } = locate(finding.path);
     return { ...finding, file, line, column };
   });
-  const errors = findings.filter((finding) => finding.severity === "error");
+  const errors = [...markerIssues, ...findings.filter((finding) => finding.severity === "error")];
   if (errors.length > 0) throw new ModelValidationError(file, sortByPosition(errors));
   return { file, model: parsed.data, warnings: sortByPosition(findings) };
 }

@@ -1,0 +1,90 @@
+/**
+ * Plans a synthesized AWS stack with the real provider and no network, in a temporary
+ * copy of the stack directory:
+ * - an override file (`*_override.tf.json`, merged by Terraform over the stack) relaxes
+ *   the provider pin to the mirrored version, switches to a local backend, and makes the
+ *   provider skip every call that needs AWS (credentials, account id, metadata API);
+ * - the project's own EngineDriver runs `init`, `plan -out` and `show -json`; `validate`
+ *   runs in between.
+ * The lock file is computed once per provider binary (hashing it takes seconds) and
+ * copied into every later workspace, so their `init` only links the mirrored provider.
+ */
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EngineDriver } from "../../../lib/terraform/engine";
+import type { PlanJson } from "../../../lib/review/plan-json";
+import { RESOURCE_SHARDS_FILE, STACK_JSON_FILE } from "../../../lib/review/stack-files";
+import type { AwsProvider } from "./aws-provider";
+import { isolatedEnv, terraform, terraformBinary } from "./terraform-cli";
+
+export const OFFLINE_OVERRIDE_FILE = "runner_fleet_offline_override.tf.json";
+const LOCK_FILE = ".terraform.lock.hcl";
+
+/** The override that lets the real provider plan without AWS. */
+export function offlineOverride(provider: AwsProvider): Record<string, unknown> {
+  return {
+    terraform: {
+      backend: { local: { path: "terraform.tfstate" } },
+      required_providers: { aws: { source: "hashicorp/aws", version: provider.version } },
+    },
+    provider: {
+      aws: [
+        {
+          skip_credentials_validation: true,
+          skip_requesting_account_id: true,
+          skip_metadata_api_check: true,
+          access_key: "AKIAIOSFODNN7EXAMPLE",
+          secret_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+          // Checking it needs the account id, which is never requested.
+          allowed_account_ids: null,
+        },
+      ],
+    },
+  };
+}
+
+export interface OfflinePlan {
+  /** The temporary stack directory (removed by `dispose`). */
+  readonly dir: string;
+  readonly plan: PlanJson;
+  readonly validateOutput: string;
+  dispose(): void;
+}
+
+export async function planAwsStackOffline(stackDir: string, provider: AwsProvider): Promise<OfflinePlan> {
+  const dir = mkdtempSync(join(tmpdir(), "runner-fleet-aws-plan-"));
+  try {
+    for (const file of [STACK_JSON_FILE, RESOURCE_SHARDS_FILE]) copyFileSync(join(stackDir, file), join(dir, file));
+    writeFileSync(join(dir, OFFLINE_OVERRIDE_FILE), JSON.stringify(offlineOverride(provider), null, 2));
+    const env = isolatedEnv({ TF_CLI_CONFIG_FILE: provider.cliConfigFile });
+    const sharedLock = sharedLockFile(provider);
+    if (existsSync(sharedLock)) copyFileSync(sharedLock, join(dir, LOCK_FILE));
+
+    const driver = new EngineDriver({ engine: "terraform", executable: terraformBinary(), cwd: dir, env, color: false });
+    await driver.init();
+    if (!existsSync(sharedLock)) keepLockFile(join(dir, LOCK_FILE), sharedLock);
+    const validate = await terraform(["validate", "-no-color"], dir, env);
+    const planned = await driver.plan({ out: "offline.tfplan" });
+    const plan = await driver.showPlanJson(planned.planFile);
+    return { dir, plan, validateOutput: validate.stdout, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Keyed by the binary's path, size and time, so a replaced binary gets a fresh lock. */
+function sharedLockFile(provider: AwsProvider): string {
+  const { size, mtimeMs } = statSync(provider.binary);
+  const key = createHash("sha256").update(`${provider.binary}:${size}:${mtimeMs}`).digest("hex").slice(0, 16);
+  return join(tmpdir(), `runner-fleet-aws-${provider.version}-${key}.lock.hcl`);
+}
+
+/** Atomically, so a parallel test worker never copies half a file. */
+function keepLockFile(from: string, to: string): void {
+  const partial = `${to}.${process.pid}.partial`;
+  copyFileSync(from, partial);
+  renameSync(partial, to);
+}

@@ -1,0 +1,34 @@
+/**
+ * The real-engine check of a Google Cloud stack: the stack with terraform_data
+ * stand-ins for the Google provider (provider-stand-ins.ts), validated and planned by
+ * the real `terraform`, whose built-in provider needs no download and no network.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parsePlanJson, type PlanJson } from "../../../lib/review/plan-json";
+import { googleSchemaHasAttribute } from "./google-schema";
+import { withProviderStandIns, type StandInStack } from "./provider-stand-ins";
+import { isolatedEnv, terraform } from "./terraform-cli";
+
+export interface GoogleCheck {
+  readonly standIns: StandInStack;
+  /** `terraform show -json` of the stand-in plan. */
+  readonly plan: PlanJson;
+}
+
+export async function checkGoogleStack(stackJson: Record<string, unknown>): Promise<GoogleCheck> {
+  const standIns = withProviderStandIns(stackJson, "google", googleSchemaHasAttribute);
+  const dir = mkdtempSync(join(tmpdir(), "runner-fleet-google-check-"));
+  try {
+    writeFileSync(join(dir, "stack.tf.json"), JSON.stringify(standIns.json, null, 2));
+    const env = isolatedEnv();
+    await terraform(["init", "-input=false", "-no-color"], dir, env);
+    await terraform(["validate", "-no-color"], dir, env);
+    await terraform(["plan", "-input=false", "-no-color", "-out=stand-ins.tfplan"], dir, env);
+    const shown = await terraform(["show", "-json", "stand-ins.tfplan"], dir, env);
+    return { standIns, plan: parsePlanJson(shown.stdout) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
