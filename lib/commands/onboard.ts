@@ -11,6 +11,7 @@ import { createGitLabClient } from "../gitlab/client";
 import { reconcileShard, type ReconcileMode, type ShardOutcome } from "../gitlab/reconcile";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../gitlab/retry";
 import { desiredRunner } from "../gitlab/runner-spec";
+import { DEFAULT_STALE_AFTER, formatPruneReport, parseStaleAfter, pruneCell, type PruneReport } from "../gitlab/prune";
 import { collectShardStatus, formatStatusTable, type ShardStatus } from "../gitlab/status";
 import { parseGoDurationSeconds } from "../model/duration";
 import { loadModelFile } from "../model/load";
@@ -33,6 +34,10 @@ export interface OnboardOptions {
   readonly rotate?: boolean;
   readonly remove?: boolean;
   readonly status?: boolean;
+  /** Delete runners of removed shards and stale managers (with dryRun: list them). */
+  readonly prune?: boolean;
+  /** With prune: managers not seen for this long are stale ("7d", "36h"). @default 1d */
+  readonly staleAfter?: string;
   /** With status: exit 1 unless every shard has an online manager. */
   readonly requireOnline?: boolean;
   /** Limit to these shard names. */
@@ -57,7 +62,7 @@ export interface OnboardOptions {
   readonly onSecret?: (value: string) => void;
 }
 
-export type OnboardMode = ReconcileMode | "status";
+export type OnboardMode = ReconcileMode | "status" | "prune";
 
 export interface OnboardResult {
   readonly ok: boolean;
@@ -71,6 +76,8 @@ export interface OnboardResult {
   readonly shards: readonly ShardOutcome[];
   /** Per shard, for --status. */
   readonly status?: readonly ShardStatus[];
+  /** For --prune: what was (or would be) deleted. */
+  readonly prune?: PruneReport;
   /** Why the run failed, one line each. */
   readonly problems: readonly string[];
   readonly notices: readonly string[];
@@ -80,6 +87,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const env = options.env ?? process.env;
   const { model, file } = loadModel(options);
   const mode = chooseMode(options);
+  const staleAfterMs = mode === "prune" ? parseStaleAfter(options.staleAfter ?? DEFAULT_STALE_AFTER) : 0;
   const shards = selectShards(model, options.shards ?? []);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
@@ -104,7 +112,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const head = { mode, dryRun, model: file, cell: model.cell.id, gitlabUrl: model.gitlab.url };
 
   if (!adminToken) {
-    if (mode !== "status" && dryRun) {
+    if (mode !== "status" && mode !== "prune" && dryRun) {
       // No credentials: say what onboarding would look at, and touch nothing.
       const notice = `$${tokenEnv} is not set: GitLab was not queried; every shard is reconciled when onboard runs with a token`;
       log(`warning: ${notice}`);
@@ -147,6 +155,13 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const limit = pLimit(concurrency);
   // Once GitLab is out of reach, shards not yet started are not attempted (the run stays bounded in time).
   let unreachable: string | undefined;
+
+  if (mode === "prune") {
+    const prune = await pruneCell({ model, client, store, dryRun, readSecrets, rememberSecret, staleAfterMs, now: clock.now, concurrency, log });
+    const cleaned: PruneReport = JSON.parse(redact(JSON.stringify(prune))) as PruneReport;
+    const exitCode = cleaned.problems.length > 0 ? 1 : 0;
+    return { ...head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: cleaned.notices };
+  }
 
   if (mode === "status") {
     const status = await Promise.all(
@@ -195,10 +210,12 @@ function loadModel(options: OnboardOptions): { model: RunnerModel; file: string 
 }
 
 function chooseMode(options: OnboardOptions): OnboardMode {
-  const chosen = (["rotate", "remove", "status"] as const).filter((flag) => options[flag]);
-  if (chosen.length > 1) throw new UserInputError(`choose one of --rotate, --remove and --status, received ${chosen.map((flag) => `--${flag}`).join(" and ")}`);
+  const chosen = (["rotate", "remove", "status", "prune"] as const).filter((flag) => options[flag]);
+  if (chosen.length > 1) throw new UserInputError(`choose one of --rotate, --remove, --status and --prune, received ${chosen.map((flag) => `--${flag}`).join(" and ")}`);
   if (options.requireOnline && !options.status) throw new UserInputError("--require-online goes with --status");
-  return chosen[0] === "rotate" ? "rotate" : chosen[0] === "remove" ? "remove" : chosen[0] === "status" ? "status" : "reconcile";
+  if (options.staleAfter !== undefined && !options.prune) throw new UserInputError("--stale-after goes with --prune");
+  if (options.prune && options.shards && options.shards.length > 0) throw new UserInputError("--prune works on the whole cell: leave out --shard");
+  return chosen[0] ?? "reconcile";
 }
 
 function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
@@ -232,7 +249,9 @@ const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: strin
 
 export function formatOnboardReport(result: OnboardResult): string {
   const lines: string[] = [`cell ${result.cell} on ${result.gitlabUrl}${result.dryRun ? " (dry run: nothing was changed)" : ""}`];
-  if (result.status) {
+  if (result.prune) {
+    lines.push(...formatPruneReport(result.prune));
+  } else if (result.status) {
     lines.push(formatStatusTable(result.status).trimEnd());
   } else {
     const width = Math.max(...result.shards.map((outcome) => outcome.shard.length), 5);
@@ -263,6 +282,8 @@ export function onboardCommand(): Command {
     .option("--remove", "delete the shards' runners from GitLab and their secrets")
     .option("--status", "show each shard's runner and its managers")
     .option("--require-online", "with --status: exit 1 unless every shard has an online manager")
+    .option("--prune", "delete runners that carry this cell's marker but belong to no shard of the model, and stale runner managers, with their secrets (with --dry-run: list them)")
+    .addOption(withDefault(new Option("--stale-after <duration>", 'with --prune: a manager not seen for this long is stale, e.g. "7d", "36h" (at least 2h)'), DEFAULT_STALE_AFTER))
     .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once"), String(DEFAULT_CONCURRENCY)))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
     .addOption(jsonOption())
@@ -280,6 +301,8 @@ export function onboardCommand(): Command {
         rotate: Boolean(flags.rotate),
         remove: Boolean(flags.remove),
         status: Boolean(flags.status),
+        prune: Boolean(flags.prune),
+        staleAfter: flags.staleAfter as string | undefined,
         requireOnline: Boolean(flags.requireOnline),
         concurrency,
         retryTimeout: flags.retryTimeout as string | undefined,

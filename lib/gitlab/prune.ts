@@ -1,0 +1,249 @@
+/**
+ * `onboard --prune`: what a cell leaves behind in GitLab over the years.
+ * - Runners that carry this cell's marker (see ./runner-spec.ts) for a shard the model
+ *   no longer has (removed or renamed): deleted, with their secret when it is theirs.
+ * - Runner managers of the cell's shards not seen for longer than a threshold (replaced
+ *   VMs): deleted with DELETE /runners/managers, which needs the runner's own token and
+ *   the manager's system_id. GitLab itself deletes managers stale for 7 days
+ *   (Ci::Runners::StaleMachinesCleanupCronWorker); a shorter threshold clears them after
+ *   a roll. A deleted manager that is in fact alive comes back on its next contact.
+ * Only runners whose marker names exactly this cell are touched: a runner without the
+ * marker, or with another cell's (cell-10 next to cell-1), is never deleted.
+ */
+import pLimit from "p-limit";
+import { OperationalError, UserInputError } from "../errors";
+import { relativeTime } from "../fleet/relative-time";
+import { parseGoDurationSeconds } from "../model/duration";
+import type { RunnerModel, Shard } from "../model/schema";
+import type { SecretStore } from "../secrets/store";
+import type { GitLabClient, RunnerDetails, RunnerManager, RunnerScope, RunnerSummary, RunnerTypeName } from "./client";
+import { GitLabApiError } from "./errors";
+import { locateRunner } from "./locate-runner";
+import { desiredRunner } from "./runner-spec";
+import { TOKEN_CHECK_SYSTEM_ID } from "./verify-token";
+
+/** Managers are "online" in GitLab when seen within 2 hours; a shorter threshold would delete live ones. */
+export const MIN_STALE_AFTER_MS = 2 * 3600_000;
+export const DEFAULT_STALE_AFTER = "1d";
+
+const MARKER = /\[runner-fleet cell=([^\s\]]+) shard=([^\s\]]+)\]/;
+
+/** The cell and shard a runner's marker names, if it has one. */
+export function readRunnerMarker(runner: Pick<RunnerDetails, "maintenance_note" | "description">): { cell: string; shard: string } | undefined {
+  const match = runner.maintenance_note?.match(MARKER) ?? runner.description?.match(MARKER);
+  return match ? { cell: match[1], shard: match[2] } : undefined;
+}
+
+/** --stale-after: a Go duration ("36h") or whole days ("7d"); at least 2h. */
+export function parseStaleAfter(value: string): number {
+  const text = value.trim();
+  const days = text.match(/^(\d+)d$/);
+  const seconds = days ? Number(days[1]) * 86_400 : parseGoDurationSeconds(text);
+  if (seconds === undefined) throw new UserInputError(`--stale-after must be a duration such as "7d", "36h" or "90m", received ${JSON.stringify(value)}`);
+  if (seconds * 1000 < MIN_STALE_AFTER_MS) {
+    throw new UserInputError(`--stale-after must be at least 2h (GitLab counts a manager as online for 2 hours after its last contact), received ${JSON.stringify(value)}`);
+  }
+  return seconds * 1000;
+}
+
+export interface OrphanRunner {
+  readonly runnerId: number;
+  /** The shard its marker names, which the model does not have. */
+  readonly shard: string;
+  readonly description: string | null;
+  readonly status: string;
+  readonly deleted: boolean;
+  /** The secret stored under the removed shard's name, when it holds this runner's token. */
+  readonly secret?: string;
+  readonly secretRemoved: boolean;
+  readonly notes: readonly string[];
+  readonly error?: string;
+}
+
+export interface StaleManager {
+  readonly shard: string;
+  readonly runnerId: number;
+  readonly systemId: string;
+  readonly status: string;
+  readonly contactedAt: string | null;
+  readonly lastContact: string;
+  readonly reason: string;
+  readonly deleted: boolean;
+  readonly error?: string;
+}
+
+export interface PruneReport {
+  readonly dryRun: boolean;
+  readonly staleAfterMs: number;
+  /** Which runner listings were searched for the cell's marker. */
+  readonly searched: string;
+  readonly runners: readonly OrphanRunner[];
+  readonly managers: readonly StaleManager[];
+  readonly problems: readonly string[];
+  readonly notices: readonly string[];
+}
+
+export interface PruneContext {
+  readonly model: RunnerModel;
+  readonly client: GitLabClient;
+  readonly store: SecretStore;
+  readonly dryRun: boolean;
+  /** False in a dry run whose store needs cloud credentials. */
+  readonly readSecrets: boolean;
+  readonly rememberSecret: (token: string) => void;
+  readonly staleAfterMs: number;
+  readonly now: () => number;
+  readonly concurrency: number;
+  readonly log: (line: string) => void;
+}
+
+export async function pruneCell(ctx: PruneContext): Promise<PruneReport> {
+  const problems: string[] = [];
+  const notices: string[] = [];
+  const { runners: listed, searched } = await listCandidates(ctx, notices);
+  const runners = await pruneOrphans(ctx, listed, problems);
+  const managers: StaleManager[] = [];
+  for (const shard of ctx.model.shards) managers.push(...(await pruneStaleManagers(ctx, shard, problems)));
+  return { dryRun: ctx.dryRun, staleAfterMs: ctx.staleAfterMs, searched, runners, managers, problems, notices };
+}
+
+const TYPES: readonly RunnerTypeName[] = ["instance_type", "group_type", "project_type"];
+
+/**
+ * Every runner that could carry the marker. An administrator's token lists all runners of
+ * the instance; an Owner's only those of the groups and projects the model names.
+ */
+async function listCandidates(ctx: PruneContext, notices: string[]): Promise<{ runners: RunnerSummary[]; searched: string }> {
+  const byId = new Map<number, RunnerSummary>();
+  const add = (runners: readonly RunnerSummary[]) => runners.forEach((runner) => byId.set(runner.id, runner));
+  try {
+    for (const runnerType of TYPES) add(await ctx.client.listRunners({ runnerType }, `list all ${runnerType} runners to find the ones of removed shards`));
+    return { runners: [...byId.values()], searched: "every runner of the instance" };
+  } catch (error) {
+    if (!(error instanceof GitLabApiError && error.kind === "forbidden")) throw error;
+  }
+  const scopes: RunnerScope[] = [];
+  for (const id of new Set(ctx.model.shards.flatMap((shard) => (shard.group_id === undefined ? [] : [shard.group_id])))) scopes.push({ runnerType: "group_type", groupId: id });
+  for (const id of new Set(ctx.model.shards.flatMap((shard) => (shard.project_id === undefined ? [] : [shard.project_id])))) scopes.push({ runnerType: "project_type", projectId: id });
+  for (const scope of scopes) add(await ctx.client.listRunners(scope, `list the runners of ${scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`}`));
+  const where = scopes.map((scope) => (scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`));
+  notices.push(
+    `the token is not an administrator's: only the runners of ${where.length > 0 ? where.join(", ") : "no group or project"} were searched; instance runners of removed shards need an administrator's token`,
+  );
+  return { runners: [...byId.values()], searched: where.length > 0 ? `the runners of ${where.join(", ")}` : "nothing" };
+}
+
+async function pruneOrphans(ctx: PruneContext, listed: readonly RunnerSummary[], problems: string[]): Promise<OrphanRunner[]> {
+  const shardNames = new Set(ctx.model.shards.map((shard) => shard.name));
+  const limit = pLimit(ctx.concurrency);
+  // The listing carries no maintenance note: read each runner (a cell's GitLab has a bounded number of them).
+  const details = await Promise.all([...listed].sort((a, b) => a.id - b.id).map((runner) => limit(() => ctx.client.getRunner(runner.id, `read runner #${runner.id} to look for the cell's marker`))));
+  const orphans = details.filter((runner): runner is RunnerDetails => {
+    const marker = runner ? readRunnerMarker(runner) : undefined;
+    return marker !== undefined && marker.cell === ctx.model.cell.id && !shardNames.has(marker.shard);
+  });
+  const out: OrphanRunner[] = [];
+  for (const runner of orphans) out.push(await pruneOrphan(ctx, runner, problems));
+  return out;
+}
+
+async function pruneOrphan(ctx: PruneContext, runner: RunnerDetails, problems: string[]): Promise<OrphanRunner> {
+  const shardName = readRunnerMarker(runner)!.shard;
+  // The store names secrets by cell and shard name only (lib/model/names.ts secretLocation), so the removed shard is addressed by name.
+  const removedShard: Shard = { ...ctx.model.shards[0], name: shardName };
+  const head = { runnerId: runner.id, shard: shardName, description: runner.description, status: runner.status };
+  const notes: string[] = [];
+  let ownsSecret = false;
+  try {
+    if (ctx.readSecrets) {
+      const stored = await ctx.store.read(removedShard);
+      if (stored) ctx.rememberSecret(stored.token);
+      ownsSecret = stored !== undefined && stored.runnerId === runner.id;
+      if (stored && !ownsSecret) notes.push(`${ctx.store.describe(removedShard)} holds runner #${stored.runnerId}'s token, not this runner's: left in place`);
+    } else {
+      notes.push(`secret ${ctx.store.describe(removedShard)} not checked (dry run without store credentials)`);
+    }
+    const secret = ownsSecret ? { secret: ctx.store.describe(removedShard) } : {};
+    if (ctx.dryRun) return { ...head, deleted: false, ...secret, secretRemoved: false, notes };
+    ctx.log(`deleting runner #${runner.id} of removed shard ${shardName}`);
+    await ctx.client.deleteRunner(runner.id, `delete runner #${runner.id} of removed shard ${shardName}`);
+    // The secret goes after the runner: a failure in between leaves a token of a deleted runner, never a runner without its token.
+    const secretRemoved = ownsSecret ? await ctx.store.remove(removedShard) : false;
+    return { ...head, deleted: true, ...secret, secretRemoved, notes };
+  } catch (error) {
+    if (!(error instanceof OperationalError)) throw error;
+    problems.push(`runner #${runner.id} of removed shard ${shardName}: ${error.message}`);
+    return { ...head, deleted: false, secretRemoved: false, notes, error: error.message };
+  }
+}
+
+async function pruneStaleManagers(ctx: PruneContext, shard: Shard, problems: string[]): Promise<StaleManager[]> {
+  const nowMs = ctx.now();
+  try {
+    const stored = ctx.readSecrets ? await ctx.store.read(shard) : undefined;
+    if (stored) ctx.rememberSecret(stored.token);
+    const { runner } = await locateRunner(ctx, shard, desiredRunner(ctx.model, shard), stored);
+    if (!runner) return [];
+    const managers = await ctx.client.listRunnerManagers(runner.id, `list the managers of runner #${runner.id} (shard ${shard.name})`);
+    const stale = managers.flatMap((manager) => {
+      const reason = staleReason(manager, nowMs, ctx.staleAfterMs);
+      return reason ? [{ manager, reason }] : [];
+    });
+    const token = stored && stored.runnerId === runner.id ? stored.token : undefined;
+    const out: StaleManager[] = [];
+    for (const { manager, reason } of stale) {
+      const entry = { shard: shard.name, runnerId: runner.id, systemId: manager.system_id, status: manager.status, contactedAt: manager.contacted_at, lastContact: relativeTime(manager.contacted_at, nowMs), reason };
+      if (ctx.dryRun) {
+        out.push({ ...entry, deleted: false });
+      } else if (!token) {
+        const why = `cannot delete manager ${manager.system_id}: GitLab deletes managers only with the runner's own token, and the store holds none for runner #${runner.id} (run onboard for this cell first)`;
+        problems.push(`shard ${shard.name}: ${why}`);
+        out.push({ ...entry, deleted: false, error: why });
+      } else {
+        ctx.log(`deleting manager ${manager.system_id} of shard ${shard.name} (${reason})`);
+        const deleted = await ctx.client.deleteRunnerManager(token, manager.system_id, `delete manager ${manager.system_id} of runner #${runner.id} (shard ${shard.name})`);
+        out.push({ ...entry, deleted: true, ...(deleted ? {} : { reason: `${reason}; already gone` }) });
+      }
+    }
+    return out;
+  } catch (error) {
+    if (!(error instanceof OperationalError)) throw error;
+    problems.push(`shard ${shard.name}: ${error.message}`);
+    return [];
+  }
+}
+
+/** Why a manager counts as stale, or undefined when it does not. */
+export function staleReason(manager: Pick<RunnerManager, "system_id" | "contacted_at" | "created_at">, nowMs: number, staleAfterMs: number): string | undefined {
+  if (manager.system_id === TOKEN_CHECK_SYSTEM_ID) return "left behind by an interrupted token check";
+  if (manager.contacted_at) {
+    const age = nowMs - Date.parse(manager.contacted_at);
+    return age > staleAfterMs ? `not seen for ${relativeTime(manager.contacted_at, nowMs).replace(" ago", "")}` : undefined;
+  }
+  const created = manager.created_at ? Date.parse(manager.created_at) : Number.NaN;
+  if (Number.isNaN(created)) return undefined;
+  return nowMs - created > staleAfterMs ? `never contacted GitLab, registered ${relativeTime(manager.created_at!, nowMs)}` : undefined;
+}
+
+export function formatPruneReport(report: PruneReport): string[] {
+  const lines: string[] = [`  searched ${report.searched} for runners of removed shards; managers not seen for ${formatThreshold(report.staleAfterMs)} count as stale`];
+  if (report.runners.length === 0) lines.push("  no runners of removed shards");
+  for (const runner of report.runners) {
+    const verb = runner.error ? "failed to delete" : runner.deleted ? "deleted" : "would delete";
+    const secret = runner.secret && (!runner.deleted || runner.secretRemoved) ? ` and its secret (${runner.secret})` : "";
+    lines.push(`  ${verb} runner #${runner.runnerId} (${runner.status}) of removed shard ${runner.shard}${secret}`);
+    for (const note of runner.notes) lines.push(`      note: ${note}`);
+    if (runner.error) lines.push(`      error: ${runner.error}`);
+  }
+  if (report.managers.length === 0) lines.push("  no stale managers");
+  for (const manager of report.managers) {
+    const verb = manager.error ? "cannot delete" : manager.deleted ? "deleted" : "would delete";
+    lines.push(`  ${verb} manager ${manager.systemId} of shard ${manager.shard} (runner #${manager.runnerId}): ${manager.reason}`);
+  }
+  return lines;
+}
+
+function formatThreshold(ms: number): string {
+  const hours = ms / 3600_000;
+  return hours % 24 === 0 ? `${hours / 24}d` : `${hours}h`;
+}
