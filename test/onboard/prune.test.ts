@@ -89,6 +89,7 @@ test("deletes the removed shard's runner and its secret, and the stale managers 
   const small = agedManagers();
   const large = runnerOf("cell-1", "large-amd64");
   const neighbours = fleet.models["cell-10"].shards.map((shard) => runnerOf("cell-10", shard.name).id);
+  const before = fake.requests.length;
 
   const result = await prune();
 
@@ -110,6 +111,37 @@ test("deletes the removed shard's runner and its secret, and the stale managers 
   expect(fake.writeCalls().filter((request) => request.method === "DELETE" && request.path.startsWith("/api/v4/runners/") && request.path !== "/api/v4/runners/managers").map((request) => request.path)).toEqual([
     `/api/v4/runners/${large.id}`,
   ]);
+  // An administrator's search covers every runner of the instance, not only the ones the token "owns".
+  expect(fake.requests.slice(before).filter((request) => request.path === "/api/v4/runners/all").map((request) => new URLSearchParams(request.query).get("type"))).toEqual([
+    "instance_type",
+    "group_type",
+    "project_type",
+  ]);
+});
+
+test("with a group Owner's token, searches the model's groups, prunes there, and says what it could not search", async () => {
+  const asGroup = (model: RunnerModel) => {
+    const copy = structuredClone(model);
+    copy.cell.id = "cell-20";
+    for (const shard of copy.shards) Object.assign(shard, { runner_type: "group", group_id: 10 });
+    return copy;
+  };
+  const ownerEnv = { ...fleet.env, GITLAB_TOKEN: fake.userToken };
+  const grouped = asGroup(fleet.models["cell-10"]);
+  await runOnboard({ runnerModel: grouped, env: ownerEnv, ...fakeClock(), log: () => {} });
+  const groupForeign = fake.seedRunner({ runner_type: "group_type", group_id: 10, description: "team-y" });
+  const removed = [...fake.runners.values()].find((runner) => runner.runner_type === "group_type" && runner.maintenance_note.includes("cell=cell-20 shard=large-amd64"))!;
+  const remaining = structuredClone(grouped);
+  remaining.shards = remaining.shards.filter((shard) => shard.name !== "large-amd64");
+
+  const result = await runOnboard({ runnerModel: remaining, env: ownerEnv, ...fakeClock(), now: Date.now, log: () => {}, prune: true });
+
+  expect(result.prune!.searched).toBe("the runners of group 10");
+  expect(result.notices).toEqual([expect.stringContaining("not an administrator's")]);
+  expect(result.prune!.runners).toEqual([expect.objectContaining({ runnerId: removed.id, deleted: true })]);
+  expect(fake.runners.has(removed.id)).toBe(false);
+  expect(fake.runners.has(groupForeign.id)).toBe(true);
+  expect(fake.runners.has(runnerOf("cell-10", "large-amd64").id)).toBe(true);
 });
 
 test("a second run finds nothing left", async () => {
