@@ -8,10 +8,11 @@
  * optionally $RUNNER_MODELS, comma-separated) and writes
  * `$CDKTF_OUTDIR/stacks/<cell>/cdk.tf.json`; it exits 2 on an invalid model.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { cleanupOnInterrupt, killOnInterrupt } from "../cli/interrupt";
 import { OperationalError, UserInputError } from "../errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
 import { redactSecrets } from "../secrets/redact";
@@ -40,6 +41,11 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Map<
   const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
   const checkout = join(scratch, "src");
   let worktreeAdded = false;
+  // Ctrl-C skips the finally below: remove the checkout and let git forget the worktree.
+  const release = cleanupOnInterrupt(() => {
+    rmSync(scratch, { recursive: true, force: true });
+    execFileSync("git", ["worktree", "prune"], { cwd: root, stdio: "ignore" });
+  });
   try {
     await step(label, "checkout", () => git(["worktree", "add", "--detach", checkout, sha], root));
     worktreeAdded = true;
@@ -48,6 +54,7 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Map<
     if (worktreeAdded) await git(["worktree", "remove", "--force", checkout], root, { allowFailure: true });
     rmSync(scratch, { recursive: true, force: true });
     await git(["worktree", "prune"], root, { allowFailure: true });
+    release();
   }
 }
 
@@ -55,10 +62,12 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Map<
 export async function synthWorkingTree(cwd: string, options: Omit<SynthOptions, "cwd"> & { compile?: boolean } = {}): Promise<Map<string, StackJson>> {
   const root = await repositoryRoot(resolve(cwd));
   const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
+  const release = cleanupOnInterrupt(() => rmSync(scratch, { recursive: true, force: true }));
   try {
     return await synthCheckout(root, root, join(scratch, "out"), "the working tree", { ...options, cwd: root });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    release();
   }
 }
 
@@ -138,7 +147,7 @@ async function step<T>(label: string, name: string, action: () => Promise<T>): P
 
 function run(file: string, args: readonly string[], options: { cwd: string; timeout: number; env?: NodeJS.ProcessEnv }): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile(file, [...args], { ...options, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" }, (error, stdout, stderr) => {
+    const child = execFile(file, [...args], { ...options, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" }, (error, stdout, stderr) => {
       if (!error) {
         resolvePromise(stdout);
         return;
@@ -148,5 +157,7 @@ function run(file: string, args: readonly string[], options: { cwd: string; time
       const reason = error.killed ? `timed out after ${options.timeout} ms` : code !== undefined ? `exit ${code}` : error.message;
       reject(new StepFailure(code, `${reason}${tail ? `\n${tail}` : ""}`));
     });
+    // A compile or synth still writing into the scratch directory would outlive an interrupt.
+    killOnInterrupt(child);
   });
 }
