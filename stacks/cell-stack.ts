@@ -13,11 +13,14 @@ import { shardLabels, stackName } from "../lib/model/names";
 import type { RunnerModel } from "../lib/model/schema";
 import { configureBackend } from "./backend";
 import { escapeLiteralTextIn } from "./literal-text";
+import { holdManagerSlots } from "./manager-holds";
 
 export interface CellStackProps {
   readonly model: RunnerModel;
   /** Directory relative local state paths are resolved against. @default - the current directory */
   readonly workDir?: string;
+  /** Manager slots (`shard/slot`) kept at the revision they run (provision's roll). @default none */
+  readonly heldManagerSlots?: ReadonlySet<string>;
 }
 
 export class CellStack extends TerraformStack {
@@ -45,5 +48,6 @@ export class CellStack extends TerraformStack {
       });
       new AwsCellFleet(this, "fleet", { model });
     }
+    holdManagerSlots(this, props.heldManagerSlots ?? new Set());
   }
 }

@@ -2,7 +2,8 @@
  * Synthesizes cells in-process (no cdktf CLI needed) and writes, beside each
  * stack, what reviewers and the summaries need:
  * - rendered/<shard>/...: each manager's config.toml and startup script, token-free;
- * - resource-shards.json: which shard each resource address belongs to.
+ * - resource-shards.json: which shard each resource address belongs to;
+ * - manager-slots.json: which manager slot each manager template is (provision's roll).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -10,6 +11,7 @@ import { App } from "cdktf";
 import { ensureOutputDirectory } from "../lib/cli/output-directory";
 import type { LoadedModel } from "../lib/model/load";
 import { renderedFilesForCell } from "../lib/render/rendered-files";
+import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
 import { CellStack } from "./cell-stack";
 
 export interface SynthesizedCell {
@@ -25,6 +27,8 @@ export interface SynthesizeOptions {
   /** Output directory. @default cdktf.out (or $CDKTF_OUTDIR when run by the cdktf CLI) */
   readonly outdir?: string;
   readonly workDir?: string;
+  /** Per cell, the manager slots (`shard/slot`) to hold at the revision they run. @default none */
+  readonly heldManagerSlots?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
@@ -32,7 +36,7 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
   const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
   ensureOutputDirectory(outdir, "the synthesis output directory");
   const app = new App({ outdir, stackTraces: false });
-  const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir }) }));
+  const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }) }));
   app.synth();
 
   return stacks.map(({ loaded, stack }) => {
@@ -40,6 +44,7 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
     const stackJsonFile = join(stackDir, "cdk.tf.json");
     const stackJson = JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson;
     writeFileSync(join(stackDir, "resource-shards.json"), `${JSON.stringify(resourceShards(stackJson), null, 2)}\n`);
+    writeFileSync(join(stackDir, MANAGER_SLOTS_FILE), `${JSON.stringify(managerSlots(stackJson), null, 2)}\n`);
     // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
     const renderedDir = join(stackDir, "rendered");
     rmSync(renderedDir, { recursive: true, force: true });
@@ -60,6 +65,18 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
 
 interface StackJson {
   resource?: Record<string, Record<string, { "//"?: { metadata?: { path?: string } } }>>;
+}
+
+/** Address -> `shard/slot` of every manager template. */
+export function managerSlots(stackJson: StackJson): Record<string, string> {
+  const slots: Record<string, string> = {};
+  for (const [type, byName] of Object.entries(stackJson.resource ?? {})) {
+    for (const [name, body] of Object.entries(byName)) {
+      const slot = managerSlotOfPath(body["//"]?.metadata?.path ?? "");
+      if (slot) slots[`${type}.${name}`] = slotKey(slot);
+    }
+  }
+  return slots;
 }
 
 /** Address -> shard, from the construct path cdktf records on each resource (".../shard-<name>/..."). */

@@ -39,6 +39,8 @@ import { KnownSecrets } from "../secrets/known-secrets";
 import type { EngineName } from "../toolchain/check";
 import { synthesizeCells, type SynthesizedCell } from "../../stacks/synthesize";
 import { runOnboard, type OnboardOptions } from "./onboard";
+import { rollCell, rollOfPlan, type RollClock } from "../roll/provision-roll";
+import { describeRoll, needsRoll, type RollPlan } from "../roll/roll-plan";
 
 export interface ProvisionOptions {
   readonly models: readonly string[];
@@ -64,6 +66,8 @@ export interface ProvisionOptions {
   readonly log?: (line: string) => void;
   /** Asks the person at the terminal; undefined when nobody can answer (no TTY). */
   readonly confirm?: (question: string) => Promise<boolean>;
+  /** Clock and pacing of manager rolls (tests). */
+  readonly rollClock?: RollClock;
 }
 
 export interface ProvisionedCell {
@@ -159,6 +163,8 @@ interface PlannedCell {
   readonly planFile: string;
   readonly changes: boolean;
   readonly summary: CellChangeSummary;
+  /** Managers this plan replaces, rolled in phases (none for a destroy). */
+  readonly roll?: RollPlan;
 }
 
 async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { name: EngineName; version: string }, context: StepContext): Promise<PlannedCell> {
@@ -177,10 +183,14 @@ async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { na
   await driver.init();
   const planFile = join(cell.stackDir, context.destroy ? `${cell.cell}.destroy.tfplan` : `${cell.cell}.tfplan`);
   const planned = await driver.plan({ out: planFile, destroy: context.destroy });
-  const changes = summarizePlan(await driver.showPlanJson(planned.planFile), readResourceShards(cell.stackDir));
+  const planJson = await driver.showPlanJson(planned.planFile);
+  const changes = summarizePlan(planJson, readResourceShards(cell.stackDir));
   const summary = cellChangeSummary(loaded.model, changes, { engine, planFile: planned.planFile });
   log(renderSummaryText(summary).trimEnd());
-  return { cell, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary };
+  // The roll is named before anything is confirmed or applied.
+  const roll = context.destroy ? undefined : rollOfPlan(loaded, planJson, cell.stackDir);
+  for (const line of roll ? describeRoll(roll) : []) log(`[${cell.cell}] ${line}`);
+  return { cell, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary, roll };
 }
 
 /** Whether each planned cell may be applied. Throws (exit 2) when a change needs a confirmation nobody can give. */
@@ -221,7 +231,20 @@ async function onboardAndApply(item: PlannedCell, approved: boolean, context: St
     const removed = context.destroy ? await removeRunners(loaded, context) : false;
     return result(cell, summary, "no-changes", onboarded, removed);
   }
-  await item.driver.apply(item.planFile);
+  if (item.roll && needsRoll(item.roll)) {
+    await rollCell({
+      loaded,
+      stackDir: cell.stackDir,
+      driver: item.driver,
+      roll: item.roll,
+      env: context.env,
+      log: context.log,
+      onSecret: (value) => context.secrets.add(value),
+      clock: context.rollClock,
+    });
+  } else {
+    await item.driver.apply(item.planFile);
+  }
   const removed = context.destroy ? await removeRunners(loaded, context) : false;
   return result(cell, summary, "applied", onboarded, removed);
 }

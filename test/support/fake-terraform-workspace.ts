@@ -18,6 +18,9 @@ export interface FakeCall {
   /** Every variable name the engine received. */
   readonly envNames?: string[];
   readonly signal?: string;
+  /** Stateful mode (FAKE_TF_STATE): the addresses an apply updated or deleted, and those it created. */
+  readonly applied?: string[];
+  readonly created?: string[];
 }
 
 export interface FakeEngineWorkspace {

@@ -16,6 +16,11 @@
  *   FAKE_TF_ECHO_ENV=A,B  every step prints "A=<value>" (or "A is unset") for each named variable, as a
  *                      careless provider or TF_LOG=trace would
  *   FAKE_TF_VERSION    version reported by `version` (default 1.11.4)
+ *   FAKE_TF_STATE=FILE stateful mode: plan compares the stack (cdk.tf.json) with the resources in FILE
+ *                      (create / update / delete / no-op, a resource with lifecycle.ignore_changes = "all"
+ *                      keeps its state), show -json prints those changes, apply writes them to FILE and
+ *                      logs {applied: [updated or deleted addresses], created: [addresses]}
+ *   FAKE_TF_FAIL_APPLY_NUMBER=N  stateful mode: the Nth apply (counted in FILE.applies) fails
  * Like the real engine, plan needs a prior init (.terraform/ in the working directory).
  */
 "use strict";
@@ -143,9 +148,45 @@ function init() {
   out("Terraform has been successfully initialized!");
 }
 
+/** Stateful mode: the stack's resources against the state file. */
+function statefulPlan() {
+  const stack = JSON.parse(fs.readFileSync("cdk.tf.json", "utf8"));
+  const state = fs.existsSync(env.FAKE_TF_STATE) ? JSON.parse(fs.readFileSync(env.FAKE_TF_STATE, "utf8")).resources : {};
+  const changes = [];
+  const next = {};
+  for (const [type, byName] of Object.entries(stack.resource || {})) {
+    for (const [name, body] of Object.entries(byName)) {
+      const address = `${type}.${name}`;
+      const { "//": _metadata, lifecycle, ...settings } = body;
+      const config = JSON.stringify(settings);
+      const held = lifecycle && lifecycle.ignore_changes === "all";
+      let actions = ["no-op"];
+      if (!(address in state)) actions = ["create"];
+      else if (!held && state[address] !== config) actions = ["update"];
+      next[address] = held && address in state ? state[address] : config;
+      changes.push({ address, type, name, actions });
+    }
+  }
+  for (const address of Object.keys(state)) {
+    if (!(address in next)) changes.push({ address, type: address.split(".")[0], name: address.split(".")[1], actions: ["delete"] });
+  }
+  return { changes, next };
+}
+
 function plan() {
   if (!fs.existsSync(".terraform")) {
     fail("Backend initialization required, please run \"terraform init\"", "Reason: Initial configuration of the requested backend.");
+  }
+  if (env.FAKE_TF_STATE) {
+    const { changes, next } = statefulPlan();
+    const outFile = flagValue("out");
+    if (outFile) fs.writeFileSync(outFile, JSON.stringify({ fakePlan: true, stateful: true, changes, next }));
+    const changed = changes.filter((change) => change.actions[0] !== "no-op");
+    if (changed.length === 0) return out("No changes. Your infrastructure matches the configuration.");
+    for (const change of changed) out(`  # ${change.address} will be ${change.actions.join(", then ")}`);
+    out(`Plan: ${changed.length} to change.`);
+    if (flags.includes("-detailed-exitcode")) process.exitCode = 2;
+    return;
   }
   const destroying = flags.includes("-destroy");
   const fixture = readPlanFixture();
@@ -169,6 +210,16 @@ function show() {
   if (!flags.includes("-json") || !file) fail("fake-terraform supports only show -json PLANFILE");
   if (!fs.existsSync(file)) fail(`Failed to read the given file as a state or plan file`, `open ${file}: no such file or directory`);
   const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+  if (saved.stateful) {
+    const resourceChanges = saved.changes.map((change) => ({
+      address: change.address,
+      mode: "managed",
+      type: change.type,
+      name: change.name,
+      change: { actions: change.actions, before: change.actions[0] === "create" ? null : {}, after: change.actions[0] === "delete" ? null : {} },
+    }));
+    return out(JSON.stringify({ format_version: "1.2", terraform_version: "1.11.4", resource_changes: resourceChanges }));
+  }
   const fixture = saved.fixture ? JSON.parse(fs.readFileSync(saved.fixture, "utf8")) : readPlanFixture();
   let resourceChanges = fixture.resource_changes || [];
   if (saved.noChanges) resourceChanges = resourceChanges.map((change) => ({ ...change, change: { ...change.change, actions: ["no-op"] } }));
@@ -186,6 +237,19 @@ function apply() {
     if (!fs.existsSync(file)) fail("Failed to load \"" + file + "\" as a plan file", "stat " + file + ": no such file or directory");
   } else if (!flags.includes("-auto-approve")) {
     fail("No value for required variable", "apply without a plan file needs -auto-approve when input is disabled");
+  }
+  if (env.FAKE_TF_STATE && file) {
+    const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+    const counter = `${env.FAKE_TF_STATE}.applies`;
+    const number = (fs.existsSync(counter) ? Number(fs.readFileSync(counter, "utf8")) : 0) + 1;
+    fs.writeFileSync(counter, String(number));
+    if (String(number) === env.FAKE_TF_FAIL_APPLY_NUMBER) fail(`apply number ${number} failed (FAKE_TF_FAIL_APPLY_NUMBER)`, "The simulated failure happened before anything changed.");
+    const created = saved.changes.filter((change) => change.actions[0] === "create").map((change) => change.address);
+    const applied = saved.changes.filter((change) => change.actions[0] === "update" || change.actions[0] === "delete").map((change) => change.address);
+    fs.writeFileSync(env.FAKE_TF_STATE, JSON.stringify({ resources: saved.next }));
+    log({ applied, created });
+    out(`Apply complete! Resources: ${created.length} added, ${applied.length} changed or destroyed.`);
+    return;
   }
   const changes = (readPlanFixture().resource_changes || []).filter(changed);
   for (const change of changes) out(`${change.address}: Creating...`);
