@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { App } from "cdktf";
 import { ensureOutputDirectory } from "../lib/cli/output-directory";
 import type { LoadedModel } from "../lib/model/load";
+import { checkRenderedFiles } from "../lib/render/check-rendered";
 import { renderedFilesForCell } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
 import { CellStack } from "./cell-stack";
@@ -35,11 +36,17 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
   // Stack traces on every construct cost more than the rest of synth; nobody reads them here.
   const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
   ensureOutputDirectory(outdir, "the synthesis output directory");
+  // Parsed first: a broken template stops here, naming the file, before any stack is written.
+  const rendered = models.map((loaded) => {
+    const files = renderedFilesForCell(loaded.model);
+    checkRenderedFiles(loaded.model.cell.id, files);
+    return files;
+  });
   const app = new App({ outdir, stackTraces: false });
   const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }) }));
   app.synth();
 
-  return stacks.map(({ loaded, stack }) => {
+  return stacks.map(({ loaded, stack }, index) => {
     const stackDir = join(app.outdir, "stacks", stack.node.id);
     const stackJsonFile = join(stackDir, "cdk.tf.json");
     const stackJson = JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson;
@@ -48,7 +55,7 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
     // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
     const renderedDir = join(stackDir, "rendered");
     rmSync(renderedDir, { recursive: true, force: true });
-    for (const file of renderedFilesForCell(loaded.model)) {
+    for (const file of rendered[index]) {
       const path = join(renderedDir, file.path);
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, file.content);

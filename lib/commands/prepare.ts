@@ -14,6 +14,8 @@ import { loadModelFile } from "../model/load";
 import type { RunnerModel } from "../model/schema";
 import { writeModelFile } from "../model/write-model-file";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../model/model-files";
+import { checkRenderedFiles, RenderedFileError } from "../render/check-rendered";
+import { renderedFilesForCell } from "../render/rendered-files";
 import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../toolchain/check";
 
 export interface PrepareOptions {
@@ -74,6 +76,17 @@ export function runPrepare(options: PrepareOptions = {}): PrepareResult {
     const found = toolchain.engines.map((engine) => `${engine.name} ${engine.version}`).join(", ");
     const message = `no terraform or tofu >= ${MIN_ENGINE_VERSION} on PATH${found ? ` (found ${found})` : ""}: only --dry-run provisioning is possible`;
     (options.requireEngine ? problems : notices).push(message);
+  }
+
+  // A template that renders a broken config.toml or script is a bug of the toolkit, found before any synth.
+  for (const model of models) {
+    if (!model.resolved) continue;
+    try {
+      checkRenderedFiles(model.resolved.cell.id, renderedFilesForCell(model.resolved));
+    } catch (error) {
+      if (!(error instanceof RenderedFileError)) throw error;
+      problems.push(error.message);
+    }
   }
 
   const invalid = models.some((model) => !model.valid);

@@ -10,14 +10,17 @@ export interface RenderedFile {
   /** Relative path: `<shard>/manager-<slot>/config.toml`, `<shard>/manager-<slot>/startup.sh`, `<shard>/worker-startup.sh`. */
   readonly path: string;
   readonly content: string;
+  /** The template it is rendered from, relative to templates/. */
+  readonly template: string;
 }
 
 export function renderedFilesForCell(model: RunnerModel): RenderedFile[] {
   return model.shards.flatMap((shard) => {
     const managerFiles = Array.from({ length: shard.managers.count }, (_, slot) => [
-      { path: `${shard.name}/manager-${slot}/config.toml`, content: renderConfigToml(model, shard, slot) },
-      { path: `${shard.name}/manager-${slot}/startup.sh`, content: renderManagerStartupScript(model, shard, slot) },
+      { path: `${shard.name}/manager-${slot}/config.toml`, content: renderConfigToml(model, shard, slot), template: "config.toml.hbs" },
+      { path: `${shard.name}/manager-${slot}/startup.sh`, content: renderManagerStartupScript(model, shard, slot), template: "startup/manager.sh.hbs" },
     ]).flat();
-    return [...managerFiles, { path: `${shard.name}/worker-startup.sh`, content: renderWorkerStartupScript(model, shard) }];
+    const worker = { path: `${shard.name}/worker-startup.sh`, content: renderWorkerStartupScript(model, shard), template: "startup/worker.sh.hbs" };
+    return [...managerFiles, worker];
   });
 }

@@ -1,0 +1,38 @@
+import { checkRenderedFiles, RenderedFileError, renderedFileProblem } from "../../lib/render/check-rendered";
+import { renderedFilesForCell } from "../../lib/render/rendered-files";
+import { exampleModel } from "../support/models";
+
+describe("checking rendered files", () => {
+  it("accepts every file the examples render (TOML parser, bash -n)", () => {
+    for (const name of ["cell-1", "cell-2"] as const) {
+      const files = renderedFilesForCell(exampleModel(name));
+      expect(files.map(renderedFileProblem).filter(Boolean)).toEqual([]);
+      expect(files.some((file) => file.path.endsWith(".toml")) && files.some((file) => file.path.endsWith(".sh"))).toBe(true);
+    }
+  });
+
+  it("fails when config.toml does not parse, naming the file, its template and the line", () => {
+    const file = { path: "s/manager-0/config.toml", template: "config.toml.hbs", content: 'concurrent = 1\n[[runners]]\nname = "a\n' };
+    expect(renderedFileProblem(file)).toMatch(/^rendered\/s\/manager-0\/config\.toml \(from templates\/config\.toml\.hbs\) is not valid TOML: .* at line 3/);
+  });
+
+  it("fails when a script does not parse, with bash's own words", () => {
+    const file = { path: "s/worker-startup.sh", template: "startup/worker.sh.hbs", content: "#!/bin/bash\ncase x in\n" };
+    expect(renderedFileProblem(file)).toMatch(/^rendered\/s\/worker-startup\.sh \(from templates\/startup\/worker\.sh\.hbs\) fails bash -n: .*syntax error/);
+  });
+
+  it("lists every broken file of a cell in one OperationalError (exit 1)", () => {
+    const broken = [
+      { path: "a.toml", template: "t1", content: "= 1" },
+      { path: "b.sh", template: "t2", content: "fi" },
+      { path: "c.sh", template: "t3", content: "echo ok" },
+    ];
+    expect(() => checkRenderedFiles("cell-x", broken)).toThrow(RenderedFileError);
+    try {
+      checkRenderedFiles("cell-x", broken);
+    } catch (error) {
+      expect((error as RenderedFileError).exitCode).toBe(1);
+      expect((error as RenderedFileError).problems.map((problem) => problem.split(" ")[0])).toEqual(["rendered/a.toml", "rendered/b.sh"]);
+    }
+  });
+});
