@@ -12,7 +12,7 @@ import { Construct } from "constructs";
 import { UserInputError } from "../../lib/errors";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import {
-  DEFAULT_IMAGES,
+  shardImages,
   cacheBucketName,
   logGroupName,
   managerName,
@@ -107,7 +107,7 @@ export class AwsCellFleet extends Construct {
         new WorkerAutoscalingGroup(scope, `workers-${slot}`, {
           name: workerGroupName(model, shard, slot),
           slot,
-          imageId: shard.workers.image ?? DEFAULT_IMAGES.aws,
+          imageId: shardImages(model, shard).workers,
           instanceType: shard.workers.machine_type,
           subnetIds: this.network.privateSubnetIds,
           securityGroupIds: [this.network.workerSecurityGroupId],
@@ -145,7 +145,7 @@ export class AwsCellFleet extends Construct {
         new RunnerManagerGroup(scope, `manager-${slot}`, {
           name: managerName(model, shard, slot),
           slot,
-          imageId: shard.managers.image ?? DEFAULT_IMAGES.aws,
+          imageId: shardImages(model, shard).managers,
           instanceType: shard.managers.machine_type,
           subnetIds: this.managerSubnetIds,
           securityGroupIds: [this.network.managerSecurityGroupId],

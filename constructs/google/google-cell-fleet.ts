@@ -9,7 +9,7 @@ import { UserInputError } from "../../lib/errors";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import {
   cacheBucketName,
-  DEFAULT_IMAGES,
+  shardImages,
   managerName,
   managerServiceAccountId,
   secretLocation,
@@ -158,7 +158,7 @@ export class GoogleCellFleet extends Construct {
       })),
       machineType: shard.managers.machine_type,
       diskSizeGb: shard.managers.disk_size_gb,
-      image: shard.managers.image ?? DEFAULT_IMAGES.google,
+      image: shardImages(model, shard).managers,
       subnetwork: this.network.subnetwork,
       networkTags: [managerNetworkTag(model, shard)],
       serviceAccountEmail: iam.serviceAccountEmail,
@@ -175,7 +175,7 @@ export class GoogleCellFleet extends Construct {
       groups: workerGroups,
       machineType: shard.workers.machine_type,
       diskSizeGb: shard.workers.disk_size_gb,
-      image: shard.workers.image ?? DEFAULT_IMAGES.google,
+      image: shardImages(model, shard).workers,
       subnetwork: this.network.subnetwork,
       networkTags: [workerNetworkTag(model, shard)],
       labels: { ...labels, "runner-role": "worker" },

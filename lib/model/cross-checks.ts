@@ -5,6 +5,7 @@
 import { awsDerivedNames } from "../../constructs/aws/aws-names";
 import { googleDerivedNames } from "../../constructs/google/google-names";
 import { advisoryChecks } from "./advisory-checks";
+import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
 import { nameProblem } from "./name-rules";
 import type { ModelPath } from "./issues";
@@ -151,6 +152,42 @@ function checkShardNames(model: RunnerModel): CrossCheckFinding[] {
 }
 
 /**
+ * One architecture per shard: the managers' plugin and helper images and the workers' images must agree,
+ * and an image named for one architecture cannot boot a machine type of the other.
+ */
+function checkArchitectures(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheckFinding[] {
+  const { provider } = model.cloud;
+  const findings: CrossCheckFinding[] = [];
+  const arch = {
+    managers: machineArchitecture(provider, shard.managers.machine_type),
+    workers: machineArchitecture(provider, shard.workers.machine_type),
+  };
+  if (arch.managers !== arch.workers) {
+    findings.push(
+      error(
+        [...at, "workers", "machine_type"],
+        `a worker machine type of the managers' architecture (${arch.managers}, ${shard.managers.machine_type}), such as ${exampleMachineType(provider, arch.managers)}; this one is ${arch.workers}`,
+        shard.workers.machine_type,
+      ),
+    );
+  }
+  for (const role of ["managers", "workers"] as const) {
+    const image = shard[role].image;
+    const imageArch = image === undefined ? undefined : imageArchitecture(image);
+    if (imageArch !== undefined && imageArch !== arch[role]) {
+      findings.push(
+        error(
+          [...at, role, "image"],
+          `an ${arch[role]} image for machine type ${shard[role].machine_type} (this image is ${imageArch}), or no image for Ubuntu 24.04 ${arch[role]}`,
+          image,
+        ),
+      );
+    }
+  }
+  return findings;
+}
+
+/**
  * Every name the model derives (per cloud, in constructs/<cloud>/<cloud>-names.ts) against the rule its
  * cloud applies. Names that are cut to fit their limit (fitName) always fit; what remains are names a
  * cloud reserves, such as a Cloud Storage bucket containing "google". A finding points at the model
@@ -215,6 +252,8 @@ function checkShard(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheck
       findings.push(error([...at, role, "image"], "an AMI id (ami-...) or resolve:ssm:/<parameter>", image));
     }
   }
+
+  findings.push(...checkArchitectures(model, shard, at));
 
   const slots = shard.workers.max_instances * shard.workers.capacity_per_instance;
   shard.autoscaling.policies.forEach((policy, index) => {

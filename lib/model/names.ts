@@ -7,6 +7,7 @@
  * treat them as a public contract.
  */
 import { createHash } from "node:crypto";
+import { defaultImage, machineArchitecture } from "./architecture";
 import type { RunnerModel, Shard } from "./schema";
 
 /** Shortens `name` to `max` characters, keeping it unique with a hash suffix when cut. */
@@ -101,11 +102,20 @@ export function runnerDescription(model: RunnerModel, shard: Shard): string {
   return shard.description ?? shardPrefix(model, shard);
 }
 
-/** Default images when the model names none. */
+/** Default (amd64) images of constructs used without a model; a model's shard uses `shardImages`. */
 export const DEFAULT_IMAGES = {
-  google: "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64",
-  aws: "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id",
+  google: defaultImage("google", "amd64"),
+  aws: defaultImage("aws", "amd64"),
 } as const;
+
+/** The images a shard's managers and workers boot: the model's, or Ubuntu 24.04 of their architecture. */
+export function shardImages(model: RunnerModel, shard: Shard): { managers: string; workers: string } {
+  const { provider } = model.cloud;
+  return {
+    managers: shard.managers.image ?? defaultImage(provider, machineArchitecture(provider, shard.managers.machine_type)),
+    workers: shard.workers.image ?? defaultImage(provider, machineArchitecture(provider, shard.workers.machine_type)),
+  };
+}
 
 /** Port of the runner's Prometheus metrics (`listen_address = ":9252"`). */
 export const RUNNER_METRICS_PORT = 9252;

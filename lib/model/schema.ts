@@ -183,7 +183,10 @@ const managers = z
     count: z.number().int().min(1).max(10).default(2).describe("Runner manager VMs of the shard; each drives its own worker group."),
     machine_type: z.string().min(1).describe("The cloud's own machine type: e2-standard-2 on Google Cloud, t3.medium on AWS."),
     disk_size_gb: z.number().int().min(10).max(2000).default(50).describe("Boot disk size of each manager, in GB."),
-    image: z.string().optional().describe("Manager image. When omitted, Ubuntu 24.04 LTS of the cloud."),
+    image: z
+      .string()
+      .optional()
+      .describe("Manager image, of the machine type's architecture. When omitted, Ubuntu 24.04 LTS of the cloud, amd64 or arm64 (Graviton, T2A, C4A, N4A) as the machine type."),
     runner_version: z
       .string()
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "18.5.0"')
@@ -194,11 +197,11 @@ const managers = z
 
 const workers = z
   .strictObject({
-    machine_type: z.string().min(1).describe("The cloud's own machine type of the worker instances."),
+    machine_type: z.string().min(1).describe("The cloud's own machine type of the worker instances; of the managers' architecture (amd64 or arm64)."),
     image: z
       .string()
       .optional()
-      .describe("Worker image with Docker; AWS: ami-... or resolve:ssm:<parameter>. When omitted, Ubuntu 24.04 LTS with Docker installed at boot."),
+      .describe("Worker image with Docker, of the machine type's architecture; AWS: ami-... or resolve:ssm:<parameter>. When omitted, Ubuntu 24.04 LTS of that architecture, Docker installed at boot."),
     disk_size_gb: z.number().int().min(10).max(4000).default(100).describe("Disk size of each worker instance, in GB."),
     username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
     capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),

@@ -5,6 +5,7 @@
  * one (SLOTS.md: slot i drives worker group i only, so two managers never fight
  * over one group). The token is a placeholder the startup script fills at boot.
  */
+import { machineArchitecture, type Architecture } from "../model/architecture";
 import { formatGoDuration, parseGoDurationSeconds } from "../model/duration";
 import { cacheBucketName, RUNNER_METRICS_PORT, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
@@ -89,7 +90,14 @@ export interface RunnerEntryContext {
     readonly instanceReadyCommand: string;
     /** Free-form plugin settings, rendered in this order. */
     readonly pluginConfig: ReadonlyArray<{ readonly key: string; readonly value: string }>;
-    readonly connector: { readonly os: "linux"; readonly protocol: "ssh"; readonly username: string; readonly useExternalAddr: boolean };
+    readonly connector: {
+      readonly os: "linux";
+      /** The workers' CPU architecture: the docker-autoscaler picks the helper image for it. */
+      readonly arch: Architecture;
+      readonly protocol: "ssh";
+      readonly username: string;
+      readonly useExternalAddr: boolean;
+    };
     readonly policies: readonly PolicyContext[];
   };
 }
@@ -185,7 +193,13 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
       maxInstances: workers.max_instances,
       instanceReadyCommand: `timeout ${WORKER_READY_TIMEOUT_SECONDS} sh -c 'until [ -e ${WORKER_READY_FILE} ]; do sleep 2; done'`,
       pluginConfig: pluginConfig(model, shard, slot),
-      connector: { os: "linux", protocol: "ssh", username: workers.username, useExternalAddr: false },
+      connector: {
+        os: "linux",
+        arch: machineArchitecture(model.cloud.provider, workers.machine_type),
+        protocol: "ssh",
+        username: workers.username,
+        useExternalAddr: false,
+      },
       policies: shard.autoscaling.policies.map(policyContext),
     },
   };

@@ -4,6 +4,7 @@
  * from the store named by `secretLocation(model, shard)`.
  */
 import { logGroupName, managerName, RUNNER_METRICS_PORT, secretLocation } from "../model/names";
+import { machineArchitecture, type Architecture } from "../model/architecture";
 import type { RunnerModel, Shard } from "../model/schema";
 import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, DRAIN_HOOK_NAME, gracefulStopSeconds } from "./graceful-stop";
@@ -50,6 +51,8 @@ export interface ManagerScriptContext {
   readonly shardName: string;
   readonly slot: number;
   readonly runnerVersion: string;
+  /** The managers' CPU architecture (their machine type's); the image must be of it. */
+  readonly architecture: Architecture;
   /** Debian package version of the pinned runner ("18.5.0-1"). */
   readonly runnerPackageVersion: string;
   readonly configToml: string;
@@ -155,6 +158,7 @@ export function managerScriptContext(model: RunnerModel, shard: Shard, slot: num
     shardName: shard.name,
     slot,
     runnerVersion: shard.managers.runner_version,
+    architecture: machineArchitecture(cloud.provider, shard.managers.machine_type),
     runnerPackageVersion: `${shard.managers.runner_version}-1`,
     configToml,
     configHeredocDelimiter: CONFIG_HEREDOC_DELIMITER,

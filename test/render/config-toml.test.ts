@@ -54,6 +54,8 @@ describe("renderConfigToml", () => {
     expect(runner.autoscaler.max_instances).toBe(shard.workers.max_instances);
     expect(runner.autoscaler.connector_config).toEqual({
       os: "linux",
+      // The examples' workers (n2d, m7i) are amd64.
+      arch: "amd64",
       protocol: "ssh",
       username: shard.workers.username,
       use_external_addr: false,

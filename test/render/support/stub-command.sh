@@ -34,7 +34,7 @@ case "$name" in
     ;;
   dpkg)
     if [[ $1 == --print-architecture ]]; then
-      echo amd64
+      echo "${STUB_ARCH:-amd64}"
       exit 0
     fi
     mark_installed amazon-cloudwatch-agent 1.300000
