@@ -75,10 +75,10 @@ export async function planAwsStackOffline(stackDir: string, provider: AwsProvide
   }
 }
 
-/** Keyed by the binary's path, size and time, so a replaced binary gets a fresh lock. */
+/** Keyed by the mirror and the binary (path, size, time): the lock hashes the mirror's directory, and a replaced binary needs a fresh one. */
 function sharedLockFile(provider: AwsProvider): string {
   const { size, mtimeMs } = statSync(provider.binary);
-  const key = createHash("sha256").update(`${provider.binary}:${size}:${mtimeMs}`).digest("hex").slice(0, 16);
+  const key = createHash("sha256").update(`${provider.mirrorDir}:${provider.binary}:${size}:${mtimeMs}`).digest("hex").slice(0, 16);
   return join(tmpdir(), `runner-fleet-aws-${provider.version}-${key}.lock.hcl`);
 }
 
