@@ -13,8 +13,8 @@ import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResu
 import { listModelFiles, modelsDir as resolveModelsDir } from "../model/model-files";
 import { changedCells, type ChangedCellsResult } from "../review/changed-cells";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../review/render-review";
-import { diffStacks, type StackJson } from "../review/stack-diff";
-import { synthRef, synthWorkingTree } from "../review/synth-ref";
+import { diffStacks } from "../review/stack-diff";
+import { emptySynthOutput, synthRef, synthWorkingTree } from "../review/synth-ref";
 
 export interface ReviewOptions {
   /** Git ref the change is compared with (the MR's diff base). */
@@ -52,7 +52,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
   const nothingToSynth = cells !== undefined && cells.length === 0;
   const synthOptions = { cwd, cells, modelsDir: options.modelsDir };
   const [before, after] = nothingToSynth
-    ? [new Map<string, StackJson>(), new Map<string, StackJson>()]
+    ? [emptySynthOutput(), emptySynthOutput()]
     : await Promise.all([
         synthRef(options.base, synthOptions),
         options.head ? synthRef(options.head, synthOptions) : synthWorkingTree(cwd, synthOptions),
@@ -63,7 +63,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     head: { ref: changed.head },
     changedCells: changed,
     changedOnly: Boolean(options.changedOnly),
-    diff: diffStacks(before, after),
+    diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);

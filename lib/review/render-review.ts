@@ -6,6 +6,8 @@
  */
 import { redactSecrets } from "../secrets/redact";
 import type { ChangedCellsResult } from "./changed-cells";
+import { describeManagerChanges } from "./manager-changes";
+import type { RenderedFileChange } from "./rendered-diff";
 import { countActions, type AttributeChange, type CellDiff, type EntryChange, type StackDiff } from "./stack-diff";
 
 /** First line of the merge-request note: how the note is found and updated instead of duplicated. */
@@ -49,10 +51,24 @@ export function renderReviewText(report: ReviewReport): string {
     lines.push("", `${cell.cell}: ${cell.status} (${countsText(cell)})`);
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
-    for (const change of [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings]) {
-      lines.push(`  ${symbol(change)} ${change.address}`);
+    for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
+    const entryLines = (change: EntryChange) => {
+      lines.push(`  ${symbol(change)} ${displayAddress(change, cell.cell)}`);
       for (const attribute of change.attributes.slice(0, ATTRIBUTES_PER_ENTRY)) lines.push(`      ${attributeText(attribute)}`);
       if (change.attributes.length > ATTRIBUTES_PER_ENTRY) lines.push(`      ... and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
+    };
+    [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].forEach(entryLines);
+    if (cell.dataSources.length > 0) {
+      lines.push("  data sources (read, not counted as resources):");
+      cell.dataSources.forEach(entryLines);
+    }
+    if (cell.renderedFiles.length > 0) {
+      lines.push("  files the VMs boot with:");
+      for (const file of cell.renderedFiles) {
+        lines.push(`    ${renderedHeading(file)}`);
+        for (const line of file.patch) lines.push(`      ${line}`);
+        if (file.omittedLines > 0) lines.push(`      ... ${file.omittedLines} more diff lines`);
+      }
     }
   }
   for (const removed of report.changedCells.removed) {
@@ -74,8 +90,15 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
     if (cell.status === "removed") out.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
-    const rows = [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].map(markdownRow);
+    for (const { what, why } of cell.managers.map(describeManagerChanges)) {
+      out.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
+    }
+    const rows = [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].map((change) => markdownRow(change, cell.cell));
     if (rows.length > 0) out.push("", ...foldedTable(rows));
+    if (cell.dataSources.length > 0) {
+      out.push("", "Data sources (read, not counted as resources):", "", ...foldedTable(cell.dataSources.map((change) => markdownRow(change, cell.cell))));
+    }
+    if (cell.renderedFiles.length > 0) out.push("", "**Files the VMs boot with**", "", ...renderedMarkdown(cell.renderedFiles));
   }
 
   if (report.changedCells.removed.length > 0) {
@@ -109,11 +132,12 @@ function foldedTable(rows: string[]): string[] {
   ];
 }
 
-function markdownRow(change: EntryChange): string {
+function markdownRow(change: EntryChange, cell: string): string {
   const shown = change.attributes.slice(0, ATTRIBUTES_PER_ENTRY).map((attribute) => escapeCell(attributeText(attribute), true));
   if (change.attributes.length > ATTRIBUTES_PER_ENTRY) shown.push(`… and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
   const attributes = shown.length > 6 ? `<details><summary>${shown.length} attributes</summary>${shown.join("<br>")}</details>` : shown.join("<br>");
-  return `| ${symbol(change)} | \`${escapeCell(change.address)}\` | ${attributes} |`;
+  const type = change.constructPath ? ` <sub>${escapeCell(entryType(change))}</sub>` : "";
+  return `| ${symbol(change)} | \`${escapeCell(shownPath(change, cell))}\`${type} | ${attributes} |`;
 }
 
 function attributeText(attribute: AttributeChange): string {
@@ -129,8 +153,52 @@ function symbol(change: EntryChange): string {
 function countsText(cell: CellDiff): string {
   const counts = countActions(cell.resources);
   const others = cell.outputs.length + cell.providers.length + cell.settings.length;
-  const text = `resources +${counts.create} ~${counts.update} -${counts.delete}`;
-  return others > 0 ? `${text}, ${others} other change${others === 1 ? "" : "s"}` : text;
+  const parts = [`resources +${counts.create} ~${counts.update} -${counts.delete}`];
+  if (cell.dataSources.length > 0) parts.push(`${cell.dataSources.length} data source${cell.dataSources.length === 1 ? "" : "s"}`);
+  if (others > 0) parts.push(`${others} other change${others === 1 ? "" : "s"}`);
+  return parts.join(", ");
+}
+
+/** How a reviewer reads an entry: its construct path below the cell, then its type; else its address. */
+export function displayAddress(change: EntryChange, cell: string): string {
+  return change.constructPath ? `${shownPath(change, cell)} (${entryType(change)})` : change.address;
+}
+
+function shownPath(change: EntryChange, cell: string): string {
+  if (!change.constructPath) return change.address;
+  return change.constructPath.startsWith(`${cell}/`) ? change.constructPath.slice(cell.length + 1) : change.constructPath;
+}
+
+/** `google_compute_instance_template`, or `data.aws_iam_policy_document` for a data source. */
+function entryType(change: EntryChange): string {
+  const [first, second] = change.address.split(".");
+  return first === "data" ? `data.${second}` : first;
+}
+
+function renderedHeading(file: RenderedFileChange): string {
+  const paths = file.paths.join(", ");
+  return file.status === "changed" ? `${paths}:` : `${paths}: ${file.status}`;
+}
+
+/** Patches longer than this fold into <details>. */
+const PATCH_LINES_BEFORE_FOLD = 40;
+
+function renderedMarkdown(files: readonly RenderedFileChange[]): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    const paths = file.paths.map((path) => `\`${escapeCell(path)}\``).join(", ");
+    const summary = file.paths.map((path) => `<code>${escapeCell(path)}</code>`).join(", ");
+    if (file.status !== "changed") {
+      out.push(`- ${paths}: ${file.status}`);
+      continue;
+    }
+    const body = [...file.patch, ...(file.omittedLines > 0 ? [`... ${file.omittedLines} more diff lines`] : [])];
+    const fence = "`".repeat(Math.max(3, ...body.map((line) => (line.match(/`+/g) ?? []).reduce((max, run) => Math.max(max, run.length + 1), 0))));
+    const block = [`${fence}diff`, ...body, fence];
+    if (body.length > PATCH_LINES_BEFORE_FOLD) out.push(`<details><summary>${summary}</summary>`, "", ...block, "", "</details>", "");
+    else out.push(`${paths}:`, "", ...block, "");
+  }
+  return out;
 }
 
 function reasonsOf(report: ReviewReport, cell: string): readonly string[] {

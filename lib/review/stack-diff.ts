@@ -9,11 +9,15 @@
  */
 import { createHash } from "node:crypto";
 import { redactSecrets } from "../secrets/redact";
+import { managerChanges, type ShardManagerChanges } from "./manager-changes";
+import { diffRenderedFiles, type RenderedFileChange, type RenderedFiles } from "./rendered-diff";
 
 /** A cdktf stack document (`cdk.tf.json`). */
 export type StackJson = Record<string, unknown>;
 /** Synthesized stacks by cell id. */
 export type StackSet = ReadonlyMap<string, StackJson>;
+/** Rendered files (config.toml, startup scripts) by cell id. */
+export type RenderedSet = ReadonlyMap<string, RenderedFiles>;
 
 export type EntryAction = "create" | "delete" | "update";
 export type CellStatus = "added" | "removed" | "changed" | "unchanged";
@@ -41,9 +45,15 @@ export interface EntryChange {
 export interface CellDiff {
   readonly cell: string;
   readonly status: CellStatus;
-  /** Resources and data sources that differ, sorted by address. */
+  /** Resources that differ, sorted by address. */
   readonly resources: readonly EntryChange[];
   readonly unchangedResources: number;
+  /** Data sources that differ: read, not managed, so not counted as resources. */
+  readonly dataSources: readonly EntryChange[];
+  /** Text diff of the files the cell's VMs boot with (config.toml, startup scripts). */
+  readonly renderedFiles: readonly RenderedFileChange[];
+  /** Managers the change replaces, adds or removes, per shard. */
+  readonly managers: readonly ShardManagerChanges[];
   readonly outputs: readonly EntryChange[];
   readonly providers: readonly EntryChange[];
   /** The `terraform` block (minus the local backend path), variables, locals, modules. */
@@ -68,9 +78,11 @@ const MAX_SHOWN_STRING = 80;
 const OPAQUE_KEY = /^(?:.*[-_])?(?:user[-_]?data(?:[-_]base64)?|startup[-_]?script|script|content(?:[-_]base64)?|cloud[-_]?init|template[-_]body)$/i;
 const BASE64_LIKE = /^[A-Za-z0-9+/]{32,}={0,2}$/;
 
-export function diffStacks(before: StackSet, after: StackSet): StackDiff {
+export function diffStacks(before: StackSet, after: StackSet, rendered?: { before: RenderedSet; after: RenderedSet }): StackDiff {
   const cells = [...new Set([...before.keys(), ...after.keys()])].sort();
-  const diffs = cells.map((cell) => diffCell(cell, before.get(cell), after.get(cell)));
+  const diffs = cells.map((cell) =>
+    diffCell(cell, before.get(cell), after.get(cell), { before: rendered?.before.get(cell), after: rendered?.after.get(cell) }),
+  );
   const withStatus = (status: CellStatus) => diffs.filter((diff) => diff.status === status).map((diff) => diff.cell);
   return {
     cells: diffs,
@@ -78,17 +90,25 @@ export function diffStacks(before: StackSet, after: StackSet): StackDiff {
   };
 }
 
-export function diffCell(cell: string, before: StackJson | undefined, after: StackJson | undefined): CellDiff {
+export function diffCell(
+  cell: string,
+  before: StackJson | undefined,
+  after: StackJson | undefined,
+  rendered: { before?: RenderedFiles; after?: RenderedFiles } = {},
+): CellDiff {
   const old = normalizeStack(before ?? {});
   const next = normalizeStack(after ?? {});
-  const resources = diffEntries(resourceEntries(old), resourceEntries(next));
+  const resources = diffEntries(resourceEntries(old.resource), resourceEntries(next.resource));
+  const dataSources = diffEntries(resourceEntries(old.data, "data."), resourceEntries(next.data, "data."));
   const outputs = diffEntries(namedEntries(old.output, "output"), namedEntries(next.output, "output"));
   const providers = diffEntries(providerEntries(old.provider), providerEntries(next.provider));
   const settings = diffEntries(settingEntries(old), settingEntries(next));
-  const unchangedResources = countUnchanged(resourceEntries(old), resourceEntries(next));
-  const anyChange = resources.length + outputs.length + providers.length + settings.length > 0;
+  const unchangedResources = countUnchanged(resourceEntries(old.resource), resourceEntries(next.resource));
+  const renderedFiles = diffRenderedFiles(rendered.before, rendered.after);
+  const managers = managerChanges(resources, before, after);
+  const anyChange = resources.length + dataSources.length + outputs.length + providers.length + settings.length + renderedFiles.length > 0;
   const status: CellStatus = !before ? "added" : !after ? "removed" : anyChange ? "changed" : "unchanged";
-  return { cell, status, resources, unchangedResources, outputs, providers, settings };
+  return { cell, status, resources, unchangedResources, dataSources, renderedFiles, managers, outputs, providers, settings };
 }
 
 interface Entry {
@@ -104,17 +124,14 @@ function normalizeStack(stack: StackJson): Record<string, unknown> {
   return copy;
 }
 
-function resourceEntries(stack: Record<string, unknown>): Map<string, Entry> {
+/** Entries of a `resource` (or, with prefix "data.", a `data`) block by address. */
+function resourceEntries(block: unknown, prefix = ""): Map<string, Entry> {
   const entries = new Map<string, Entry>();
-  const collect = (block: unknown, prefix: string) => {
-    for (const [type, byId] of objectEntries(block)) {
-      for (const [id, value] of objectEntries(byId)) {
-        entries.set(`${prefix}${type}.${id}`, { value, constructPath: constructPathOf(value) });
-      }
+  for (const [type, byId] of objectEntries(block)) {
+    for (const [id, value] of objectEntries(byId)) {
+      entries.set(`${prefix}${type}.${id}`, { value, constructPath: constructPathOf(value) });
     }
-  };
-  collect(stack.resource, "");
-  collect(stack.data, "data.");
+  }
   return entries;
 }
 

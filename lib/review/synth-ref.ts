@@ -6,10 +6,11 @@
  *
  * Synth contract: `node dist/stacks/main.js` reads $RUNNER_MODELS_DIR (and
  * optionally $RUNNER_MODELS, comma-separated) and writes
- * `$CDKTF_OUTDIR/stacks/<cell>/cdk.tf.json`; it exits 2 on an invalid model.
+ * `$CDKTF_OUTDIR/stacks/<cell>/cdk.tf.json`, and optionally the files the cell's
+ * VMs boot with under `stacks/<cell>/rendered/`; it exits 2 on an invalid model.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { cleanupOnInterrupt, killOnInterrupt } from "../cli/interrupt";
@@ -17,7 +18,19 @@ import { OperationalError, UserInputError } from "../errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
 import { redactSecrets } from "../secrets/redact";
 import { git, repositoryRoot, resolveCommit } from "./changed-cells";
+import type { RenderedFiles } from "./rendered-diff";
 import type { StackJson } from "./stack-diff";
+
+/** What a synth wrote, per cell: the stack, and the rendered files its VMs boot with. */
+export interface SynthOutput {
+  readonly stacks: Map<string, StackJson>;
+  readonly rendered: Map<string, RenderedFiles>;
+}
+
+/** Nothing synthesized: no cell has a model on that side. */
+export function emptySynthOutput(): SynthOutput {
+  return { stacks: new Map(), rendered: new Map() };
+}
 
 export interface SynthOptions {
   /** A directory inside the checkout whose node_modules and TypeScript compile the code. */
@@ -33,7 +46,7 @@ export interface SynthOptions {
 const DEFAULT_TIMEOUT_MS = 600_000;
 
 /** Synthesizes `ref` in a throwaway worktree; the worktree is removed whatever happens. */
-export async function synthRef(ref: string, options: SynthOptions): Promise<Map<string, StackJson>> {
+export async function synthRef(ref: string, options: SynthOptions): Promise<SynthOutput> {
   const cwd = resolve(options.cwd);
   const root = await repositoryRoot(cwd);
   const sha = await resolveCommit(ref, cwd);
@@ -59,7 +72,7 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Map<
 }
 
 /** Synthesizes the current checkout as it is on disk (compiled first, so dist/ is never stale). */
-export async function synthWorkingTree(cwd: string, options: Omit<SynthOptions, "cwd"> & { compile?: boolean } = {}): Promise<Map<string, StackJson>> {
+export async function synthWorkingTree(cwd: string, options: Omit<SynthOptions, "cwd"> & { compile?: boolean } = {}): Promise<SynthOutput> {
   const root = await repositoryRoot(resolve(cwd));
   const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
   const release = cleanupOnInterrupt(() => rmSync(scratch, { recursive: true, force: true }));
@@ -77,7 +90,7 @@ async function synthCheckout(
   outdir: string,
   label: string,
   options: SynthOptions & { compile?: boolean },
-): Promise<Map<string, StackJson>> {
+): Promise<SynthOutput> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const toolModules = join(toolRoot, "node_modules");
   const tsc = join(toolModules, ".bin", "tsc");
@@ -87,8 +100,8 @@ async function synthCheckout(
   const modelsDir = options.modelsDir ?? process.env.RUNNER_MODELS_DIR ?? DEFAULT_MODELS_DIR;
   const modelsPath = isAbsolute(modelsDir) ? join(checkout, relative(toolRoot, modelsDir)) : join(checkout, modelsDir);
   const cells = options.cells ? options.cells.filter((cell) => hasModel(modelsPath, cell)) : undefined;
-  if (cells && cells.length === 0) return new Map();
-  if (!cells && !existsSync(modelsPath)) return new Map();
+  if (cells && cells.length === 0) return emptySynthOutput();
+  if (!cells && !existsSync(modelsPath)) return emptySynthOutput();
 
   if (options.compile !== false) {
     await step(label, "compile", () => run(tsc, ["-p", checkout], { cwd: checkout, timeout }));
@@ -99,7 +112,7 @@ async function synthCheckout(
   if (cells) env.RUNNER_MODELS = cells.join(",");
   else delete env.RUNNER_MODELS;
   await step(label, "synth", () => run(process.execPath, [main], { cwd: checkout, timeout, env }));
-  return readStacks(outdir, label);
+  return { stacks: readStacks(outdir, label), rendered: readRendered(outdir) };
 }
 
 /** Reads `<outdir>/stacks/<cell>/cdk.tf.json` of every cell. */
@@ -117,6 +130,29 @@ export function readStacks(outdir: string, label = outdir): Map<string, StackJso
     }
   }
   return stacks;
+}
+
+/** Reads `<outdir>/stacks/<cell>/rendered/**` of every cell: relative path -> content. */
+export function readRendered(outdir: string): Map<string, RenderedFiles> {
+  const stacksDir = join(outdir, "stacks");
+  const rendered = new Map<string, RenderedFiles>();
+  if (!existsSync(stacksDir)) return rendered;
+  for (const cell of readdirSync(stacksDir).sort()) {
+    const root = join(stacksDir, cell, "rendered");
+    if (!existsSync(root)) continue;
+    const files = new Map<string, string>();
+    const walk = (dir: string, prefix: string) => {
+      for (const name of readdirSync(dir).sort()) {
+        const path = join(dir, name);
+        const stats = lstatSync(path);
+        if (stats.isDirectory()) walk(path, `${prefix}${name}/`);
+        else if (stats.isFile()) files.set(`${prefix}${name}`, readFileSync(path, "utf8"));
+      }
+    };
+    walk(root, "");
+    rendered.set(cell, files);
+  }
+  return rendered;
 }
 
 function hasModel(modelsPath: string, cell: string): boolean {

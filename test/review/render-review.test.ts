@@ -39,16 +39,18 @@ describe("renderReviewMarkdown", () => {
   });
 
   it("has a section per changed cell with a table of resources and changed attributes", () => {
-    expect(markdown).toContain("#### `cell-a` — changed (resources +2 ~1 -1, 3 other changes)");
+    expect(markdown).toContain("#### `cell-a` — changed (resources +1 ~1 -1, 1 data source, 3 other changes)");
     expect(markdown).toContain("Planned because models/cell-a.yaml changed.");
-    const managerRow = markdown.split("\n").find((line) => line.startsWith("| ~ | `google_compute_instance_template.manager` |"))!;
+    const managerRow = markdown.split("\n").find((line) => line.startsWith("| ~ | `manager/Resource` <sub>google_compute_instance_template</sub> |"))!;
     expect(managerRow.split("<br>")).toEqual([
-      '| ~ | `google_compute_instance_template.manager` | `description: (removed) "runner managers"`',
+      '| ~ | `manager/Resource` <sub>google_compute_instance_template</sub> | `description: (removed) "runner managers"`',
       '`labels.team: (added) "ci"`',
       '`machine_type: "e2-small" -> "e2-medium"`',
       expect.stringMatching(/^`metadata\.startup-script: sha256:[0-9a-f]{12} \(56 chars\) -> sha256:[0-9a-f]{12} \(56 chars\)` \|$/),
     ]);
-    expect(markdown).toContain("| - | `google_storage_bucket.old-cache` |  |");
+    expect(markdown).toContain("| - | `old-cache/Resource` <sub>google_storage_bucket</sub> |  |");
+    // Resources read as construct paths below the cell, never as logical ids with hash suffixes.
+    expect(markdown).not.toContain("`google_compute_instance_template.manager`");
   });
 
   it("lists unchanged cells briefly and deleted models with how to destroy them", () => {
@@ -82,7 +84,9 @@ describe("renderReviewText", () => {
     const text = renderReviewText(report());
 
     expect(text).toContain("summary: 1 cell changed, 1 added, 1 removed, 1 unchanged");
-    expect(text).toContain("cell-a: changed (resources +2 ~1 -1, 3 other changes)");
+    expect(text).toContain("cell-a: changed (resources +1 ~1 -1, 1 data source, 3 other changes)");
+    expect(text).toContain("  ~ manager/Resource (google_compute_instance_template)\n      description: (removed)");
+    expect(text).toContain("  data sources (read, not counted as resources):\n  + data.google_project.current");
     expect(text).toContain("  ~ provider.google\n      region: \"europe-west4\" -> \"europe-west1\"");
     expect(text).toContain("cell-c: model deleted (models/cell-c.yaml); NOT planned for destroy.");
     expect(text).toContain("no changes: cell-b");

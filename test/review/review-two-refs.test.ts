@@ -45,7 +45,7 @@ describe("review over two refs of a repository (fake synth)", () => {
       },
     ]);
     expect(markdown.startsWith(REVIEW_MARKER)).toBe(true);
-    expect(markdown).toContain("`google_compute_instance_template.manager`");
+    expect(markdown).toContain("| ~ | `manager` <sub>google_compute_instance_template</sub> |");
   });
 
   it("reviews the working tree, uncommitted changes included, and leaves it untouched", async () => {
@@ -133,7 +133,7 @@ describe("review over two refs of a repository (fake synth)", () => {
   });
 
   it("synthesizes the working tree the same way", async () => {
-    const stacks = await synthWorkingTree(repo.dir, { cells: ["cell-1"] });
+    const { stacks } = await synthWorkingTree(repo.dir, { cells: ["cell-1"] });
 
     expect([...stacks.keys()]).toEqual(["cell-1"]);
     expect(existsSync(join(repo.dir, "cdktf.out"))).toBe(false);

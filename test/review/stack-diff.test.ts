@@ -30,12 +30,16 @@ describe("diffStacks on fixtures", () => {
 
   it("lists added, removed and changed resources by address", () => {
     expect(cellA.resources.map((change) => [change.action, change.address])).toEqual([
-      ["create", "data.google_project.current"],
       ["update", "google_compute_instance_template.manager"],
       ["create", "google_storage_bucket.cache"],
       ["delete", "google_storage_bucket.old-cache"],
     ]);
     expect(cellA.unchangedResources).toBe(1);
+  });
+
+  it("keeps data sources apart: they are read, not managed, and not counted as resources", () => {
+    expect(cellA.dataSources.map((change) => [change.action, change.address])).toEqual([["create", "data.google_project.current"]]);
+    expect(cellA.resources.some((change) => change.address.startsWith("data."))).toBe(false);
   });
 
   it("names the attribute paths that differ in a changed resource", () => {
