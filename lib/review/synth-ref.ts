@@ -12,7 +12,7 @@
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { cleanupOnInterrupt, killOnInterrupt } from "../cli/interrupt";
 import { OperationalError, UserInputError } from "../errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
@@ -52,7 +52,9 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Synt
   const sha = await resolveCommit(ref, cwd);
   const label = `ref "${ref}" (${sha.slice(0, 8)})`;
   const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
-  const checkout = join(scratch, "src");
+  // git names a worktree's admin directory after the checkout's base name: a unique one keeps two
+  // refs synthesized at once (base and head) from racing for ".git/worktrees/src".
+  const checkout = join(scratch, basename(scratch));
   let worktreeAdded = false;
   // Ctrl-C skips the finally below: remove the checkout and let git forget the worktree.
   const release = cleanupOnInterrupt(() => {
