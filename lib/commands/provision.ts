@@ -31,7 +31,7 @@ import { cellChangeSummary, type CellChangeSummary } from "../review/cell-summar
 import { summarizePlan, summarizeSynth } from "../review/change-summary";
 import { cellMarker, renderSummaryMarkdown, renderSummaryText } from "../review/render-summary";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
-import { readResourceShards, readSynthesizedStack } from "../review/stack-files";
+import { constructPaths, readResourceShards, readSynthesizedStack } from "../review/stack-files";
 import { backendEnvironment } from "../terraform/backend-env";
 import { detectEngine, EngineDriver } from "../terraform/engine";
 import { engineEnvironment } from "../terraform/engine-env";
@@ -117,7 +117,8 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   let cells: ProvisionedCell[];
   if (!engine) {
     cells = synthesized.map((cell, index) => {
-      const changes = summarizeSynth(readSynthesizedStack(cell.stackDir), readResourceShards(cell.stackDir));
+      const stack = readSynthesizedStack(cell.stackDir);
+      const changes = summarizeSynth(stack, readResourceShards(cell.stackDir), constructPaths(stack));
       return result(cell, cellChangeSummary(loaded[index].model, changes), "dry-run", false, false);
     });
   } else {
@@ -184,7 +185,7 @@ async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { na
   const planFile = join(cell.stackDir, context.destroy ? `${cell.cell}.destroy.tfplan` : `${cell.cell}.tfplan`);
   const planned = await driver.plan({ out: planFile, destroy: context.destroy });
   const planJson = await driver.showPlanJson(planned.planFile);
-  const changes = summarizePlan(planJson, readResourceShards(cell.stackDir));
+  const changes = summarizePlan(planJson, readResourceShards(cell.stackDir), constructPaths(readSynthesizedStack(cell.stackDir)));
   const summary = cellChangeSummary(loaded.model, changes, { engine, planFile: planned.planFile });
   log(renderSummaryText(summary).trimEnd());
   // The roll is named before anything is confirmed or applied.

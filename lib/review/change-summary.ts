@@ -6,7 +6,7 @@
  */
 import { redactSecrets } from "../secrets/redact";
 import type { PlanAction, PlanChange, PlanJson, PlanResourceChange } from "./plan-json";
-import { resourceAddress, type ShardOf, type SynthesizedStack } from "./stack-files";
+import { resourceAddress, type PathOf, type ShardOf, type SynthesizedStack } from "./stack-files";
 
 export { readResourceShards, readSynthesizedStack, type ShardOf } from "./stack-files";
 
@@ -28,6 +28,8 @@ export interface AttributeChange {
 
 export interface ResourceChangeSummary {
   readonly address: string;
+  /** Where it comes from in the code ("fleet/shard-x/managers/Template0"), when the stack records it. */
+  readonly constructPath?: string;
   readonly type: string;
   /** null: a cell-wide resource. */
   readonly shard: string | null;
@@ -69,14 +71,16 @@ export interface ChangeSummary {
 }
 
 /** Summarizes `terraform show -json <planfile>`; no-op and data-source reads are not changes. */
-export function summarizePlan(plan: PlanJson, shardOf: ShardOf): ChangeSummary {
+export function summarizePlan(plan: PlanJson, shardOf: ShardOf, pathOf: PathOf = () => undefined): ChangeSummary {
   const resources = (plan.resource_changes ?? []).flatMap((change): ResourceChangeSummary[] => {
     if (change.mode === "data") return [];
     const kind = kindOfActions(change.change.actions);
     if (!kind) return [];
+    const constructPath = pathOf(shardAddress(change));
     return [
       {
         address: change.address,
+        ...(constructPath ? { constructPath } : {}),
         type: change.type,
         shard: shardOf(shardAddress(change)) ?? null,
         kind,
@@ -93,12 +97,20 @@ export function summarizePlan(plan: PlanJson, shardOf: ShardOf): ChangeSummary {
 }
 
 /** Summarizes a synthesized stack for --dry-run: every resource would be created. */
-export function summarizeSynth(stack: SynthesizedStack, shardOf: ShardOf): ChangeSummary {
+export function summarizeSynth(stack: SynthesizedStack, shardOf: ShardOf, pathOf: PathOf = () => undefined): ChangeSummary {
   const resources = Object.entries(stack.resource ?? {}).flatMap(([type, blocks]) =>
     Object.entries(blocks).flatMap(([name, block]) => {
       const address = `${type}.${name}`;
       const shard = shardOf(address) ?? null;
-      const created = (instanceAddress: string): ResourceChangeSummary => ({ address: instanceAddress, type, shard, kind: "add", actions: ["create"] });
+      const constructPath = pathOf(address);
+      const created = (instanceAddress: string): ResourceChangeSummary => ({
+        address: instanceAddress,
+        ...(constructPath ? { constructPath } : {}),
+        type,
+        shard,
+        kind: "add",
+        actions: ["create"],
+      });
       // A literal count creates that many instances; for_each or a computed count is counted once.
       const count = block.count;
       if (typeof count === "number" && Number.isInteger(count) && count >= 0) {

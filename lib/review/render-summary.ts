@@ -156,10 +156,17 @@ function resourceDetails(resources: readonly ResourceChangeSummary[]): string[] 
   const lines = listed.map((resource) => {
     const shard = resource.shard === null ? "" : ` (${resource.shard})`;
     const attributes = resource.attributes && resource.attributes.length > 0 ? `: ${resource.attributes.map(attributeText).join("; ")}` : "";
-    return `- **${resource.kind}** ${code(resource.address)}${shard}${attributes}`;
+    // People read where a resource comes from; the logical id (with its hash suffix) is the engine's name for it.
+    const name = resource.constructPath ? `${code(resource.constructPath)} ${resource.type}${instanceSuffix(resource.address)}` : code(resource.address);
+    return `- **${resource.kind}** ${name}${shard}${attributes}`;
   });
   if (resources.length > listed.length) lines.push(`- … and ${resources.length - listed.length} more`);
   return [`<details><summary>All ${resources.length} resource changes</summary>`, "", ...lines, "", "</details>"];
+}
+
+/** `[0]` or `["key"]` of an instance address, so counted instances stay apart. */
+function instanceSuffix(address: string): string {
+  return /\[[^\]]*\]$/.exec(address)?.[0] ?? "";
 }
 
 function attributeText(attribute: NonNullable<ResourceChangeSummary["attributes"]>[number]): string {

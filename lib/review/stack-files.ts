@@ -12,6 +12,8 @@ export const RESOURCE_SHARDS_FILE = "resource-shards.json";
 
 /** Shard of a resource address, undefined for cell-wide resources (network, monitoring...). */
 export type ShardOf = (address: string) => string | undefined;
+/** Construct path of a resource address below its cell ("fleet/shard-x/managers/Template0"), as cdktf records it. */
+export type PathOf = (address: string) => string | undefined;
 
 /** The parts of a synthesized stack (Terraform JSON configuration) that the review reads. */
 export interface SynthesizedStack {
@@ -41,6 +43,18 @@ export function shardLookup(map: Readonly<Record<string, string>>): ShardOf {
 /** `type.name[0]` -> `type.name`: the address of the resource block an instance belongs to. */
 export function resourceAddress(instanceAddress: string): string {
   return instanceAddress.replace(/\[[^\]]*\]$/, "");
+}
+
+/** Construct paths of a synthesized stack's resources, for people: the stack's own name is left off. */
+export function constructPaths(stack: SynthesizedStack): PathOf {
+  const paths = new Map<string, string>();
+  for (const [type, blocks] of Object.entries(stack.resource ?? {})) {
+    for (const [name, block] of Object.entries(blocks)) {
+      const path = (block["//"] as { metadata?: { path?: unknown } } | undefined)?.metadata?.path;
+      if (typeof path === "string") paths.set(`${type}.${name}`, path.replace(/^[^/]+\//, ""));
+    }
+  }
+  return (address) => paths.get(address) ?? paths.get(resourceAddress(address));
 }
 
 export function readSynthesizedStack(stackDir: string): SynthesizedStack {

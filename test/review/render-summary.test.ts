@@ -4,7 +4,7 @@ import { cellChangeSummary, type CellChangeSummary } from "../../lib/review/cell
 import { summarizePlan, summarizeSynth } from "../../lib/review/change-summary";
 import type { PlanJson, PlanResourceChange } from "../../lib/review/plan-json";
 import { PLAN_NOTE_MARKER, cellMarker, renderSummaryMarkdown, renderSummaryText } from "../../lib/review/render-summary";
-import { shardLookup } from "../../lib/review/stack-files";
+import { constructPaths, shardLookup } from "../../lib/review/stack-files";
 import { PLAN_FIXTURE, RESOURCE_SHARDS_FIXTURE } from "../support/fake-terraform-workspace";
 import { exampleModel } from "../support/models";
 
@@ -75,6 +75,32 @@ describe("renderSummaryMarkdown", () => {
     expect(details).toContain(`<summary>All ${summary.changes.resources.length} resource changes</summary>`);
     for (const resource of summary.changes.resources) expect(details).toContain(`**${resource.kind}** \`${resource.address}\``);
     expect(details).toContain('`machine_type` `"e2-standard-2"` → `"n2d-standard-2"` (forces replacement)');
+  });
+
+  it("names resources by construct path and type when the stack records one, never by hash-suffixed logical id", () => {
+    const plan = fixturePlan();
+    const [first] = plan.resource_changes!.filter((change) => change.mode !== "data" && !change.change.actions.includes("no-op"));
+    const pathOf = (address: string) => (address === `${first.type}.${first.name}` ? "fleet/shard-small-amd64/managers/Template0" : undefined);
+    const summary = cellChangeSummary(exampleModel("cell-1"), summarizePlan(plan, fixtureShardOf(), pathOf));
+    const markdown = renderSummaryMarkdown(summary);
+
+    expect(summary.changes.resources.find((resource) => resource.address === first.address)?.constructPath).toBe("fleet/shard-small-amd64/managers/Template0");
+    const line = markdown.split("\n").find((text) => text.includes("`fleet/shard-small-amd64/managers/Template0`"))!;
+    expect(line).toContain(`\`fleet/shard-small-amd64/managers/Template0\` ${first.type}`);
+    expect(line).not.toContain(first.address);
+  });
+
+  it("reads construct paths from the synthesized stack, without the stack's own name", () => {
+    const stack = {
+      resource: {
+        aws_launch_template: { lt_ABCDEF12: { "//": { metadata: { path: "cell-2/fleet/shard-spot-amd64/manager-0/launch-template" } }, count: 2 } },
+      },
+    };
+    const summary = summarizeSynth(stack, () => "spot-amd64", constructPaths(stack));
+    expect(summary.resources.map((resource) => [resource.address, resource.constructPath])).toEqual([
+      ["aws_launch_template.lt_ABCDEF12[0]", "fleet/shard-spot-amd64/manager-0/launch-template"],
+      ["aws_launch_template.lt_ABCDEF12[1]", "fleet/shard-spot-amd64/manager-0/launch-template"],
+    ]);
   });
 
   it("shows a forget column only when something is forgotten", () => {
