@@ -56,6 +56,14 @@ export interface FleetingIamProps {
   /** The worker groups of this shard's managers; the fleeting role is limited to them and their instances. */
   readonly workerGroups: readonly FleetingWorkerGroup[];
   /**
+   * The shard's manager groups. A manager drains itself before its group replaces it: it reads its
+   * group and asks it to recreate its VM (instanceGroupManagers get/update, the fleeting role's
+   * first two permissions), so the role is also bound with a condition naming these groups, not
+   * their instances.
+   * @default [] (no such binding)
+   */
+  readonly managerGroups?: readonly FleetingWorkerGroup[];
+  /**
    * Service account the workers run as. When set, managers get iam.serviceAccountUser on it
    * (setting metadata on an instance requires acting as its account).
    * @default - workers have no service account, nothing to grant
@@ -122,6 +130,19 @@ export class FleetingIam extends Construct {
       },
     });
 
+    if (props.managerGroups?.length) {
+      new ProjectIamMember(this, "ManagerDrainBinding", {
+        project: props.project,
+        role: this.role.name,
+        member: this.serviceAccountMember,
+        condition: {
+          title: "own-manager-groups-only",
+          description: "Only this shard's manager groups: a manager drains, then asks its group to recreate it.",
+          expression: managerGroupCondition(props.project, props.managerGroups),
+        },
+      });
+    }
+
     MANAGER_PROJECT_ROLES.forEach((role) => {
       new ProjectIamMember(this, role.replace(/^roles\//, ""), { project: props.project, role, member: this.serviceAccountMember });
     });
@@ -174,6 +195,11 @@ export class FleetingIam extends Construct {
  * CEL over `resource.name`: each worker group itself, or an instance whose name starts with the
  * group's base instance name followed by '-' (MIG instance names are "<base>-<4 characters>").
  */
+/** The manager groups themselves (not their instances: a manager never touches another VM directly). */
+export function managerGroupCondition(project: string, groups: readonly FleetingWorkerGroup[]): string {
+  return groups.map((group) => `resource.name == "projects/${project}/zones/${group.zone}/instanceGroupManagers/${group.name}"`).join(" || ");
+}
+
 export function workerGroupCondition(project: string, groups: readonly FleetingWorkerGroup[]): string {
   return groups
     .flatMap((group) => {

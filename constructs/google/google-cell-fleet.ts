@@ -134,6 +134,7 @@ export class GoogleCellFleet extends Construct {
       roleId: fleetingRoleId(model, shard),
       serviceAccountId: managerServiceAccountId(model, shard),
       workerGroups,
+      managerGroups: slots.map((slot) => ({ name: managerName(model, shard, slot), zone: zoneOfSlot(cloud.zones, slot) })),
       tokenSecretId: usesSecretManager ? secretLocation(model, shard).googleSecretId : undefined,
     });
 

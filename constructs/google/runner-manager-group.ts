@@ -153,10 +153,12 @@ export class RunnerManagerGroup extends Construct {
           ...(healthCheck
             ? { autoHealingPolicies: { healthCheck: healthCheck.id, initialDelaySec: this.autohealingInitialDelaySec } }
             : {}),
-          // A template change replaces the VM right away. No surge: a second VM of the same slot would
-          // drive the same worker group as the first. RECREATE keeps the instance name.
+          // A template change replaces nothing by itself: the manager drains gitlab-runner (SIGQUIT, up to
+          // maximum_timeout) and then asks the group to recreate its VM (templates/startup/manager.sh.hbs,
+          // `drain`). No surge: a second VM of the same slot would drive the same worker group as the first.
+          // RECREATE keeps the instance name. Autohealing still recreates a dead VM from the new template.
           updatePolicy: {
-            type: "PROACTIVE",
+            type: "OPPORTUNISTIC",
             minimalAction: "REPLACE",
             replacementMethod: "RECREATE",
             maxSurgeFixed: 0,

@@ -3,7 +3,7 @@
  * EC2 user data). They never contain a token: the manager script reads it at boot
  * from the store named by `secretLocation(model, shard)`.
  */
-import { logGroupName, managerName, RUNNER_METRICS_PORT, secretLocation } from "../model/names";
+import { logGroupName, managerName, RUNNER_METRICS_PORT, secretLocation, zoneOfSlot } from "../model/names";
 import { machineArchitecture, type Architecture } from "../model/architecture";
 import type { RunnerModel, Shard } from "../model/schema";
 import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
@@ -65,7 +65,15 @@ export interface ManagerScriptContext {
   /** systemd's TimeoutStopSec for gitlab-runner: the shard's maximum_timeout and a margin. */
   readonly gracefulStopSeconds: number;
   readonly tokenRefreshInterval: string;
-  readonly google: { readonly project: string; readonly opsAgentConfig: string; readonly opsAgentConfigFile: string } | null;
+  readonly google: {
+    readonly project: string;
+    readonly opsAgentConfig: string;
+    readonly opsAgentConfigFile: string;
+    /** Zone of the slot's manager group. */
+    readonly zone: string;
+    /** `projects/<p>/zones/<z>/instanceGroupManagers/<group>`: the slot's own manager group (the drain recreates its VM there). */
+    readonly groupPath: string;
+  } | null;
   readonly aws: {
     readonly region: string;
     readonly drainHookName: string;
@@ -171,7 +179,13 @@ export function managerScriptContext(model: RunnerModel, shard: Shard, slot: num
     tokenRefreshInterval: TOKEN_REFRESH_INTERVAL,
     google:
       cloud.provider === "google"
-        ? { project: cloud.project, opsAgentConfig: renderOpsAgentConfig(model, shard, slot), opsAgentConfigFile: OPS_AGENT_CONFIG_FILE }
+        ? {
+            project: cloud.project,
+            opsAgentConfig: renderOpsAgentConfig(model, shard, slot),
+            opsAgentConfigFile: OPS_AGENT_CONFIG_FILE,
+            zone: zoneOfSlot(cloud.zones, slot),
+            groupPath: `projects/${cloud.project}/zones/${zoneOfSlot(cloud.zones, slot)}/instanceGroupManagers/${managerName(model, shard, slot)}`,
+          }
         : null,
     aws:
       cloud.provider === "aws"

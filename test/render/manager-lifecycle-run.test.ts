@@ -278,3 +278,61 @@ describe.each([
     expect(configToken()).toBe(token);
   });
 });
+
+describe("Google Cloud drain before replacement", () => {
+  const model: RunnerModel = exampleModel("cell-1");
+  const shard = model.shards[0];
+  const script = renderManagerStartupScript(model, shard, 1);
+  const accessToken = fakeAccessToken();
+  const env = (groupTemplate: string) => ({
+    STUB_ACCESS_TOKEN: accessToken,
+    STUB_OWN_TEMPLATE: "cell-1-small-amd64-mgr-1-20260101",
+    STUB_GROUP_TEMPLATE: groupTemplate,
+    STUB_INSTANCE_NAME: "cell-1-small-amd64-mgr-1-x7k2",
+  });
+
+  it("installs a drain timer every 30 s whose service may run as long as the drain takes", () => {
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: accessToken });
+
+    expectSucceeded(run);
+    const service = unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.service"));
+    expect(service.get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
+    expect(service.get("TimeoutStartSec")).toEqual(["infinity"]);
+    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["30s"]);
+    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer"]);
+  });
+
+  it("does nothing while the group's template is the one the VM was created from", () => {
+    const run = sandbox.run(script, env("cell-1-small-amd64-mgr-1-20260101"), ["drain"]);
+
+    expectSucceeded(run);
+    expect(callsOf(run, "systemctl")).toEqual([]);
+    expect(sandbox.state("recreate")).toBe("");
+  });
+
+  it("when the group has a new template, stops gitlab-runner (SIGQUIT, waiting) and only then has its own group recreate it", () => {
+    const run = sandbox.run(script, env("cell-1-small-amd64-mgr-1-20261122"), ["drain"]);
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain(`running jobs get up to ${gracefulStopSeconds(shard)}s`);
+    expect(callsOf(run, "systemctl")).toEqual([["stop", "gitlab-runner"]]);
+    const stopAt = run.calls.findIndex((call) => call.name === "systemctl");
+    const recreateAt = run.calls.findIndex((call) => call.name === "curl" && call.args.some((arg) => arg.endsWith("/recreateInstances")));
+    expect(recreateAt).toBeGreaterThan(stopAt);
+    if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
+    const zone = model.cloud.zones[1 % model.cloud.zones.length];
+    expect(sandbox.state("recreate").trim()).toBe(
+      `https://compute.googleapis.com/compute/v1/projects/${model.cloud.project}/zones/${zone}/instanceGroupManagers/${managerName(model, shard, 1)}/recreateInstances ` +
+        `{"instances": ["zones/${zone}/instances/cell-1-small-amd64-mgr-1-x7k2"]}`,
+    );
+    expect(run.callLog).not.toContain(accessToken);
+  });
+
+  it("does nothing on a VM no group created (no instance-template metadata)", () => {
+    const run = sandbox.run(script, { ...env("other"), STUB_OWN_TEMPLATE: "" }, ["drain"]);
+
+    expectSucceeded(run);
+    expect(callsOf(run, "systemctl")).toEqual([]);
+    expect(callsOf(run, "curl")).toHaveLength(1);
+  });
+});

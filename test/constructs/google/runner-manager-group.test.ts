@@ -100,11 +100,11 @@ describe("RunnerManagerGroup", () => {
     }
   });
 
-  test("replaces the VM when its template changes, never running two managers of one slot", () => {
+  test("leaves the replacement to the drained manager (opportunistic), never running two managers of one slot", () => {
     const { json } = managersOf();
     for (const group of resourcesOf(json, "google_compute_instance_group_manager")) {
       expect(group.update_policy).toEqual({
-        type: "PROACTIVE",
+        type: "OPPORTUNISTIC",
         minimal_action: "REPLACE",
         replacement_method: "RECREATE",
         max_surge_fixed: 0,

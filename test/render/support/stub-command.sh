@@ -72,9 +72,10 @@ case "$name" in
   id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
   useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
   curl)
-    output="" url="" config_stdin=false previous=""
+    output="" url="" config_stdin=false previous="" data=""
     for arg in "$@"; do
       [[ $previous == -o ]] && output=$arg
+      [[ $previous == --data ]] && data=$arg
       [[ $previous == --config && $arg == - ]] && config_stdin=true
       [[ $arg == http* ]] && url=$arg
       previous=$arg
@@ -106,6 +107,22 @@ case "$name" in
         ;;
       *computeMetadata/v1/instance/service-accounts/default/token)
         printf '{"access_token":"%s","expires_in":3599,"token_type":"Bearer"}' "$STUB_ACCESS_TOKEN"
+        ;;
+      *computeMetadata/v1/instance/attributes/instance-template)
+        [[ -n ${STUB_OWN_TEMPLATE:-} ]] || exit 22
+        printf 'projects/123456789/global/instanceTemplates/%s' "$STUB_OWN_TEMPLATE"
+        ;;
+      *computeMetadata/v1/instance/name) printf '%s' "${STUB_INSTANCE_NAME:-manager-vm}" ;;
+      https://compute.googleapis.com/compute/v1/*)
+        # The access token must arrive on stdin (curl --config -), never as an argument.
+        $config_stdin || exit 22
+        grep -q "Authorization: Bearer $STUB_ACCESS_TOKEN" || exit 22
+        if [[ $url == */recreateInstances ]]; then
+          printf '%s %s\n' "$url" "$data" >>"$STUB_STATE/recreate"
+          printf '{"kind": "compute#operation", "status": "RUNNING"}\n'
+        else
+          printf '{\n  "kind": "compute#instanceGroupManager",\n  "versions": [\n    {\n      "name": "primary",\n      "instanceTemplate": "https://www.googleapis.com/compute/v1/projects/p/global/instanceTemplates/%s"\n    }\n  ]\n}\n' "$STUB_GROUP_TEMPLATE"
+        fi
         ;;
       https://secretmanager.googleapis.com/*)
         # The access token must arrive on stdin (curl --config -), never as an argument.
