@@ -25,12 +25,13 @@ describe("Google Cloud manager drain", () => {
 
   test("THEN each shard's managers get the fleeting role on their own manager groups only, not on their VMs", () => {
     const { model, text } = synthFleet();
-    if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
+    const cloud = model.cloud;
+    if (cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
     const bindings = resourcesOf(text, "google_project_iam_member").filter((member) => member.condition?.title === "own-manager-groups-only");
     expect(bindings).toHaveLength(model.shards.length);
     for (const shard of model.shards) {
       const expected = Array.from({ length: shard.managers.count }, (_, slot) =>
-        `resource.name == "projects/${model.cloud.project}/zones/${zoneOfSlot(model.cloud.zones, slot)}/instanceGroupManagers/${managerName(model, shard, slot)}"`,
+        `resource.name == "projects/${cloud.project}/zones/${zoneOfSlot(cloud.zones, slot)}/instanceGroupManagers/${managerName(model, shard, slot)}"`,
       ).join(" || ");
       const binding = bindings.find((candidate) => candidate.condition.expression === expected);
       expect(binding).toBeDefined();
