@@ -18,11 +18,13 @@ import { loadModelFile } from "../model/load";
 import { modelsDir, resolveModelArgument } from "../model/model-files";
 import type { RunnerModel, Shard } from "../model/schema";
 import { createSecretStore } from "../secrets/create-store";
+import { acquireCellLock, DEFAULT_LOCK_WAIT_MS, describeHolder, stateDirectory } from "../state/cell-lock";
 import { redactSecrets, redactValue } from "../secrets/redact";
 import type { SecretStore } from "../secrets/store";
 
 export const DEFAULT_CONCURRENCY = 4;
 export const RETRY_TIMEOUT_ENV = "ONBOARD_RETRY_TIMEOUT";
+export const LOCK_WAIT_ENV = "ONBOARD_LOCK_WAIT";
 
 export interface OnboardOptions {
   /** --model: a path, or a name in the models directory. */
@@ -60,6 +62,12 @@ export interface OnboardOptions {
   readonly log?: (line: string) => void;
   /** Told every secret value the run sees (runner tokens), so a caller can scrub them from other output. */
   readonly onSecret?: (value: string) => void;
+  /** Where the per-cell lock lives (<stateDir>/locks). @default $RUNNER_FLEET_STATE_DIR or ./.state */
+  readonly stateDir?: string;
+  /** How long to wait for another run's lock on the cell: a Go duration ("2m") or milliseconds. @default $ONBOARD_LOCK_WAIT or 2m */
+  readonly lockWait?: string | number;
+  /** A lock not refreshed for this long is taken over (its process died). @default 10s */
+  readonly lockStaleMs?: number;
 }
 
 export type OnboardMode = ReconcileMode | "status" | "prune";
@@ -156,41 +164,67 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   // Once GitLab is out of reach, shards not yet started are not attempted (the run stays bounded in time).
   let unreachable: string | undefined;
 
-  if (mode === "prune") {
-    const prune = await pruneCell({ model, client, store, dryRun, readSecrets, rememberSecret, staleAfterMs, now: clock.now, concurrency, log });
-    const cleaned: PruneReport = JSON.parse(redact(JSON.stringify(prune))) as PruneReport;
-    const exitCode = cleaned.problems.length > 0 ? 1 : 0;
-    return { ...head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: cleaned.notices };
-  }
-
   if (mode === "status") {
     const status = await Promise.all(
-      shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret }, shard))),
+      shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret, verifyToken: true }, shard))),
     );
     const problems = status.filter((entry) => entry.error).map((entry) => withShard(entry.shard, redact(entry.error!)));
+    // A token GitLab refuses is reported always, and fails the run under --require-online (its managers cannot register).
+    const tokenProblems = status.filter((entry) => entry.tokenProblem).map((entry) => withShard(entry.shard, entry.tokenProblem!));
     if (options.requireOnline) {
       for (const entry of status) if (!entry.error && entry.onlineManagers === 0) problems.push(`shard ${entry.shard}: no online runner manager`);
+      problems.push(...tokenProblems);
     }
     const cleaned = status.map((entry) => (entry.error ? { ...entry, error: redact(entry.error) } : entry));
     const exitCode = problems.length > 0 ? 1 : 0;
-    return { ...head, ok: exitCode === 0, exitCode, shards: [], status: cleaned, problems, notices: [] };
+    return { ...head, ok: exitCode === 0, exitCode, shards: [], status: cleaned, problems, notices: options.requireOnline ? [] : tokenProblems };
   }
 
-  const ctx = { model, client, store, dryRun, readSecrets, policy, clock, log, rememberSecret };
-  const outcomes = await Promise.all(
-    shards.map((shard) =>
-      limit(async (): Promise<ShardOutcome> => {
-        if (unreachable) return skippedOutcome(shard, dryRun, store, unreachable);
-        const outcome = await reconcileShard(ctx, shard, mode);
-        if (outcome.error && /cannot reach GitLab|kept failing/.test(outcome.error)) unreachable ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
-        return outcome;
-      }),
-    ),
-  );
-  const cleaned = outcomes.map((outcome) => (outcome.error ? { ...outcome, error: redact(outcome.error) } : outcome));
-  const problems = cleaned.filter((outcome) => outcome.error).map((outcome) => withShard(outcome.shard, outcome.error!));
-  const exitCode = problems.length > 0 ? 1 : 0;
-  return { ...head, ok: exitCode === 0, exitCode, shards: cleaned, problems, notices: [] };
+  // Changing runs hold the cell's lock: two at once would each create the shard's runner.
+  const lockWaitMs = durationMs(options.lockWait ?? env[LOCK_WAIT_ENV], DEFAULT_LOCK_WAIT_MS, "--lock-wait", LOCK_WAIT_ENV);
+  const notices: string[] = [];
+  const lock = dryRun
+    ? undefined
+    : await acquireCellLock({
+        stateDir: options.stateDir ?? stateDirectory(env),
+        cell: model.cell.id,
+        command: mode === "reconcile" ? "onboard" : `onboard --${mode}`,
+        waitMs: lockWaitMs,
+        staleMs: options.lockStaleMs,
+        onWait: (holder) => log(`${describeHolder(holder)} on cell ${model.cell.id}; waiting up to ${formatMs(lockWaitMs)}`),
+        onCompromised: (error) => {
+          const notice = `the onboard lock of cell ${model.cell.id} was lost during the run (${error.message}); another run may have started`;
+          log(`warning: ${notice}`);
+          notices.push(notice);
+        },
+      });
+  try {
+    if (mode === "prune") {
+      const prune = await pruneCell({ model, client, store, dryRun, readSecrets, rememberSecret, staleAfterMs, now: clock.now, concurrency, log });
+      const cleaned: PruneReport = JSON.parse(redact(JSON.stringify(prune))) as PruneReport;
+      const exitCode = cleaned.problems.length > 0 ? 1 : 0;
+      const allNotices = [...cleaned.notices, ...notices];
+      return { ...head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: allNotices };
+    }
+    const reconcileMode: ReconcileMode = mode;
+    const ctx = { model, client, store, dryRun, readSecrets, policy, clock, log, rememberSecret };
+    const outcomes = await Promise.all(
+      shards.map((shard) =>
+        limit(async (): Promise<ShardOutcome> => {
+          if (unreachable) return skippedOutcome(shard, dryRun, store, unreachable);
+          const outcome = await reconcileShard(ctx, shard, reconcileMode);
+          if (outcome.error && /cannot reach GitLab|kept failing/.test(outcome.error)) unreachable ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
+          return outcome;
+        }),
+      ),
+    );
+    const cleaned = outcomes.map((outcome) => (outcome.error ? { ...outcome, error: redact(outcome.error) } : outcome));
+    const problems = cleaned.filter((outcome) => outcome.error).map((outcome) => withShard(outcome.shard, outcome.error!));
+    const exitCode = problems.length > 0 ? 1 : 0;
+    return { ...head, ok: exitCode === 0, exitCode, shards: cleaned, problems, notices };
+  } finally {
+    await lock?.release();
+  }
 }
 
 /** Problems name their shard once. */
@@ -230,10 +264,15 @@ function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
 
 /** --retry-timeout / $ONBOARD_RETRY_TIMEOUT: a Go duration ("90s", "2m") or a number of milliseconds. */
 export function retryBudgetMs(value: string | number | undefined): number {
-  if (value === undefined || value === "") return DEFAULT_RETRY_POLICY.budgetMs;
+  return durationMs(value, DEFAULT_RETRY_POLICY.budgetMs, "--retry-timeout", RETRY_TIMEOUT_ENV);
+}
+
+/** A flag or variable holding a Go duration ("90s", "2m") or a number of milliseconds. */
+function durationMs(value: string | number | undefined, fallback: number, flag: string, variable: string): number {
+  if (value === undefined || value === "") return fallback;
   if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
   const seconds = typeof value === "string" ? parseGoDurationSeconds(value.trim()) : undefined;
-  if (seconds === undefined) throw new UserInputError(`--retry-timeout (or $${RETRY_TIMEOUT_ENV}) must be a Go duration such as "2m" or "90s", received ${JSON.stringify(value)}`);
+  if (seconds === undefined) throw new UserInputError(`${flag} (or $${variable}) must be a Go duration such as "2m" or "90s", received ${JSON.stringify(value)}`);
   return seconds * 1000;
 }
 
@@ -280,12 +319,13 @@ export function onboardCommand(): Command {
     .option("--dry-run", "print what would change; write nothing to GitLab or the secret store")
     .option("--rotate", "reset the shards' runner tokens and store the new ones")
     .option("--remove", "delete the shards' runners from GitLab and their secrets")
-    .option("--status", "show each shard's runner and its managers")
-    .option("--require-online", "with --status: exit 1 unless every shard has an online manager")
+    .option("--status", "show each shard's runner, its managers, and whether the stored token still works")
+    .option("--require-online", "with --status: exit 1 unless every shard has an online manager and a working stored token")
     .option("--prune", "delete runners that carry this cell's marker but belong to no shard of the model, and stale runner managers, with their secrets (with --dry-run: list them)")
     .addOption(withDefault(new Option("--stale-after <duration>", 'with --prune: a manager not seen for this long is stale, e.g. "7d", "36h" (at least 2h)'), DEFAULT_STALE_AFTER))
     .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once"), String(DEFAULT_CONCURRENCY)))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
+    .addOption(withDefault(new Option("--lock-wait <duration>", "how long to wait while another onboard of the cell holds its lock, e.g. 5m"), `$${LOCK_WAIT_ENV} or 2m`))
     .addOption(jsonOption())
     .addHelpText(
       "after",
@@ -306,6 +346,7 @@ export function onboardCommand(): Command {
         requireOnline: Boolean(flags.requireOnline),
         concurrency,
         retryTimeout: flags.retryTimeout as string | undefined,
+        lockWait: flags.lockWait as string | undefined,
       });
       process.stdout.write(flags.json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardReport(result));
       process.exitCode = result.exitCode;

@@ -10,12 +10,18 @@
  *    runners, /groups/:id/runners or /projects/:id/runners for the others; filtered by
  *    type and the shard's tags; every page) and GET /runners/:id tells which carries
  *    the marker `[runner-fleet cell=<cell> shard=<shard>]` in its maintenance note.
- *    The oldest match is the shard's runner; other matches are reported as duplicates
- *    and left alone (a person decides).
+ *    The tags do not decide: a runner whose tags changed is still found.
+ *    The oldest match is the shard's runner.
+ * Every lookup also lists the runners carrying the marker: any beyond the shard's
+ * runner are duplicates (two runs at once, a lost create answer) and are deleted.
  * 3. Nothing found: the runner is created (POST /user/runners) and its token stored.
  *
  * RULES
- * - Found by id with its token stored: only drifted settings are PUT (none: no write).
+ * - Found by id with its token stored: the token is verified (POST /runners/verify, see
+ *   ./verify-token.ts); a token GitLab refuses (reset behind our back, expired) is
+ *   repaired by resetting it, never by creating a second runner. Then only drifted
+ *   settings are PUT (none: no write). Dry runs do not verify (verifying registers a
+ *   contact in GitLab).
  * - Found by marker (no token, or a token of another runner): the runner is adopted:
  *   its token is reset (POST /runners/:id/reset_authentication_token) and stored. This
  *   heals a crash between create and store, and a create whose answer was lost.
@@ -24,8 +30,13 @@
  *   before the next try, and a runner it finds is adopted.
  * - Created but the token cannot be stored: the runner is deleted again. If even that
  *   fails, it carries its marker, so the next run adopts it (reset + store).
- * - --rotate resets the token and stores the new one; --remove deletes the runner
- *   (GitLab first, then the secret, so a failed delete keeps the token).
+ * - After a create, the marker search runs again: when another run created a runner for
+ *   the shard at the same time, the oldest is kept, the others are deleted, and the
+ *   kept runner's token is reset and stored when it is not the one just created.
+ *   (onboard also holds a per-cell lock, lib/state/cell-lock.ts, so this is the
+ *   safety net for runs on different machines.)
+ * - --rotate resets the token and stores the new one; --remove deletes the runner and
+ *   its duplicates (GitLab first, then the secret, so a failed delete keeps the token).
  * - A runner of another type than the shard asks for is not touched: an error says so.
  * - Tokens that expire are refused (lib/gitlab/expiring-token.ts says why): a created runner
  *   is deleted again; a reset token is stored all the same (the old one is already dead)
@@ -38,6 +49,7 @@ import type { GitLabClient, IssuedToken, NewRunner, RunnerDetails, RunnerSetting
 import { GitLabApiError } from "./errors";
 import { ExpiringTokenError, expiringTokenProblem } from "./expiring-token";
 import { findRunnersByMarker, locateRunner, type LocatedRunner } from "./locate-runner";
+import { checkRunnerToken } from "./verify-token";
 import { formatMs, RetryBudgetExceededError, withRetry, type RetryClock, type RetryPolicy } from "./retry";
 import { describeChanges, desiredRunner, diffRunner, runnerSettings } from "./runner-spec";
 
@@ -65,6 +77,8 @@ export interface ShardOutcome {
   readonly tokenStored: boolean;
   /** Things a person should know: duplicates, compensations. */
   readonly notes: readonly string[];
+  /** Duplicate runners of the shard deleted (or, in a dry run, to delete). */
+  readonly duplicates?: readonly number[];
   readonly error?: string;
 }
 
@@ -92,6 +106,11 @@ interface Plan {
   readonly notes: string[];
 }
 
+/** Runners carrying the shard's marker besides the one kept. */
+function duplicatesOf(plan: Plan): readonly RunnerDetails[] {
+  return plan.located.duplicates;
+}
+
 export async function reconcileShard(ctx: ReconcileContext, shard: Shard, mode: ReconcileMode): Promise<ShardOutcome> {
   let plan: Plan;
   try {
@@ -108,8 +127,9 @@ export async function reconcileShard(ctx: ReconcileContext, shard: Shard, mode: 
     changes: describeChanges(plan.changes, plan.located.runner),
     reason: plan.reason,
     secret: ctx.store.describe(shard),
+    ...(duplicatesOf(plan).length > 0 ? { duplicates: duplicatesOf(plan).map((runner) => runner.id) } : {}),
   };
-  if (ctx.dryRun || plan.action === "none") {
+  if (ctx.dryRun || (plan.action === "none" && duplicatesOf(plan).length === 0)) {
     return { ...base, ok: true, runnerId: plan.located.runner?.id, tokenStored: false, notes: plan.notes };
   }
   try {
@@ -149,7 +169,9 @@ async function planShard(ctx: ReconcileContext, shard: Shard, mode: ReconcileMod
   const located = await locateRunner(ctx, shard, desired, stored);
   if (located.staleStoredId !== undefined) notes.push(`runner #${located.staleStoredId} of the stored token no longer exists in GitLab`);
   if (located.duplicates.length > 0) {
-    notes.push(`more runners carry this shard's marker: ${located.duplicates.map((id) => `#${id}`).join(", ")}; they are left alone, remove them by hand if unused`);
+    const ids = located.duplicates.map((duplicate) => `#${duplicate.id}`).join(", ");
+    const kept = mode === "remove" ? "" : `, runner #${located.runner!.id} is kept`;
+    notes.push(`more runners carry this shard's marker: ${ids}; ${ctx.dryRun ? "they would be deleted" : "they are deleted"}${kept}`);
   }
   const runner = located.runner;
   const changes = runner ? diffRunner(runnerSettings(desired), runner) : {};
@@ -176,6 +198,14 @@ async function planShard(ctx: ReconcileContext, shard: Shard, mode: ReconcileMod
     notes.push("the secret store was not read (dry run without cloud credentials); a missing token would also be recovered");
   } else if (!tokenMatches) {
     return { ...common, action: "adopt", changes, reason: `runner #${runner.id} found by its marker has no stored token; its token is reset and stored` };
+  } else if (ctx.dryRun) {
+    notes.push("the stored token was not verified (a dry run sends nothing; verifying registers a contact in GitLab); a token GitLab refuses would be reset");
+  } else {
+    const check = await checkRunnerToken(ctx.client, stored!.token, runner.id, `runner #${runner.id} of shard ${shard.name}`);
+    if (!check.valid || !check.matchesRunner) {
+      const why = check.valid ? `it belongs to runner #${check.runnerId}` : check.reason;
+      return { ...common, action: "adopt", changes, reason: `the stored token of runner #${runner.id} no longer works (${why}); its token is reset and stored` };
+    }
   }
   if (Object.keys(changes).length > 0) return { ...common, action: "update", changes, reason: `settings of runner #${runner.id} drifted` };
   return { ...common, action: "none", changes, reason: `runner #${runner.id} matches the model` };
@@ -184,6 +214,14 @@ async function planShard(ctx: ReconcileContext, shard: Shard, mode: ReconcileMod
 type OutcomeBase = Omit<ShardOutcome, "ok" | "runnerId" | "tokenStored" | "notes" | "error">;
 
 async function applyPlan(ctx: ReconcileContext, shard: Shard, plan: Plan, base: OutcomeBase): Promise<ShardOutcome> {
+  const outcome = await applyAction(ctx, shard, plan, base);
+  // A create settles duplicates itself (it looks again after creating).
+  if (plan.action === "create") return outcome;
+  const deleted = await deleteDuplicates(ctx, shard, duplicatesOf(plan).map((runner) => runner.id));
+  return deleted.length > 0 ? { ...outcome, duplicates: deleted } : outcome;
+}
+
+async function applyAction(ctx: ReconcileContext, shard: Shard, plan: Plan, base: OutcomeBase): Promise<ShardOutcome> {
   const notes = [...plan.notes];
   const label = `${ctx.model.cell.id}/${shard.name}`;
   const runner = plan.located.runner;
@@ -200,7 +238,8 @@ async function applyPlan(ctx: ReconcileContext, shard: Shard, plan: Plan, base: 
         const drift = diffRunner(runnerSettings(plan.desired), created.runner);
         if (Object.keys(drift).length > 0) await ctx.client.updateRunner(created.runner.id, drift, `update runner #${created.runner.id} of shard ${shard.name}`);
         ctx.log(`${label}: runner #${created.runner.id} recovered, token stored in ${ctx.store.describe(shard)}`);
-        return { ...base, ok: true, runnerId: created.runner.id, tokenStored: true, notes };
+        const settled = await settleAfterCreate(ctx, shard, plan.desired, created.runner.id);
+        return { ...base, ok: true, runnerId: settled.keptId, tokenStored: true, notes: [...notes, ...settled.notes], ...settled.duplicates };
       }
       const issued = created.issued;
       const expiring = expiringTokenProblem(shard, issued);
@@ -215,7 +254,8 @@ async function applyPlan(ctx: ReconcileContext, shard: Shard, plan: Plan, base: 
         );
       }
       ctx.log(`${label}: runner #${issued.id} created, token stored in ${ctx.store.describe(shard)}`);
-      return { ...base, ok: true, runnerId: issued.id, tokenStored: true, notes };
+      const settled = await settleAfterCreate(ctx, shard, plan.desired, issued.id);
+      return { ...base, ok: true, runnerId: settled.keptId, tokenStored: true, notes: [...notes, ...settled.notes], ...settled.duplicates };
     }
     case "adopt":
     case "rotate": {
@@ -247,6 +287,43 @@ async function applyPlan(ctx: ReconcileContext, shard: Shard, plan: Plan, base: 
     case "none":
       return { ...base, ok: true, runnerId: runner?.id, tokenStored: false, notes };
   }
+}
+
+/**
+ * After a create: another run may have created a runner for the shard at the same time
+ * (on another machine, where the cell lock does not reach). Every run keeps the oldest,
+ * so concurrent runs agree on which one stays; the others are deleted. When the kept
+ * runner is not the one just created, its token is reset and stored.
+ */
+async function settleAfterCreate(
+  ctx: ReconcileContext,
+  shard: Shard,
+  desired: NewRunner,
+  createdId: number,
+): Promise<{ keptId: number; notes: string[]; duplicates: { duplicates?: number[] } }> {
+  const marked = (await findRunnersByMarker(ctx, shard, desired)).map((runner) => runner.id);
+  const ids = [...new Set([...marked, createdId])].sort((a, b) => a - b);
+  if (ids.length === 1) return { keptId: createdId, notes: [], duplicates: {} };
+  const [keptId, ...others] = ids;
+  const label = `${ctx.model.cell.id}/${shard.name}`;
+  ctx.log(`${label}: another run created runners for this shard at the same time (${ids.map((id) => `#${id}`).join(", ")}); keeping #${keptId}`);
+  const deleted = await deleteDuplicates(ctx, shard, others);
+  const notes = [`runners ${ids.map((id) => `#${id}`).join(", ")} were created for this shard at the same time; #${keptId} is kept, ${deleted.map((id) => `#${id}`).join(", ")} deleted`];
+  if (keptId !== createdId) {
+    const issued = await resetToken(ctx, shard, keptId);
+    await storeToken(ctx, shard, issued, true);
+    notes.push(`the token of runner #${keptId} was reset and stored`);
+  }
+  return { keptId, notes, duplicates: { duplicates: deleted } };
+}
+
+/** Deletes duplicate runners of a shard; the ids deleted (or already gone). */
+async function deleteDuplicates(ctx: ReconcileContext, shard: Shard, ids: readonly number[]): Promise<number[]> {
+  for (const id of ids) {
+    ctx.log(`${ctx.model.cell.id}/${shard.name}: deleting duplicate runner #${id}`);
+    await ctx.client.deleteRunner(id, `delete duplicate runner #${id} of shard ${shard.name}`);
+  }
+  return [...ids];
 }
 
 /** A created runner whose token could not be stored: the outcome says what became of the runner. */

@@ -30,8 +30,10 @@ export interface ShardStatus {
   /** GitLab's status of the runner as a whole. */
   readonly runnerStatus?: string;
   readonly paused?: boolean;
-  /** Whether the store holds a token for this runner; undefined when the store was not read. */
+  /** Whether the store holds a token for this runner (tokenCheck says whether it works); undefined when the store was not read. */
   readonly tokenStored?: boolean;
+  /** Why the stored token is not usable (GitLab refuses it, or it is another runner's), when verified. */
+  readonly tokenProblem?: string;
   readonly managers: readonly ManagerStatus[];
   /** Managers GitLab counts as online (contacted in the last 2 hours). */
   readonly onlineManagers: number;
@@ -74,7 +76,9 @@ export async function collectShardStatus(ctx: StatusContext, shard: Shard): Prom
     const runningJobs = ctx.countRunningJobs
       ? (await ctx.client.listRunnerJobs(runner.id, "running", `list the running jobs of runner #${runner.id} (shard ${shard.name})`)).length
       : undefined;
+    // After the managers and jobs were read: the check records (and removes) a manager entry of its own.
     const tokenCheck = ctx.verifyToken && stored ? await checkRunnerToken(ctx.client, stored.token, runner.id, `shard ${shard.name}`) : undefined;
+    const tokenProblem = tokenCheck && stored ? describeTokenProblem(tokenCheck, stored.runnerId) : undefined;
     return {
       shard: shard.name,
       runnerId: runner.id,
@@ -82,6 +86,7 @@ export async function collectShardStatus(ctx: StatusContext, shard: Shard): Prom
       runnerStatus: runner.status,
       paused: runner.paused,
       tokenStored,
+      ...(tokenProblem === undefined ? {} : { tokenProblem }),
       managers,
       onlineManagers: managers.filter((manager) => manager.status === "online").length,
       ...(runningJobs === undefined ? {} : { runningJobs }),
@@ -91,6 +96,12 @@ export async function collectShardStatus(ctx: StatusContext, shard: Shard): Prom
     if (!(error instanceof OperationalError)) throw error;
     return { shard: shard.name, foundBy: "none", managers: [], onlineManagers: 0, error: error.message };
   }
+}
+
+function describeTokenProblem(check: TokenCheck, storedRunnerId: number): string | undefined {
+  if (!check.valid) return `the stored token of runner #${storedRunnerId} no longer works (${check.reason}); run onboard to reset it`;
+  if (!check.matchesRunner) return `the stored token belongs to runner #${check.runnerId}, not to the shard's runner; run onboard to reset it`;
+  return undefined;
 }
 
 /** A table for people: one line per shard, one indented line per manager. */
@@ -103,11 +114,13 @@ export function formatStatusTable(statuses: readonly ShardStatus[]): string {
       status.runnerId === undefined ? "-" : `#${status.runnerId}`,
       status.error ? "error" : (status.runnerStatus ?? "missing") + (status.paused ? " (paused)" : ""),
       `${status.onlineManagers}/${status.managers.length} online`,
-      status.tokenStored === undefined ? "not checked" : status.tokenStored ? "stored" : "missing",
+      // A token reset behind our back is not "stored": it no longer works.
+      status.tokenProblem ? "invalid" : status.tokenStored === undefined ? "not checked" : status.tokenStored ? "stored" : "missing",
     ]);
     const lines = status.managers.map(
       (manager) => `    manager ${manager.systemId}: ${manager.status}, version ${manager.version ?? "?"}, last contact ${manager.contactedAt ?? "never"}`,
     );
+    if (status.tokenProblem) lines.push(`    token: ${status.tokenProblem}`);
     if (status.error) lines.push(`    error: ${status.error}`);
     details.set(index + 1, lines);
   });

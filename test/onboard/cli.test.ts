@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { FakeGitLab, randomText } from "../support/fake-gitlab";
 import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
-import { filesUnder } from "./helpers";
+import { filesUnder, runnerChanges } from "./helpers";
 
 const REPO = join(__dirname, "..", "..");
 const BIN = join(REPO, "bin", "onboard");
@@ -83,13 +83,13 @@ test("creates the runners and keeps every token out of the output and out of oth
 
 test("exits 0 and writes nothing on a second run; --status --require-online exits 1 with no manager online", async () => {
   await onboard([]);
-  const writes = fake.writeCalls().length;
+  const writes = runnerChanges(fake.requests).length;
 
   const again = await onboard([]);
   const status = await onboard(["--status", "--require-online"]);
 
   expect(again.code).toBe(0);
-  expect(fake.writeCalls()).toHaveLength(writes);
+  expect(runnerChanges(fake.requests)).toHaveLength(writes);
   expect(status.code).toBe(1);
   expect(status.stdout).toContain("0/0 online");
   expect(status.stderr + status.stdout).toContain("no online runner manager");

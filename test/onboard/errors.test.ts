@@ -42,7 +42,7 @@ async function closedPort(): Promise<number> {
 test("fails when the token is wrong (401), naming the variable and not the token", async () => {
   const badToken = `glpat-${randomText(20)}`;
 
-  const result = await onboard({ env: { GITLAB_TOKEN: badToken } });
+  const result = await onboard({ env: { ...setup.env, GITLAB_TOKEN: badToken } });
 
   expect(result.exitCode).toBe(1);
   expect(result.problems[0]).toContain("rejected the token in $GITLAB_TOKEN");
@@ -51,7 +51,7 @@ test("fails when the token is wrong (401), naming the variable and not the token
 });
 
 test("fails when the token is not an administrator's (403), saying what is needed", async () => {
-  const result = await onboard({ env: { GITLAB_TOKEN: fake.userToken } });
+  const result = await onboard({ env: { ...setup.env, GITLAB_TOKEN: fake.userToken } });
 
   expect(result.exitCode).toBe(1);
   expect(result.problems[0]).toMatch(/refused .*403.*api scope.*administrator/);

@@ -1,6 +1,8 @@
 /** Shared pieces of the onboard tests: a fake clock whose sleeps return at once, and output capture. */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { TOKEN_CHECK_SYSTEM_ID } from "../../lib/gitlab/verify-token";
+import type { LoggedRequest } from "../support/fake-gitlab";
 
 export interface FakeClock {
   readonly waits: number[];
@@ -33,4 +35,12 @@ export function filesUnder(dir: string): Array<{ file: string; text: string }> {
     else out.push({ file: path, text: readFileSync(path, "utf8") });
   }
   return out;
+}
+
+/**
+ * Calls that change runners: every write but the stored-token check (POST /runners/verify
+ * and the DELETE /runners/managers that removes the entry it records), which leaves nothing behind.
+ */
+export function runnerChanges(requests: readonly LoggedRequest[]): LoggedRequest[] {
+  return requests.filter((request) => request.method !== "GET" && request.body.system_id !== TOKEN_CHECK_SYSTEM_ID);
 }

@@ -111,8 +111,9 @@ test("deletes the removed shard's runner and its secret, and the stale managers 
   expect(fake.writeCalls().filter((request) => request.method === "DELETE" && request.path.startsWith("/api/v4/runners/") && request.path !== "/api/v4/runners/managers").map((request) => request.path)).toEqual([
     `/api/v4/runners/${large.id}`,
   ]);
-  // An administrator's search covers every runner of the instance, not only the ones the token "owns".
-  expect(fake.requests.slice(before).filter((request) => request.path === "/api/v4/runners/all").map((request) => new URLSearchParams(request.query).get("type"))).toEqual([
+  // An administrator's search covers every runner of the instance, not only the ones the token "owns"
+  // (the listings after it are the kept shards' own lookups, which also look for duplicates).
+  expect(fake.requests.slice(before).filter((request) => request.path === "/api/v4/runners/all").map((request) => new URLSearchParams(request.query).get("type")).slice(0, 3)).toEqual([
     "instance_type",
     "group_type",
     "project_type",

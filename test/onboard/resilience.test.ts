@@ -130,8 +130,9 @@ describe("GitLab failures", () => {
 
     expect(result.exitCode).toBe(0);
     expect(calls("POST", /\/user\/runners$/)).toHaveLength(2);
-    // Listings: the plan's search, then the search before the second create.
-    expect(calls("GET", /\/runners\/all$/)).toHaveLength(2);
+    // Listings: the plan's search (by description, then by tags), the same search before the
+    // second create, and the look for concurrent creates after it (found by description).
+    expect(calls("GET", /\/runners\/all$/)).toHaveLength(5);
     expect(runnersOfShard()).toHaveLength(1);
     expect(storedToken()).toBe(runnersOfShard()[0].token);
   });

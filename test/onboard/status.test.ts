@@ -4,7 +4,7 @@ import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import type { Shard } from "../../lib/model/schema";
 import { FakeGitLab } from "../support/fake-gitlab";
 import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
-import { fakeClock } from "./helpers";
+import { fakeClock, runnerChanges } from "./helpers";
 
 const HOUR = 3600_000;
 let fake: FakeGitLab;
@@ -33,7 +33,7 @@ test("lists each shard's runner with its managers' status", async () => {
   fake.addManager(runnerIdOf(small), 5 * 60_000, "s_online");
   fake.addManager(runnerIdOf(small), 10 * 24 * HOUR, "s_stale");
   fake.addManager(runnerIdOf(large), null, "s_new");
-  const before = fake.writeCalls().length;
+  const before = runnerChanges(fake.requests).length;
 
   const result = await onboard({ status: true });
 
@@ -49,7 +49,7 @@ test("lists each shard's runner with its managers' status", async () => {
     }),
     expect.objectContaining({ shard: large.name, onlineManagers: 0, managers: [expect.objectContaining({ systemId: "s_new", status: "never_contacted" })] }),
   ]);
-  expect(fake.writeCalls()).toHaveLength(before);
+  expect(runnerChanges(fake.requests)).toHaveLength(before);
   const table = formatOnboardReport(result);
   expect(table).toMatch(new RegExp(`${small.name}\\s+#${runnerIdOf(small)}\\s+online\\s+1/2 online\\s+stored`));
   expect(table).toContain("manager s_stale: stale");

@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunnerModel } from "../../lib/model/schema";
+import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
 import type { FakeGitLab } from "./fake-gitlab";
 import { modelWith } from "./models";
 
@@ -12,7 +13,7 @@ export interface FakeModelSetup {
   readonly secretsDir: string;
   /** The temp dir that holds it. */
   readonly root: string;
-  /** Environment with the admin token in the model's token variable. */
+  /** Environment with the admin token in the model's token variable, and the onboard lock's state directory under `root`. */
   readonly env: NodeJS.ProcessEnv;
 }
 
@@ -26,5 +27,5 @@ export function fakeModel(fake: FakeGitLab, change: (model: RunnerModel) => void
     draft.secrets.local_dir = secretsDir;
     change(draft);
   });
-  return { model, secretsDir, root, env: { [model.gitlab.token_env]: fake.adminToken } };
+  return { model, secretsDir, root, env: { [model.gitlab.token_env]: fake.adminToken, [STATE_DIR_ENV]: join(root, "state") } };
 }

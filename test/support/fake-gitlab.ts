@@ -113,6 +113,10 @@ export class FakeGitLab {
   readonly requests: LoggedRequest[] = [];
   /** Token lifetime GitLab announces; null: tokens do not expire. */
   tokenExpiresAt: string | null = null;
+  /** Milliseconds every API answer waits, so concurrent clients overlap as on a busy instance. */
+  latencyMs = 0;
+  /** Runs just before POST /user/runners stores its runner (another client acting at that moment). */
+  beforeCreate?: () => void;
   private readonly users = new Map<string, FakeUser>();
   private faults: Fault[] = [];
   private readonly disabledRoutes: Array<{ method: string; route: RegExp }> = [];
@@ -240,6 +244,7 @@ export class FakeGitLab {
     const entry: LoggedRequest = { method, path: url.pathname, query: url.search.replace(/^\?/, ""), body: {}, status: 0 };
     this.requests.push(entry);
     const rawBody = await readBody(req);
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     try {
       entry.body = parseBody(rawBody, req.headers["content-type"]);
     } catch {
@@ -369,6 +374,7 @@ export class FakeGitLab {
     }
     const maximumTimeout = body.maximum_timeout === undefined ? null : Number(body.maximum_timeout);
     if (maximumTimeout !== null && maximumTimeout < 600) return new HttpAnswer(400, { message: "400 Bad request - Maximum timeout needs to be at least 10 minutes" });
+    this.beforeCreate?.();
     const runner = this.seedRunner({
       runner_type: type,
       ...(type === "group_type" ? { group_id: groupId } : {}),
@@ -425,8 +431,11 @@ export class FakeGitLab {
    * (or "<legacy>") is created when missing and marked as just contacted.
    */
   private verify(body: Record<string, unknown>): HttpAnswer {
+    // spec/requests/api/ci/runner/runners_verify_post_spec.rb: no token 400; unknown or expired token 403.
+    if (body.token === undefined) return new HttpAnswer(400, { error: "token is missing" });
     const runner = [...this.runners.values()].find((candidate) => candidate.token === body.token);
     if (!runner) return new HttpAnswer(403, { message: "403 Forbidden" });
+    if (runner.token_expires_at !== null && Date.parse(runner.token_expires_at) <= Date.now()) return new HttpAnswer(403, { message: "403 Forbidden" });
     const now = new Date().toISOString();
     runner.contacted_at = now;
     const systemId = body.system_id === undefined ? LEGACY_SYSTEM_ID : String(body.system_id);
