@@ -10,7 +10,7 @@
  *
  * What replaces the manager's VM (see REPLACING below):
  * - Google: instance templates cannot be updated, so any change to one creates a new template,
- *   and the group's PROACTIVE update policy recreates its VM from it. A group whose name, zone,
+ *   and the manager, once drained, has its group recreate its VM from it (OPPORTUNISTIC policy). A group whose name, zone,
  *   base instance name, project or version changes is itself recreated, or rolls its VM.
  * - AWS: any change to a launch template's launch data makes a new version; the group pins
  *   `latest_version`, and a launch_template change starts an instance refresh, which replaces

@@ -4,6 +4,7 @@
  * Every value shown was made safe by stack-diff (hashes for scripts, redaction
  * for tokens); the whole output is redacted once more on the way out.
  */
+import { describeRollForReview } from "../roll/roll-plan";
 import { redactSecrets } from "../secrets/redact";
 import type { ChangedCellsResult } from "./changed-cells";
 import { describeManagerChanges } from "./manager-changes";
@@ -52,6 +53,8 @@ export function renderReviewText(report: ReviewReport): string {
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
+    const roll = describeRollForReview(cell.managers);
+    if (roll) lines.push(`  ${roll}`);
     const entryLines = (change: EntryChange) => {
       lines.push(`  ${symbol(change)} ${displayAddress(change, cell.cell)}`);
       for (const attribute of change.attributes.slice(0, ATTRIBUTES_PER_ENTRY)) lines.push(`      ${attributeText(attribute)}`);
@@ -93,6 +96,8 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     for (const { what, why } of cell.managers.map(describeManagerChanges)) {
       out.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
     }
+    const roll = describeRollForReview(cell.managers);
+    if (roll) out.push("", `> ${escapeCell(roll.charAt(0).toUpperCase() + roll.slice(1))}.`);
     const rows = [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].map((change) => markdownRow(change, cell.cell));
     if (rows.length > 0) out.push("", ...foldedTable(rows));
     if (cell.dataSources.length > 0) {

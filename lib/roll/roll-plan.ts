@@ -73,6 +73,25 @@ export function needsRoll(roll: RollPlan): boolean {
   return roll.changing.length > 0;
 }
 
+/**
+ * The roll in one sentence, for the review, from the slots each shard replaces (before any plan):
+ * "provision rolls them: wave 1 small-amd64 slot 0, large-amd64 slot 0; wave 2 ...".
+ */
+export function describeRollForReview(replaced: ReadonlyArray<{ readonly shard: string; readonly replaced: readonly number[]; readonly total: number }>): string | undefined {
+  const shards = replaced.filter((entry) => entry.replaced.length > 0);
+  if (shards.length === 0) return undefined;
+  const waveCount = Math.max(...shards.map((entry) => entry.replaced.length));
+  const waves = Array.from({ length: waveCount }, (_, wave) =>
+    `wave ${wave + 1}: ${describeWave(shards.filter((entry) => wave < entry.replaced.length).map((entry) => ({ shard: entry.shard, slot: entry.replaced[wave] })))}`,
+  );
+  const single = shards.filter((entry) => entry.total === 1).map((entry) => entry.shard);
+  return (
+    `provision rolls the replaced managers one slot per shard at a time (${waves.join("; ")}): each stopping manager gets SIGQUIT and up to maximum_timeout, ` +
+    "and the next wave waits until the new managers are online" +
+    (single.length > 0 ? `; ${single.join(", ")} ${single.length === 1 ? "has" : "have"} one manager, which takes no jobs while it drains and boots` : "")
+  );
+}
+
 /** "small-amd64 slot 0, large-amd64 slot 0" */
 export function describeWave(wave: readonly ManagerSlot[]): string {
   return wave.map((slot) => `${slot.shard} slot ${slot.slot}`).join(", ");

@@ -54,6 +54,13 @@ describe("bin/review over a commit that changes `concurrent` (real synth, both c
     expect(markdown).toContain("**Files the VMs boot with**");
   });
 
+  it("names the roll ahead of time: one slot of each shard per wave, drained, the next wave after the new managers are online", () => {
+    expect(text).toContain(
+      "  provision rolls the replaced managers one slot per shard at a time (wave 1: small-amd64 slot 0; wave 2: small-amd64 slot 1): each stopping manager gets SIGQUIT and up to maximum_timeout, and the next wave waits until the new managers are online",
+    );
+    expect(markdown).toContain("> Provision rolls the replaced managers one slot per shard at a time (wave 1: small-amd64 slot 0; wave 2: small-amd64 slot 1)");
+  });
+
   it("warns in words that the change replaces every manager of the shard, on both clouds", () => {
     expect(text).toMatch(/WARNING: replaces 2 of 2 managers of shard small-amd64: instance template changed \(metadata\)/);
     expect(text).toMatch(/WARNING: replaces 2 of 2 managers of shard spot-amd64: launch template changed \(user_data\)/);
