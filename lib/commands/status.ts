@@ -156,7 +156,18 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
     countRunningJobs: true,
   };
   const limit = pLimit(DEFAULT_CONCURRENCY);
-  const statuses = await Promise.all(model.shards.map((shard) => limit(() => collectShardStatus(statusContext, shard))));
+  // Once GitLab is out of reach, the cell's remaining shards are not asked: a status run stays bounded in time.
+  let unreachable: string | undefined;
+  const statuses = await Promise.all(
+    model.shards.map((shard) =>
+      limit(async (): Promise<ShardStatus> => {
+        if (unreachable) return { shard: shard.name, foundBy: "none", managers: [], onlineManagers: 0, error: unreachable };
+        const status = await collectShardStatus(statusContext, shard);
+        if (status.error && /cannot reach GitLab|kept failing/.test(status.error)) unreachable ??= `not checked: GitLab is out of reach (see shard ${shard.name})`;
+        return status;
+      }),
+    ),
+  );
   const nowMs = ctx.now();
   const shards = model.shards.map((shard, index) => {
     const status = statuses[index].error ? { ...statuses[index], error: redact(statuses[index].error!) } : statuses[index];

@@ -164,6 +164,20 @@ test("a runner version other than the model's is a note, not a page", async () =
   expect(report.cells[0].shards[0].notes).toEqual(["runner version 18.4.0 differs from the model's 18.5.0"]);
 });
 
+test("GitLab out of reach: the cell needs attention, and the run ends without waiting out every shard", async () => {
+  const url = fake.url;
+  await fake.stop();
+  const started = Date.now();
+
+  const report = await status({ models: ["cell-1"], retryTimeout: 0 });
+
+  expect(report.exitCode).toBe(1);
+  expect(report.attention).toHaveLength(2);
+  expect(report.attention[0]).toContain(`cannot reach GitLab at ${url}`);
+  expect(Date.now() - started).toBeLessThan(10_000);
+  await fake.start();
+});
+
 describe("bin/status", () => {
   it("prints JSON and exits 1 when a manager is offline", async () => {
     allOnline();
