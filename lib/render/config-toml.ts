@@ -75,6 +75,7 @@ export interface RunnerEntryContext {
   readonly url: string;
   readonly token: string;
   readonly limit: number;
+  readonly requestConcurrency: number;
   readonly docker: {
     readonly image: string;
     readonly privileged: boolean;
@@ -122,6 +123,19 @@ export const WORKER_READY_FILE = "/run/runner-fleet/worker-ready";
 /** Longest wait for a new worker's startup script, in seconds. */
 const WORKER_READY_TIMEOUT_SECONDS = 900;
 
+/**
+ * `request_concurrency` of a [[runners]] entry: how many requests for new jobs it keeps in flight.
+ * gitlab-runner's default is 1 ("Limit number of concurrent requests for new jobs from GitLab", runner
+ * advanced configuration), and with GitLab's long polling that one request is held up to the polling
+ * duration, so a large manager takes its free slots one request at a time (gitlab-runner issue 29666,
+ * which GitLab's docs point to on request_concurrency). One request per 10 slots of `concurrent`, at
+ * least 1, never more than `concurrent` and at most 10, keeps pickup ahead of demand without flooding
+ * GitLab with held requests.
+ */
+export function requestConcurrency(concurrent: number): number {
+  return Math.min(concurrent, 10, Math.max(1, Math.ceil(concurrent / 10)));
+}
+
 export function assertSlot(shard: Shard, slot: number): void {
   if (!Number.isInteger(slot) || slot < 0 || slot >= shard.managers.count) {
     throw new RangeError(`manager slot of shard "${shard.name}" must be an integer from 0 to ${shard.managers.count - 1}, received ${slot}`);
@@ -166,8 +180,11 @@ function pluginConfig(model: RunnerModel, shard: Shard, slot: number): RunnerEnt
       { key: "zone", value: zoneOfSlot(model.cloud.zones, slot) },
     ];
   }
-  // The aws plugin takes its region from AWS_REGION, set on the service by the startup script.
-  return [{ key: "name", value: name }];
+  // Named here, not only through AWS_REGION on the service: the plugin config alone says where the group is.
+  return [
+    { key: "name", value: name },
+    { key: "region", value: model.cloud.region },
+  ];
 }
 
 /** The [[runners]] entry of manager `slot`: it drives worker group `slot` and nothing else. */
@@ -179,6 +196,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
     url: model.gitlab.url,
     token: RUNNER_TOKEN_PLACEHOLDER,
     limit: workers.max_instances * workers.capacity_per_instance,
+    requestConcurrency: requestConcurrency(shard.managers.concurrent),
     docker: {
       image: shard.docker.image,
       privileged: shard.docker.privileged,

@@ -78,14 +78,38 @@ describe("renderConfigToml", () => {
     expect(parseConfig(model, shard, 0).runners[0].autoscaler.plugin).toMatch(/^googlecloud(:|$)/);
   });
 
-  it("names only the Auto Scaling group on AWS (the region comes from the service environment)", () => {
+  it("names the Auto Scaling group and its region on AWS", () => {
     const model = exampleModel("cell-2");
     const shard = model.shards[0];
 
     const { autoscaler } = parseConfig(model, shard, 1).runners[0];
 
-    expect(autoscaler.plugin_config).toEqual({ name: workerGroupName(model, shard, 1) });
+    expect(autoscaler.plugin_config).toEqual({ name: workerGroupName(model, shard, 1), region: "eu-west-1" });
     expect(autoscaler.plugin).toMatch(/^aws(:|$)/);
+  });
+
+  it.each([
+    [1, 1],
+    [5, 1],
+    [20, 2],
+    [60, 6],
+    [80, 8],
+    [1000, 10],
+  ])("keeps request_concurrency in step with concurrent = %i (%i requests in flight, never more than concurrent)", (concurrent, expected) => {
+    const model = modelWith("cell-2", (draft) => {
+      draft.shards[0].managers.concurrent = concurrent;
+    });
+    const config = parseConfig(model, model.shards[0], 0);
+    expect(config.concurrent).toBe(concurrent);
+    expect(config.runners[0].request_concurrency).toBe(expected);
+    expect(config.runners[0].request_concurrency).toBeLessThanOrEqual(config.concurrent);
+  });
+
+  it("gives the example managers more than the default single job request", () => {
+    for (const name of ["cell-1", "cell-2"] as const) {
+      const model = exampleModel(name);
+      for (const shard of model.shards) expect(parseConfig(model, shard, 0).runners[0].request_concurrency).toBeGreaterThan(1);
+    }
   });
 
   it("uses a GCS cache on the shard's bucket with no credentials on Google Cloud", () => {

@@ -206,3 +206,38 @@ describe("manager startup script with the local secret store", () => {
     expectSecretsKeptOut(run, token);
   });
 });
+
+describe.each([
+  ["cell-1", "Google Cloud Ops Agent", "add-google-cloud-ops-agent-repo.sh"],
+  ["cell-2", "Amazon CloudWatch agent", "amazon-cloudwatch-agent.deb"],
+] as const)("manager startup script when the monitoring agent cannot be installed (%s, %s)", (cell, _agent, download) => {
+  const model = exampleModel(cell);
+  const shard = model.shards[0];
+
+  it("retries the agent, reports it, and still starts gitlab-runner", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), {
+      STUB_RUNNER_TOKEN: fakeRunnerToken(),
+      STUB_ACCESS_TOKEN: fakeAccessToken(),
+      STUB_AGENT_DOWN: "1",
+    });
+
+    expect(run.status).toBe(0);
+    expect(run.stderr).not.toContain("FAILED");
+    // Three attempts, each retrying the download.
+    for (const attempt of [1, 2, 3]) expect(run.stderr).toContain(`setting up the monitoring agent failed (attempt ${attempt}/3)`);
+    expect(run.stderr).toContain("WARNING: no monitoring agent; gitlab-runner runs without it");
+    expect(run.calls.filter((call) => call.name === "curl" && call.args.some((arg) => arg.endsWith(download))).length).toBeGreaterThanOrEqual(3);
+    expect(sandbox.state("logger")).toContain("WARNING: no monitoring agent");
+    // The runner was configured and started regardless.
+    expect(sandbox.exists(CONFIG)).toBe(true);
+    expect(callIndex(run, "systemctl", "restart", "gitlab-runner")).toBeGreaterThan(-1);
+    expect(run.stderr).toContain("done: gitlab-runner");
+  });
+
+  it("sets the agent up without retries or a warning when its download works", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+    expectSucceeded(run);
+    expect(run.stderr).not.toContain("monitoring agent failed");
+    expect(run.stderr).not.toContain("WARNING: no monitoring agent");
+  });
+});

@@ -85,9 +85,13 @@ case "$name" in
         printf '%s\n' "mkdir -p '$RUNNER_FLEET_ROOT/etc/apt/sources.list.d' && touch '$RUNNER_FLEET_ROOT/etc/apt/sources.list.d/runner_gitlab-runner.list'" >"$output"
         ;;
       *add-google-cloud-ops-agent-repo.sh)
+        [[ -z ${STUB_AGENT_DOWN:-} ]] || exit 22
         printf '%s\n' "printf 'google-cloud-ops-agent 2.50.0\\n' >>'$installed'" >"$output"
         ;;
-      *amazon-cloudwatch-agent.deb) : >"$output" ;;
+      *amazon-cloudwatch-agent.deb)
+        [[ -z ${STUB_AGENT_DOWN:-} ]] || exit 22
+        : >"$output"
+        ;;
       # The runner's metrics listener answers only while STUB_METRICS_UP is set.
       http://127.0.0.1:9252/metrics) [[ -n ${STUB_METRICS_UP:-} ]] || exit 7 ;;
       http://169.254.169.254/latest/api/token)
