@@ -21,10 +21,12 @@ export function shardHealth(shard: Shard, status: ShardStatus, nowMs: number): S
     attention.push("no runner in GitLab: run onboard for this cell");
     return { attention, notes };
   }
+  const replaced = status.onlineManagers >= shard.managers.count;
   for (const manager of status.managers) {
     if (manager.status === "online") continue;
     const what = manager.status === "never_contacted" ? "has never contacted GitLab" : `is ${manager.status}, last contact ${relativeTime(manager.contactedAt, nowMs)}`;
-    attention.push(`manager ${manager.systemId} ${what}`);
+    // With every slot online, a silent manager is most likely a replaced VM: say how to clear it.
+    attention.push(`manager ${manager.systemId} ${what}${replaced ? " (a replaced VM? onboard --prune removes it)" : ""}`);
   }
   const expected = shard.managers.count;
   if (status.onlineManagers < expected) attention.push(`${status.onlineManagers} of ${expected} managers online`);

@@ -97,9 +97,22 @@ test("needs attention: offline, stale and never-contacted managers, each named w
 
   expect(report.exitCode).toBe(1);
   expect(report.attention).toEqual([
-    "cell cell-1, shard large-amd64: manager s_offline is offline, last contact 3h ago",
-    "cell cell-1, shard large-amd64: manager s_stale is stale, last contact 10d ago",
-    "cell cell-1, shard large-amd64: manager s_new has never contacted GitLab",
+    "cell cell-1, shard large-amd64: manager s_offline is offline, last contact 3h ago (a replaced VM? onboard --prune removes it)",
+    "cell cell-1, shard large-amd64: manager s_stale is stale, last contact 10d ago (a replaced VM? onboard --prune removes it)",
+    "cell cell-1, shard large-amd64: manager s_new has never contacted GitLab (a replaced VM? onboard --prune removes it)",
+  ]);
+});
+
+test("a silent manager of a shard short of online managers gets no replaced-VM hint", async () => {
+  const spot = runnerOf("cell-2", "spot-amd64");
+  fake.addManager(spot.id, 3 * MINUTE, "s_up");
+  fake.addManager(spot.id, 3 * HOUR, "s_down");
+
+  const report = await status({ models: ["cell-2"] });
+
+  expect(report.attention).toEqual([
+    "cell cell-2, shard spot-amd64: manager s_down is offline, last contact 3h ago",
+    "cell cell-2, shard spot-amd64: 1 of 2 managers online",
   ]);
 });
 
@@ -187,7 +200,7 @@ describe("bin/status", () => {
 
     expect(result.status).toBe(1);
     const report = JSON.parse(result.stdout);
-    expect(report.attention).toEqual(["cell cell-2, shard spot-amd64: manager s_gone is offline, last contact 5h ago"]);
+    expect(report.attention).toEqual(["cell cell-2, shard spot-amd64: manager s_gone is offline, last contact 5h ago (a replaced VM? onboard --prune removes it)"]);
     expect(result.stdout).not.toContain(fake.adminToken);
     expect(result.stdout).not.toContain(TOKEN_CHECK_SYSTEM_ID);
   });
