@@ -7,7 +7,8 @@
  *   the manager's system_id. GitLab itself deletes managers stale for 7 days
  *   (Ci::Runners::StaleMachinesCleanupCronWorker); a shorter threshold clears them after
  *   a roll. A deleted manager that is in fact alive comes back on its next contact.
- * Only runners whose marker names exactly this cell are touched: a runner without the
+ * A runner of a removed shard that still has online managers is kept (its VMs still run
+ * jobs until provision removes them). Only runners whose marker names exactly this cell are touched: a runner without the
  * marker, or with another cell's (cell-10 next to cell-1), is never deleted.
  */
 import pLimit from "p-limit";
@@ -164,6 +165,13 @@ async function pruneOrphan(ctx: PruneContext, runner: RunnerDetails, problems: s
       notes.push(`secret ${ctx.store.describe(removedShard)} not checked (dry run without store credentials)`);
     }
     const secret = ownsSecret ? { secret: ctx.store.describe(removedShard) } : {};
+    // A shard removed from the model may still have VMs running jobs until provision destroys them: never cut them off.
+    const online = (await ctx.client.listRunnerManagers(runner.id, `list the managers of runner #${runner.id} (removed shard ${shardName})`)).filter((manager) => manager.status === "online");
+    if (online.length > 0) {
+      const why = `still has ${online.length} online manager(s) (${online.map((manager) => manager.system_id).join(", ")}): run provision to remove the shard's VMs first, then prune`;
+      problems.push(`runner #${runner.id} of removed shard ${shardName}: ${why}`);
+      return { ...head, deleted: false, ...secret, secretRemoved: false, notes, error: why };
+    }
     if (ctx.dryRun) return { ...head, deleted: false, ...secret, secretRemoved: false, notes };
     ctx.log(`deleting runner #${runner.id} of removed shard ${shardName}`);
     await ctx.client.deleteRunner(runner.id, `delete runner #${runner.id} of removed shard ${shardName}`);

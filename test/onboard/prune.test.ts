@@ -145,6 +145,20 @@ test("with a group Owner's token, searches the model's groups, prunes there, and
   expect(fake.runners.has(runnerOf("cell-10", "large-amd64").id)).toBe(true);
 });
 
+test("keeps a removed shard's runner whose managers are still online, and fails naming them", async () => {
+  const large = runnerOf("cell-1", "large-amd64");
+  fake.addManager(large.id, 2 * MINUTE, "s_still_running");
+
+  const result = await prune();
+
+  expect(result.exitCode).toBe(1);
+  expect(result.problems).toEqual([
+    `runner #${large.id} of removed shard large-amd64: still has 1 online manager(s) (s_still_running): run provision to remove the shard's VMs first, then prune`,
+  ]);
+  expect(fake.runners.has(large.id)).toBe(true);
+  expect(existsSync(secretFile("cell-1", "large-amd64"))).toBe(true);
+});
+
 test("a second run finds nothing left", async () => {
   agedManagers();
   await prune();
