@@ -1,33 +1,54 @@
 /**
- * The child pipeline an MR or a default-branch pipeline triggers: one job per
- * changed cell, so a change to one model plans (or applies) only that cell.
- * Plan jobs keep the plan and its summary as artifacts; apply jobs hold the
- * cell's resource group so two applies of one cell never run at once.
+ * The child pipeline a parent pipeline triggers: one job per cell, so a change to one model
+ * plans (or applies) only that cell, and a schedule checks every cell for drift in its own job.
+ *
+ * Every job has `rules`, and the file has `workflow:rules`: a job without rules gets GitLab's
+ * default rules, which leave it out of merge request pipelines, so the child of a merge request
+ * pipeline would get no jobs (GitLab docs, "Run child pipelines with merge request pipelines").
+ * Plan jobs keep the plan, its inputs digest and summary as artifacts and publish the counts
+ * GitLab's Terraform widget reads; apply jobs hold the cell's resource group and deploy to the
+ * cell's environment, so protected environments and approvals can gate them.
  */
+import { DRIFT_EXIT_CODE } from "../errors";
 import { template } from "../render/handlebars";
 
-export type ChildPipelineMode = "plan" | "apply";
+export type ChildPipelineMode = "plan" | "apply" | "drift";
+/** manual: each apply job waits for a person to start it (after the environment's approvals, if any). */
+export type ApplyMode = "auto" | "manual";
+
+export const APPLY_MODES: readonly ApplyMode[] = ["auto", "manual"];
 
 export interface ChildPipelineOptions {
   readonly mode: ChildPipelineMode;
-  /** Cells to plan or apply (model names). */
+  /** Cells to plan, apply or check (model names). */
   readonly cells: readonly string[];
   /** Models deleted by the change: listed in a warning job, never destroyed. @default [] */
   readonly removed?: readonly string[];
   /** What the cells were compared with, for the header and the no-op message. */
   readonly base: string;
-  /** @default "node:20-bookworm" */
+  /** @default DEFAULT_CI_IMAGE */
   readonly image?: string;
+  /** How apply jobs start. @default "auto" */
+  readonly applyMode?: ApplyMode;
 }
 
-export const DEFAULT_CI_IMAGE = "node:20-bookworm";
+/** A supported Node LTS (Node 20 reached end of life in April 2026); the code still runs on Node >= 20.9. */
+export const DEFAULT_CI_IMAGE = "node:24-bookworm";
+
 
 interface JobContext {
   readonly name: string;
+  /** `when` of the job's rule. */
+  readonly when: "on_success" | "manual";
   readonly resourceGroup?: string;
   readonly environment?: string;
+  readonly allowFailureExitCodes?: readonly number[];
   readonly script: readonly string[];
-  readonly artifacts?: { readonly paths: readonly string[]; readonly exclude: readonly string[] };
+  readonly artifacts?: {
+    readonly paths: readonly string[];
+    readonly exclude: readonly string[];
+    readonly terraformReport?: string;
+  };
 }
 
 interface ChildPipelineContext {
@@ -45,34 +66,66 @@ export function cellResourceGroup(cell: string): string {
   return `runner-fleet-${cell}`;
 }
 
+/** The GitLab environment a cell's apply deploys to. */
+export function cellEnvironment(cell: string): string {
+  return `runner-fleet/${cell}`;
+}
+
+/** Where a plan job leaves the saved plan (and its inputs digest beside it) in its artifacts. */
+export function planOutDir(cell: string): string {
+  return `plan-out/${cell}`;
+}
+
+export function savedPlanPath(cell: string): string {
+  return `${planOutDir(cell)}/stacks/${cell}/${cell}.tfplan`;
+}
+
 export function planJob(cell: string): JobContext {
-  const out = `plan-out/${cell}`;
+  const out = planOutDir(cell);
   return {
     name: `plan:${cell}`,
-    resourceGroup: undefined,
-    environment: undefined,
+    when: "on_success",
     script: [
       // --skip-onboard: a merge request must not register runners in GitLab before it is merged.
-      `./bin/provision --model ${shellQuote(cell)} --plan --skip-onboard --out ${shellQuote(out)} --markdown ${shellQuote(`plan-${cell}.md`)} --post --json > ${shellQuote(`plan-${cell}.json`)}`,
+      `./bin/provision --model ${shellQuote(cell)} --plan --skip-onboard --out ${shellQuote(out)} --markdown ${shellQuote(`plan-${cell}.md`)} --terraform-report ${shellQuote(`plan-${cell}.tfreport.json`)} --post --json > ${shellQuote(`plan-${cell}.json`)}`,
     ],
     artifacts: {
       paths: [`plan-${cell}.json`, `plan-${cell}.md`, `${out}/`],
       // Provider binaries and module caches are large and not part of the review.
       exclude: [`${out}/**/.terraform/**`],
+      terraformReport: `plan-${cell}.tfreport.json`,
     },
   };
 }
 
-export function applyJob(cell: string): JobContext {
+export function applyJob(cell: string, applyMode: ApplyMode = "auto"): JobContext {
+  const reviewed = `reviewed-plan/${cell}`;
   return {
     name: `apply:${cell}`,
+    when: applyMode === "manual" ? "manual" : "on_success",
     resourceGroup: cellResourceGroup(cell),
-    environment: `runner-fleet/${cell}`,
+    environment: cellEnvironment(cell),
     script: [
-      `./bin/provision --model ${shellQuote(cell)} --auto-approve`,
+      // The plan the merge request pipeline reviewed, when GitLab still has it (see the script).
+      `sh ci/fetch-reviewed-plan.sh ${shellQuote(cell)} ${shellQuote(reviewed)}`,
+      // Applied only when its inputs digest matches this commit's stack; otherwise planned again, shown, applied.
+      `./bin/provision --model ${shellQuote(cell)} --auto-approve --apply-plan ${shellQuote(`${reviewed}/${cell}.tfplan`)} --replan-if-stale`,
       `./bin/onboard --model ${shellQuote(cell)} --status --require-online`,
     ],
     artifacts: undefined,
+  };
+}
+
+export function driftJob(cell: string): JobContext {
+  return {
+    name: `drift:${cell}`,
+    when: "on_success",
+    // Drift is a finding, not a broken pipeline: exit 3 shows the job as a warning.
+    allowFailureExitCodes: [DRIFT_EXIT_CODE],
+    script: [
+      `./bin/provision --model ${shellQuote(cell)} --drift --markdown ${shellQuote(`drift-${cell}.md`)} --json > ${shellQuote(`drift-${cell}.json`)}`,
+    ],
+    artifacts: { paths: [`drift-${cell}.json`, `drift-${cell}.md`], exclude: [] },
   };
 }
 
@@ -82,12 +135,14 @@ export function renderChildPipeline(options: ChildPipelineOptions): string {
     if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(cell)) throw new Error(`cell name "${cell}" is not a DNS label`);
   }
   const removed = [...(options.removed ?? [])].sort();
+  const jobFor = { plan: planJob, apply: (cell: string) => applyJob(cell, options.applyMode), drift: driftJob }[options.mode];
+  const verb = options.mode === "drift" ? "check for drift" : options.mode;
   const context: ChildPipelineContext = {
     mode: options.mode,
     stage: options.mode,
     base: options.base,
     image: options.image ?? DEFAULT_CI_IMAGE,
-    jobs: cells.map(options.mode === "plan" ? planJob : applyJob),
+    jobs: cells.map(jobFor),
     removed: removed.map(
       (cell) =>
         `echo ${shellQuote(`model of cell ${cell} was deleted: its infrastructure is NOT destroyed; run ./bin/provision --model ${cell} --destroy from a checkout that still has the model`)}`,
@@ -96,7 +151,7 @@ export function renderChildPipeline(options: ChildPipelineOptions): string {
       cells.length === 0
         ? {
             name: `no-cell-to-${options.mode}`,
-            message: `echo ${shellQuote(`no runner model or shared code changed since ${options.base}: nothing to ${options.mode}`)}`,
+            message: `echo ${shellQuote(options.mode === "drift" ? "no runner model to check for drift" : `no runner model or shared code changed since ${options.base}: nothing to ${verb}`)}`,
           }
         : undefined,
   };

@@ -1,6 +1,7 @@
 /**
  * The one place where errors become exit codes and messages:
- * 0 ok, 1 runtime/environment failure, 2 invalid input or usage.
+ * 0 ok, 1 runtime/environment failure, 2 invalid input or usage, and a code a command sets
+ * itself for a finding that is not a failure (3: drift found by `provision --drift`).
  * Commands never call process.exit themselves.
  */
 import { CommanderError, type Command } from "commander";

@@ -13,7 +13,10 @@
  * --plan stops after the plan and writes nothing to GitLab (no admin token needed, for
  * merge request plan jobs). --dry-run stops after synthesis and summarizes the
  * synthesized JSON: no GitLab, no cloud, no engine. --destroy plans a destroy, applies
- * it, then removes the runners.
+ * it, then removes the runners. --drift plans every named cell and reports the cells whose
+ * infrastructure differs from their model (exit 3), touching nothing. --apply-plan applies a
+ * plan saved earlier (the one a merge request reviewed) only when the inputs digest beside it
+ * matches this checkout's stack; --replan-if-stale plans again instead of refusing.
  *
  * The engine sees only the environment it needs (lib/terraform/engine-env.ts) and its
  * output is scrubbed of every secret value this run knows (lib/secrets/known-secrets.ts).
@@ -23,17 +26,21 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
-import { OperationalError, UserInputError } from "../errors";
+import { DRIFT_EXIT_CODE, OperationalError, UserInputError } from "../errors";
 import { loadModelFile, type LoadedModel } from "../model/load";
 import { modelsDir, resolveModelArgument } from "../model/model-files";
 import { formatIssue } from "../model/issues";
 import { cellChangeSummary, type CellChangeSummary } from "../review/cell-summary";
 import { summarizePlan, summarizeSynth } from "../review/change-summary";
+import type { PlanJson } from "../review/plan-json";
+import { sumReports, terraformReport, type TerraformReport } from "../review/terraform-report";
+import { refuseLocalStateInCi } from "../terraform/local-state-guard";
+import { planInputsDigest, readPlanInputs, writePlanInputs } from "../terraform/plan-inputs";
 import { cellMarker, renderSummaryMarkdown, renderSummaryText } from "../review/render-summary";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
 import { constructPaths, readResourceShards, readSynthesizedStack } from "../review/stack-files";
 import { backendEnvironment } from "../terraform/backend-env";
-import { detectEngine, EngineDriver } from "../terraform/engine";
+import { DEFAULT_LOCK_TIMEOUT, detectEngine, EngineDriver, isLockTimeout } from "../terraform/engine";
 import { engineEnvironment } from "../terraform/engine-env";
 import { KnownSecrets } from "../secrets/known-secrets";
 import type { EngineName } from "../toolchain/check";
@@ -57,6 +64,18 @@ export interface ProvisionOptions {
   /** Synthesis output directory. @default cdktf.out */
   readonly out?: string;
   readonly markdownFile?: string;
+  /** Write GitLab's Terraform report ({"create","update","delete"} counts, summed over the cells) here. */
+  readonly terraformReportFile?: string;
+  /** The engine's -lock-timeout for plan and apply. @default $RUNNER_LOCK_TIMEOUT, else DEFAULT_LOCK_TIMEOUT */
+  readonly lockTimeout?: string;
+  /** Under CI=true, accept models whose state is local (lost with the job). */
+  readonly allowLocalState?: boolean;
+  /** Plan each cell and report drift; nothing is applied, nobody is onboarded. */
+  readonly drift?: boolean;
+  /** Apply this saved plan (the reviewed one) when its inputs digest matches this checkout's stack. */
+  readonly applyPlan?: string;
+  /** With applyPlan: when the saved plan is missing or stale, plan again (and show it) instead of refusing. */
+  readonly replanIfStale?: boolean;
   /** Create or update each cell's plan summary as a note on the merge request of $CI_MERGE_REQUEST_IID. */
   readonly post?: boolean;
   /** Variable holding the token for --post. @default - GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN */
@@ -75,7 +94,11 @@ export interface ProvisionedCell {
   readonly modelFile: string;
   readonly stackDir: string;
   readonly summary: CellChangeSummary;
-  readonly outcome: "dry-run" | "planned" | "no-changes" | "applied" | "declined";
+  readonly outcome: "dry-run" | "planned" | "no-changes" | "applied" | "declined" | "drifted" | "in-sync";
+  /** Counts for GitLab's Terraform widget, when the cell was planned. */
+  readonly terraformReport?: TerraformReport;
+  /** With --apply-plan: whether the reviewed plan was applied, or why the cell was planned again. */
+  readonly reviewedPlan?: ReviewedPlanUse;
   /** The merge request note of this cell's summary, with --post. */
   readonly note?: NoteUpsertResult;
   readonly onboarded: boolean;
@@ -83,7 +106,7 @@ export interface ProvisionedCell {
 }
 
 export interface ProvisionResult {
-  readonly mode: "dry-run" | "plan" | "apply" | "destroy";
+  readonly mode: "dry-run" | "plan" | "apply" | "destroy" | "drift";
   readonly cells: readonly ProvisionedCell[];
 }
 
@@ -92,11 +115,14 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // 1. Validate: every model and every flag, before anything is written anywhere.
   const loaded = loadModels(options);
-  const mode = options.dryRun ? "dry-run" : options.destroy ? "destroy" : options.planOnly ? "plan" : "apply";
+  const mode = options.dryRun ? "dry-run" : options.drift ? "drift" : options.destroy ? "destroy" : options.planOnly ? "plan" : "apply";
   const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
-  if (options.dryRun && (options.destroy || options.autoApprove)) {
-    throw new UserInputError("--dry-run cannot be combined with --destroy or --auto-approve");
+  checkFlagCombinations(options, loaded.length);
+  const lockTimeout = options.lockTimeout ?? env.RUNNER_LOCK_TIMEOUT ?? DEFAULT_LOCK_TIMEOUT;
+  if (!isLockTimeout(lockTimeout)) {
+    throw new UserInputError(`--lock-timeout (or RUNNER_LOCK_TIMEOUT) must be a duration such as 5m, 90s or 1h30m, got "${lockTimeout}"`);
   }
+  if (!options.dryRun && !options.allowLocalState) refuseLocalStateInCi(loaded, env);
   for (const { model, file, warnings } of loaded) {
     for (const warning of warnings) log(formatIssue(warning));
     // Fail before any side effect when the http backend's credentials are missing.
@@ -106,7 +132,7 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
     }
   }
   const secrets = knownSecrets(loaded, env, options.tokenEnv);
-  const context: StepContext = { ...options, env, log, secrets, withheld: withheldVariables(loaded, options.tokenEnv) };
+  const context: StepContext = { ...options, lockTimeout, env, log, secrets, withheld: withheldVariables(loaded, options.tokenEnv) };
 
   // 2. Detect the engine, 3. synthesize.
   const engine = options.dryRun ? undefined : detectEngine(options.engine, engineEnvironment(env, { withhold: context.withheld }));
@@ -126,7 +152,9 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
     // validation, nobody to confirm) comes before any runner is created or anything applied.
     const planned: PlannedCell[] = [];
     for (const [index, cell] of synthesized.entries()) planned.push(await planCell(cell, loaded[index], engine, context));
-    if (options.planOnly) {
+    if (options.drift) {
+      cells = planned.map((item) => result(item.cell, item.summary, item.changes ? "drifted" : "in-sync", false, false));
+    } else if (options.planOnly) {
       cells = planned.map((item) => result(item.cell, item.summary, "planned", false, false));
     } else {
       const approved = await confirmCells(planned, context);
@@ -134,10 +162,15 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
       cells = [];
       for (const [index, item] of planned.entries()) cells.push(await onboardAndApply(item, approved[index], context));
     }
+    cells = cells.map((cell, index) => ({ ...cell, terraformReport: planned[index].report, reviewedPlan: planned[index].reviewedPlan }));
   }
 
   const summaries = cells.map((cell) => cell.summary);
   if (options.markdownFile) writeFileSync(options.markdownFile, renderSummaryMarkdown(summaries));
+  if (options.terraformReportFile) {
+    const reports = cells.flatMap((cell) => (cell.terraformReport ? [cell.terraformReport] : []));
+    writeFileSync(options.terraformReportFile, `${JSON.stringify(sumReports(reports))}\n`);
+  }
   if (noteTarget) {
     for (const [index, cell] of cells.entries()) {
       const note = await upsertMergeRequestNote(noteTarget, renderSummaryMarkdown(cell.summary), cellMarker(cell.cell));
@@ -166,6 +199,14 @@ interface PlannedCell {
   readonly summary: CellChangeSummary;
   /** Managers this plan replaces, rolled in phases (none for a destroy). */
   readonly roll?: RollPlan;
+  readonly report: TerraformReport;
+  readonly reviewedPlan?: ReviewedPlanUse;
+}
+
+export interface ReviewedPlanUse {
+  readonly applied: boolean;
+  /** Why it was not used. */
+  readonly reason?: string;
 }
 
 async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { name: EngineName; version: string }, context: StepContext): Promise<PlannedCell> {
@@ -180,18 +221,80 @@ async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { na
     redact: (line) => context.secrets.redact(line),
     onOutput: (line) => log(`[${cell.cell}] ${line}`),
     onProgress: (message) => log(`[${cell.cell}] ${message}`),
+    lockTimeout: context.lockTimeout,
   });
   await driver.init();
-  const planFile = join(cell.stackDir, context.destroy ? `${cell.cell}.destroy.tfplan` : `${cell.cell}.tfplan`);
-  const planned = await driver.plan({ out: planFile, destroy: context.destroy });
-  const planJson = await driver.showPlanJson(planned.planFile);
-  const changes = summarizePlan(planJson, readResourceShards(cell.stackDir), constructPaths(readSynthesizedStack(cell.stackDir)));
-  const summary = cellChangeSummary(loaded.model, changes, { engine, planFile: planned.planFile });
-  log(renderSummaryText(summary).trimEnd());
+  const digest = planInputsDigest(cell.stackDir, engine);
+  const summarize = (plan: PlanJson, planFile: string) => {
+    const summary = cellChangeSummary(loaded.model, summarizePlan(plan, readResourceShards(cell.stackDir), constructPaths(readSynthesizedStack(cell.stackDir))), { engine, planFile });
+    log(renderSummaryText(summary).trimEnd());
+    return summary;
+  };
   // The roll is named before anything is confirmed or applied.
-  const roll = context.destroy ? undefined : rollOfPlan(loaded, planJson, cell.stackDir);
-  for (const line of roll ? describeRoll(roll) : []) log(`[${cell.cell}] ${line}`);
-  return { cell, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary, roll };
+  const rollOf = (plan: PlanJson) => {
+    const roll = context.destroy ? undefined : rollOfPlan(loaded, plan, cell.stackDir);
+    for (const line of roll ? describeRoll(roll) : []) log(`[${cell.cell}] ${line}`);
+    return roll;
+  };
+
+  let reviewedPlan: ReviewedPlanUse | undefined;
+  if (context.applyPlan) {
+    const reviewed = checkReviewedPlan(resolve(context.applyPlan), cell.cell, digest);
+    if (reviewed.fresh) {
+      // The reviewed plan is shown (as the merge request saw it), then applied exactly.
+      log(`[${cell.cell}] applying the reviewed plan ${reviewed.planFile}: its inputs digest ${digest.slice(0, 12)} matches this checkout`);
+      const plan = await driver.showPlanJson(reviewed.planFile);
+      const summary = summarize(plan, reviewed.planFile);
+      return { cell, loaded, driver, planFile: reviewed.planFile, changes: planChanges(plan), summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan: { applied: true } };
+    }
+    if (!context.replanIfStale) {
+      throw new UserInputError(`refusing to apply ${context.applyPlan} to cell ${cell.cell}: ${reviewed.problem}. Plan again, or pass --replan-if-stale to do so here.`);
+    }
+    log(`[${cell.cell}] not applying the reviewed plan: ${reviewed.problem}; planning again, and the new plan is shown before it is applied`);
+    reviewedPlan = { applied: false, reason: reviewed.problem };
+  }
+
+  const planFile = join(cell.stackDir, context.destroy ? `${cell.cell}.destroy.tfplan` : context.drift ? `${cell.cell}.drift.tfplan` : `${cell.cell}.tfplan`);
+  const planned = await driver.plan({ out: planFile, destroy: context.destroy });
+  writePlanInputs(planned.planFile, { cell: cell.cell, digest, engine: engine.name, engineVersion: engine.version, commit: context.env.CI_COMMIT_SHA });
+  const plan = await driver.showPlanJson(planned.planFile);
+  const summary = summarize(plan, planned.planFile);
+  return { cell, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan };
+}
+
+/** Whether a saved plan changes anything (what -detailed-exitcode 2 said when it was made). */
+function planChanges(plan: PlanJson): boolean {
+  return (
+    (plan.resource_changes ?? []).some((change) => change.change.actions.some((action) => action !== "no-op" && action !== "read")) ||
+    Object.values(plan.output_changes ?? {}).some((change) => change.actions.some((action) => action !== "no-op"))
+  );
+}
+
+function checkReviewedPlan(planFile: string, cell: string, digest: string): { fresh: true; planFile: string } | { fresh: false; problem: string } {
+  const read = readPlanInputs(planFile);
+  if ("problem" in read) return { fresh: false, problem: read.problem };
+  if (read.inputs.cell !== cell) return { fresh: false, problem: `the plan was made for cell ${read.inputs.cell}` };
+  if (read.inputs.digest !== digest) {
+    return {
+      fresh: false,
+      problem: `its inputs changed since it was planned${read.inputs.commit ? ` on ${read.inputs.commit.slice(0, 12)}` : ""} (digest ${read.inputs.digest.slice(0, 12)}, now ${digest.slice(0, 12)}: the synthesized stack, the provider lock or the engine differ)`,
+    };
+  }
+  return { fresh: true, planFile };
+}
+
+function checkFlagCombinations(options: ProvisionOptions, modelCount: number): void {
+  if (options.dryRun && (options.destroy || options.autoApprove)) {
+    throw new UserInputError("--dry-run cannot be combined with --destroy or --auto-approve");
+  }
+  if (options.drift && (options.dryRun || options.destroy || options.planOnly || options.autoApprove || options.applyPlan)) {
+    throw new UserInputError("--drift only plans: it cannot be combined with --dry-run, --destroy, --plan, --auto-approve or --apply-plan");
+  }
+  if (options.applyPlan && (options.dryRun || options.destroy || options.planOnly)) {
+    throw new UserInputError("--apply-plan applies a saved plan: it cannot be combined with --dry-run, --destroy or --plan");
+  }
+  if (options.applyPlan && modelCount !== 1) throw new UserInputError("--apply-plan applies one cell's plan: name exactly one --model");
+  if (options.replanIfStale && !options.applyPlan) throw new UserInputError("--replan-if-stale goes with --apply-plan");
 }
 
 /** Whether each planned cell may be applied. Throws (exit 2) when a change needs a confirmation nobody can give. */
@@ -307,10 +410,21 @@ export function formatProvisionResult(result: ProvisionResult): string {
       "no-changes": "no changes",
       applied: result.mode === "destroy" ? "destroyed" : "applied",
       declined: "not applied (declined)",
+      drifted: "DRIFT: the cell's infrastructure differs from its model (see the plan above)",
+      "in-sync": "no drift",
     }[cell.outcome];
-    lines.push(`${cell.cell}: ${what}${cell.runnersRemoved ? "; runners removed" : ""}`);
+    const reviewed = cell.reviewedPlan ? (cell.reviewedPlan.applied ? " (the reviewed plan)" : " (planned again: the reviewed plan was not usable)") : "";
+    lines.push(`${cell.cell}: ${what}${reviewed}${cell.runnersRemoved ? "; runners removed" : ""}`);
+  }
+  if (result.mode === "drift") {
+    const drifted = driftedCells(result);
+    lines.push(drifted.length === 0 ? `no drift in ${result.cells.length} cell(s)` : `drift in ${drifted.length} of ${result.cells.length} cell(s): ${drifted.join(", ")}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+export function driftedCells(result: ProvisionResult): string[] {
+  return result.cells.filter((cell) => cell.outcome === "drifted").map((cell) => cell.cell);
 }
 
 async function askOnTerminal(question: string): Promise<boolean> {
@@ -334,11 +448,20 @@ export function provisionCommand(): Command {
     .option("--destroy", "destroy the cell's resources, then remove its runners")
     .addOption(withDefault(new Option("--engine <engine>", "the engine that plans and applies").choices(["terraform", "tofu"]), "detected on PATH"))
     .option("--out <dir>", "synthesis output directory", "cdktf.out")
+    .option("--drift", `plan every named cell and report drift; nothing is applied or onboarded (exit ${DRIFT_EXIT_CODE} when a cell drifted)`)
+    .option("--apply-plan <file>", "apply this saved plan (the one a merge request reviewed) if the inputs digest beside it matches this checkout; refuse otherwise")
+    .option("--replan-if-stale", "with --apply-plan: when the saved plan is missing or stale, plan again, show it, and apply that instead")
+    .addOption(withDefault(new Option("--lock-timeout <duration>", "how long plan and apply wait for the state lock"), `$RUNNER_LOCK_TIMEOUT, else ${DEFAULT_LOCK_TIMEOUT}`))
+    .option("--allow-local-state", "under CI=true, accept local state (it is lost with the job)")
     .option("--markdown <file>", "write the summary as markdown (for a merge request note)")
+    .option("--terraform-report <file>", "write GitLab's Terraform report (create/update/delete counts) for artifacts:reports:terraform")
     .option("--post", "create or update each cell's summary as a note on the merge request ($CI_SERVER_URL, $CI_PROJECT_ID, $CI_MERGE_REQUEST_IID)")
     .addOption(withDefault(new Option("--token-env <name>", "variable holding the token for --post"), "GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN"))
     .addOption(jsonOption("print the result as JSON on stdout"))
-    .addHelpText("after", "\nExit codes: 0 ok, 1 runtime failure (GitLab, cloud, engine step), 2 invalid input.")
+    .addHelpText(
+      "after",
+      `\nExit codes: 0 ok (with --drift: no drift), 1 runtime failure (GitLab, cloud, engine step), 2 invalid input, ${DRIFT_EXIT_CODE} drift found (--drift).`,
+    )
     .action(async (flags: Record<string, unknown>) => {
       const result = await runProvision({
         models: flags.model as string[],
@@ -351,10 +474,18 @@ export function provisionCommand(): Command {
         engine: flags.engine as EngineName | undefined,
         out: flags.out as string,
         markdownFile: flags.markdown as string | undefined,
+        terraformReportFile: flags.terraformReport as string | undefined,
+        drift: Boolean(flags.drift),
+        applyPlan: flags.applyPlan as string | undefined,
+        replanIfStale: Boolean(flags.replanIfStale),
+        lockTimeout: flags.lockTimeout as string | undefined,
+        allowLocalState: Boolean(flags.allowLocalState),
         post: Boolean(flags.post),
         tokenEnv: flags.tokenEnv as string | undefined,
         confirm: process.stdin.isTTY ? askOnTerminal : undefined,
       });
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatProvisionResult(result));
+      // Not an error: the check ran and found drift. The one error handler passes this code through.
+      if (result.mode === "drift" && driftedCells(result).length > 0) process.exitCode = DRIFT_EXIT_CODE;
     });
 }

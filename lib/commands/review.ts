@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
-import { DEFAULT_CI_IMAGE, renderChildPipeline, type ChildPipelineMode } from "../ci/child-pipeline";
+import { APPLY_MODES, DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../ci/child-pipeline";
 import { UserInputError } from "../errors";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../model/model-files";
@@ -92,6 +92,8 @@ export interface ChildPipelineCommandOptions {
   readonly cwd?: string;
   readonly modelsDir?: string;
   readonly image?: string;
+  /** How apply jobs start (APPLY_MODE in the pipeline). @default "auto" */
+  readonly applyMode?: ApplyMode;
 }
 
 export interface ChildPipelineResult {
@@ -121,7 +123,7 @@ export async function runChildPipeline(options: ChildPipelineCommandOptions): Pr
     reasons = Object.fromEntries(changed.cells.map((entry) => [entry.cell, entry.reasons]));
     base = options.base;
   }
-  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image });
+  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image, applyMode: options.applyMode });
   const file = resolve(cwd, options.file);
   writeFileEnsuringDir(file, yaml);
   return { file, mode: options.mode, cells, removed, reasons };
@@ -152,7 +154,8 @@ export function reviewCommand(): Command {
     .option("--changed-only", "synthesize and report only the cells the change plans")
     .option("--changed-cells", "only list the cells the change must plan (and deleted models)")
     .option("--child-pipeline <file>", "write a child pipeline with one job per changed cell to this file")
-    .option("--mode <mode>", "with --child-pipeline: plan or apply")
+    .option("--mode <mode>", "with --child-pipeline: plan, apply or drift")
+    .addOption(withDefault(new Option("--apply-mode <mode>", "with --mode apply: auto, or manual (each apply job waits for a person)"), "auto", "auto"))
     .option("--all", "with --child-pipeline: every cell, whatever changed")
     .addOption(withDefault(new Option("--image <image>", "with --child-pipeline: job image"), DEFAULT_CI_IMAGE))
     .addOption(modelsDirOption())
@@ -168,7 +171,13 @@ export function reviewCommand(): Command {
       if (flags.changedCells && flags.childPipeline) throw new UserInputError("--changed-cells and --child-pipeline are separate modes; pass one");
       if (flags.childPipeline) {
         const mode = flags.mode as string | undefined;
-        if (mode !== "plan" && mode !== "apply") throw new UserInputError(`--child-pipeline needs --mode plan or --mode apply${mode ? `, got "${mode}"` : ""}`);
+        if (mode !== "plan" && mode !== "apply" && mode !== "drift") {
+          throw new UserInputError(`--child-pipeline needs --mode plan, apply or drift${mode ? `, got "${mode}"` : ""}`);
+        }
+        const applyMode = flags.applyMode as string;
+        if (!(APPLY_MODES as readonly string[]).includes(applyMode)) {
+          throw new UserInputError(`--apply-mode (APPLY_MODE in the pipeline) must be ${APPLY_MODES.join(" or ")}, got "${applyMode}"`);
+        }
         const result = await runChildPipeline({
           ...common,
           file: flags.childPipeline as string,
@@ -176,6 +185,7 @@ export function reviewCommand(): Command {
           base: flags.base as string | undefined,
           all: Boolean(flags.all),
           image: flags.image as string | undefined,
+          applyMode: applyMode as ApplyMode,
         });
         process.stdout.write(
           json

@@ -220,6 +220,14 @@ function locateNode(
   return { line, column: col };
 }
 
+/** Line and column of `path` in a model file (its deepest existing ancestor when the key is missing). */
+export function locateInModelFile(file: string, path: ModelPath): { line: number; column: number } {
+  const lineCounter = new LineCounter();
+  // The file was loaded (and checked) before: this reads it again only to point at a key.
+  const doc = parseDocument(readModelFileBytes(file).toString("utf8"), { lineCounter, prettyErrors: false });
+  return locateNode(doc, path, false, (offset) => lineCounter.linePos(offset));
+}
+
 function sortByPosition<T extends { line: number; column: number }>(issues: T[]): T[] {
   return [...issues].sort((a, b) => a.line - b.line || a.column - b.column);
 }

@@ -42,6 +42,19 @@ export interface EngineDriverOptions {
   readonly onOutput?: (line: string, stream: OutputStream) => void;
   /** Step progress: "terraform plan in <dir>...", then the outcome with the elapsed time. */
   readonly onProgress?: (message: string) => void;
+  /**
+   * How long plan and apply wait for a state lock held by another run (`-lock-timeout`), so a
+   * plan during an apply waits instead of failing. A duration such as "5m", "90s". @default DEFAULT_LOCK_TIMEOUT
+   */
+  readonly lockTimeout?: string;
+}
+
+/** Long enough for a cell's apply to finish, short enough that a stuck lock fails the job. */
+export const DEFAULT_LOCK_TIMEOUT = "5m";
+
+/** A duration the engine's -lock-timeout accepts (Go's time.ParseDuration), in the simple forms people write. */
+export function isLockTimeout(value: string): boolean {
+  return /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(value);
 }
 
 export interface InitOptions {
@@ -76,6 +89,7 @@ export class EngineDriver {
   private readonly onOutput?: EngineDriverOptions["onOutput"];
   private readonly redact?: EngineDriverOptions["redact"];
   private readonly onProgress?: EngineDriverOptions["onProgress"];
+  readonly lockTimeout: string;
 
   constructor(options: EngineDriverOptions) {
     this.engine = options.engine;
@@ -90,6 +104,7 @@ export class EngineDriver {
     this.redact = options.redact;
     this.onOutput = options.onOutput;
     this.onProgress = options.onProgress;
+    this.lockTimeout = options.lockTimeout ?? DEFAULT_LOCK_TIMEOUT;
   }
 
   async init(options: InitOptions = {}): Promise<void> {
@@ -102,6 +117,7 @@ export class EngineDriver {
     const args = [
       ...this.commonFlags(),
       "-detailed-exitcode",
+      `-lock-timeout=${this.lockTimeout}`,
       `-out=${planFile}`,
       ...(options.destroy ? ["-destroy"] : []),
       ...(options.refresh === false ? ["-refresh=false"] : []),
@@ -133,7 +149,7 @@ export class EngineDriver {
 
   /** Applies exactly the saved plan; the engine refuses a plan that is stale against the state. */
   async apply(planFile: string): Promise<void> {
-    await this.run("apply", [...this.commonFlags(), resolve(this.cwd, planFile)]);
+    await this.run("apply", [...this.commonFlags(), `-lock-timeout=${this.lockTimeout}`, resolve(this.cwd, planFile)]);
   }
 
   private commonFlags(): string[] {

@@ -41,8 +41,14 @@ describe("pipelines validate against GitLab's CI schema", () => {
     ["apply", ["cell-1"], []],
     ["plan", [], []],
     ["apply", [], ["cell-9"]],
+    ["drift", ["cell-1", "cell-2"], []],
+    ["drift", [], []],
   ] as const)("accepts a generated child pipeline (%s, cells %j, removed %j)", (mode, cells, removed) => {
     expect(problems(renderChildPipeline({ mode, cells, removed, base: "0123abcd" }))).toEqual([]);
+  });
+
+  it("accepts a generated apply child pipeline in manual mode", () => {
+    expect(problems(renderChildPipeline({ mode: "apply", cells: ["cell-1"], base: "0123abcd", applyMode: "manual" }))).toEqual([]);
   });
 });
 
@@ -50,9 +56,9 @@ describe("the generated child pipeline", () => {
   it("plans each changed cell in its own job, keeping plan and summary as artifacts", () => {
     const pipeline = parse(renderChildPipeline({ mode: "plan", cells: ["cell-2", "cell-1"], base: "main" })) as Record<string, Job>;
 
-    expect(Object.keys(pipeline).filter((key) => !key.startsWith(".") && key !== "stages")).toEqual(["plan:cell-1", "plan:cell-2"]);
+    expect(Object.keys(pipeline).filter((key) => !key.startsWith(".") && key !== "stages" && key !== "workflow")).toEqual(["plan:cell-1", "plan:cell-2"]);
     expect(pipeline["plan:cell-1"].script).toEqual([
-      "./bin/provision --model cell-1 --plan --skip-onboard --out plan-out/cell-1 --markdown plan-cell-1.md --post --json > plan-cell-1.json",
+      "./bin/provision --model cell-1 --plan --skip-onboard --out plan-out/cell-1 --markdown plan-cell-1.md --terraform-report plan-cell-1.tfreport.json --post --json > plan-cell-1.json",
     ]);
     expect(pipeline["plan:cell-1"].artifacts.paths).toEqual(["plan-cell-1.json", "plan-cell-1.md", "plan-out/cell-1/"]);
     expect(pipeline["plan:cell-1"].resource_group).toBeUndefined();
@@ -61,16 +67,14 @@ describe("the generated child pipeline", () => {
   it("applies each changed cell behind the cell's resource group, then checks its runners are online", () => {
     const pipeline = parse(renderChildPipeline({ mode: "apply", cells: ["cell-1"], base: "main" })) as Record<string, Job>;
 
-    expect(pipeline["apply:cell-1"]).toMatchObject({
-      resource_group: "runner-fleet-cell-1",
-      script: ["./bin/provision --model cell-1 --auto-approve", "./bin/onboard --model cell-1 --status --require-online"],
-    });
+    expect(pipeline["apply:cell-1"]).toMatchObject({ resource_group: "runner-fleet-cell-1" });
+    expect(pipeline["apply:cell-1"].script.at(-1)).toBe("./bin/onboard --model cell-1 --status --require-online");
   });
 
   it("has a single no-op job when no cell changed", () => {
     const pipeline = parse(renderChildPipeline({ mode: "apply", cells: [], base: "abc123" })) as Record<string, Job>;
 
-    const jobs = Object.keys(pipeline).filter((key) => !key.startsWith(".") && key !== "stages");
+    const jobs = Object.keys(pipeline).filter((key) => !key.startsWith(".") && key !== "stages" && key !== "workflow");
     expect(jobs).toEqual(["no-cell-to-apply"]);
     expect(pipeline["no-cell-to-apply"].script[0]).toContain("nothing to apply");
   });

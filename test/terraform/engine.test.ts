@@ -56,7 +56,7 @@ describe("EngineDriver steps against the fake engine", () => {
     const planFile = join(workspace.stackDir, "cell-1.tfplan");
     expect(result).toEqual({ changes: true, planFile });
     expect(existsSync(planFile)).toBe(true);
-    expect(workspace.calls()[1].argv).toEqual(["plan", "-input=false", "-no-color", "-detailed-exitcode", `-out=${planFile}`]);
+    expect(workspace.calls()[1].argv).toEqual(["plan", "-input=false", "-no-color", "-detailed-exitcode", "-lock-timeout=5m", `-out=${planFile}`]);
   });
 
   it("plans a destroy without refresh when asked", async () => {
@@ -67,7 +67,7 @@ describe("EngineDriver steps against the fake engine", () => {
 
     await driver.plan({ out: planFile, destroy: true, refresh: false });
 
-    expect(workspace.calls()[1].argv).toEqual(["plan", "-input=false", "-no-color", "-detailed-exitcode", `-out=${planFile}`, "-destroy", "-refresh=false"]);
+    expect(workspace.calls()[1].argv).toEqual(["plan", "-input=false", "-no-color", "-detailed-exitcode", "-lock-timeout=5m", `-out=${planFile}`, "-destroy", "-refresh=false"]);
   });
 
   it("reports no changes when the plan exits 0", async () => {
@@ -107,8 +107,8 @@ describe("EngineDriver steps against the fake engine", () => {
 
     expect(workspace.calls().map((call) => call.argv)).toEqual([
       ["init", "-input=false", "-no-color"],
-      ["plan", "-input=false", "-no-color", "-detailed-exitcode", `-out=${planFile}`],
-      ["apply", "-input=false", "-no-color", planFile],
+      ["plan", "-input=false", "-no-color", "-detailed-exitcode", "-lock-timeout=5m", `-out=${planFile}`],
+      ["apply", "-input=false", "-no-color", "-lock-timeout=5m", planFile],
     ]);
   });
 

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Fetches the plan a merge request pipeline saved for a cell, so the default-branch apply job
+# can apply exactly what was reviewed (provision --apply-plan checks the plan's inputs digest
+# and plans again when it is missing or stale). Best effort: it always exits 0, and says why
+# when there is nothing to fetch.
+#
+#   sh ci/fetch-reviewed-plan.sh <cell> <destination-dir>
+#
+# 1. The merge request merged as this commit: GET /projects/:id/repository/commits/:sha/merge_requests,
+#    with GITLAB_REVIEW_TOKEN (a job token cannot list merge requests).
+# 2. The plan:<cell> job's files in the latest successful pipeline of refs/merge-requests/<iid>/head
+#    (GitLab searches the child pipelines too): GET /projects/:id/jobs/artifacts/:ref/raw/<path>?job=plan:<cell>,
+#    with CI_JOB_TOKEN. Requires the merge request pipeline to have succeeded and its artifacts to
+#    be unexpired (2 weeks).
+# Tokens go to curl through its config on stdin: never on a command line or in the log.
+set -u
+
+cell="${1:?usage: fetch-reviewed-plan.sh <cell> <destination-dir>}"
+dest="${2:?usage: fetch-reviewed-plan.sh <cell> <destination-dir>}"
+token_variable="${REVIEW_TOKEN_ENV:-GITLAB_REVIEW_TOKEN}"
+review_token="$(printenv "$token_variable" || true)"
+
+say() { echo "fetch-reviewed-plan: $*"; }
+
+if [ -z "${CI_API_V4_URL:-}" ] || [ -z "${CI_PROJECT_ID:-}" ] || [ -z "${CI_COMMIT_SHA:-}" ] || [ -z "${CI_JOB_TOKEN:-}" ]; then
+  say "not in a GitLab job (CI_API_V4_URL, CI_PROJECT_ID, CI_COMMIT_SHA, CI_JOB_TOKEN); the cell will be planned again"
+  exit 0
+fi
+if [ -z "$review_token" ]; then
+  say "${token_variable} is not set, so the merged merge request cannot be found; the cell will be planned again"
+  exit 0
+fi
+
+api() { # api <header-name> <token> <url> <output-file>
+  printf 'header = "%s: %s"\n' "$1" "$2" | curl --config - --fail --silent --show-error --location --retry 2 --output "$4" "$3"
+}
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+if ! api PRIVATE-TOKEN "$review_token" "${CI_API_V4_URL}/projects/${CI_PROJECT_ID}/repository/commits/${CI_COMMIT_SHA}/merge_requests" "$work/mrs.json"; then
+  say "could not list the merge requests of ${CI_COMMIT_SHA}; the cell will be planned again"
+  exit 0
+fi
+iid="$(node -e '
+  const mrs = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const merged = Array.isArray(mrs) ? mrs.find((mr) => mr.state === "merged") : undefined;
+  if (merged && Number.isInteger(merged.iid)) process.stdout.write(String(merged.iid));
+' "$work/mrs.json")"
+if [ -z "$iid" ]; then
+  say "${CI_COMMIT_SHA} is not the merge of a merge request (a direct push or a web run); the cell will be planned again"
+  exit 0
+fi
+
+ref="refs%2Fmerge-requests%2F${iid}%2Fhead"
+plan_path="plan-out/${cell}/stacks/${cell}/${cell}.tfplan"
+mkdir -p "$dest"
+for file in "$plan_path" "${plan_path}.inputs.json"; do
+  target="$dest/$(basename "$file")"
+  if ! api JOB-TOKEN "$CI_JOB_TOKEN" "${CI_API_V4_URL}/projects/${CI_PROJECT_ID}/jobs/artifacts/${ref}/raw/${file}?job=plan:${cell}" "$target"; then
+    rm -f "$dest/${cell}.tfplan" "$dest/${cell}.tfplan.inputs.json"
+    say "merge request !${iid} has no plan artifact ${file} for ${cell} (pipeline failed, artifacts expired, or the cell was not planned); the cell will be planned again"
+    exit 0
+  fi
+done
+say "fetched the plan merge request !${iid} reviewed for ${cell} into ${dest}"
