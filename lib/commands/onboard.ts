@@ -199,6 +199,8 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
         },
       });
   try {
+    // A store that cannot keep the tokens fails the run before any runner is created.
+    if (!dryRun && (mode === "reconcile" || mode === "rotate")) await store.checkWritable?.();
     if (mode === "prune") {
       const prune = await pruneCell({ model, client, store, dryRun, readSecrets, rememberSecret, staleAfterMs, now: clock.now, concurrency, log });
       const cleaned: PruneReport = JSON.parse(redact(JSON.stringify(prune))) as PruneReport;

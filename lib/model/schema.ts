@@ -19,6 +19,15 @@ const dnsLabel = z
   .string()
   .regex(DNS_LABEL, "a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
 
+/**
+ * Cell ids and shard names: DNS labels without "--". The local secret store names a
+ * shard's file "<cell>--<shard>.json", so cell "aa" with shard "bb--cc" and cell "aa--bb"
+ * with shard "cc" would share one file; without "--" in either, the name is unambiguous.
+ */
+const storeSafeLabel = dnsLabel.refine((text) => !text.includes("--"), {
+  message: "a DNS label without \"--\" (secret names join the cell id and the shard name with \"--\")",
+});
+
 /** A Go duration ("20m", "1h30m"), as gitlab-runner reads `idle_time`. */
 const goDuration = z
   .string()
@@ -245,7 +254,7 @@ const cache = z
   .describe("The shard's distributed job cache.");
 
 const shard = z.strictObject({
-  name: dnsLabel.describe("Shard name, unique in the cell; part of resource names."),
+  name: storeSafeLabel.describe("Shard name, unique in the cell; part of resource names. No \"--\"."),
   description: z.string().max(1024).optional().describe("Runner description in GitLab. When omitted, <cell>-<shard>."),
   tags: z
     .array(z.string().max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "a tag without control characters or line breaks"))
@@ -336,7 +345,7 @@ export const runnerModelSchema = z
   .strictObject({
     cell: z
       .strictObject({
-        id: dnsLabel.describe("Cell id: names the stack, prefixes resources and is a label on every one."),
+        id: storeSafeLabel.describe("Cell id: names the stack, prefixes resources and is a label on every one. No \"--\"."),
         labels: labels.describe("Labels (Google Cloud) or tags (AWS) applied to every resource."),
       })
       .describe("The cell: one GitLab instance's runner fleet in one cloud region."),

@@ -9,6 +9,12 @@
  * longer works in GitLab anyway, and a disabled version cannot be read by mistake.
  * (They are not destroyed, so the history stays auditable.)
  *
+ * Secret ids are "<prefix>-<cell>-<shard>" and stay so (managers and stacks already name
+ * them), but "-" also occurs inside cell ids and shard names: cell "aa-bb" with shard "cc"
+ * and cell "aa" with shard "bb-cc" map to one id. The secret's labels say whose it is, so
+ * the store refuses to read, overwrite or delete a secret labelled for another cell or
+ * shard, instead of handing one cell's token to another.
+ *
  * The SDK client is created on first use, so a run that never touches the store never
  * looks for credentials; tests inject a fake with the few methods used.
  */
@@ -78,6 +84,7 @@ export class GoogleSecretManagerStore implements SecretStore {
     const api = await this.api();
     const secret = await this.call(`read ${name}`, () => api.getSecret({ name }), [NOT_FOUND]);
     if (!secret) return undefined;
+    this.assertOwned(shard, name, secret[0]);
     const version = await this.call(`read ${name}/versions/latest`, () => api.accessSecretVersion({ name: `${name}/versions/latest` }), [NOT_FOUND, FAILED_PRECONDITION]);
     const data = version?.[0].payload?.data;
     if (data === undefined || data === null) return undefined;
@@ -105,6 +112,7 @@ export class GoogleSecretManagerStore implements SecretStore {
       ...(value.tokenExpiresAt ? { [ANNOTATIONS.expiresAt]: value.tokenExpiresAt } : {}),
     };
     const existing = await this.call(`read ${name}`, () => api.getSecret({ name }), [NOT_FOUND]);
+    if (existing) this.assertOwned(shard, name, existing[0]);
     if (existing) {
       await this.call(`update labels of ${name}`, () => api.updateSecret({ secret: { name, labels, annotations }, updateMask: { paths: ["labels", "annotations"] } }));
     } else {
@@ -126,8 +134,23 @@ export class GoogleSecretManagerStore implements SecretStore {
   async remove(shard: Shard): Promise<boolean> {
     const name = this.secretName(shard);
     const api = await this.api();
+    const existing = await this.call(`read ${name}`, () => api.getSecret({ name }), [NOT_FOUND]);
+    if (!existing) return false;
+    this.assertOwned(shard, name, existing[0]);
     const deleted = await this.call(`delete ${name}`, async () => [await api.deleteSecret({ name })] as const, [NOT_FOUND]);
     return deleted !== undefined;
+  }
+
+  /** Refuses a secret whose labels name another cell or shard (a secret id two cells share). */
+  private assertOwned(shard: Shard, name: string, secret: SecretResource): void {
+    const labels = secret.labels ?? {};
+    const cell = labels["gitlab-cell"];
+    const owner = labels["runner-shard"];
+    if ((cell === undefined || cell === this.model.cell.id) && (owner === undefined || owner === shard.name)) return;
+    throw new SecretStoreError(
+      `Google Secret Manager: ${name} holds the token of cell ${cell ?? "?"}, shard ${owner ?? "?"}, not of cell ${this.model.cell.id}, shard ${shard.name}: ` +
+        `their secret ids collide ("-" joins prefix, cell and shard). Give one of the two models another secrets.prefix; nothing was read or changed`,
+    );
   }
 
   private api(): Promise<SecretManagerApi> {

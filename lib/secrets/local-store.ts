@@ -1,10 +1,14 @@
 /**
- * The local secret store: one JSON file per shard in `secrets.local_dir`
- * (directory 0700, files 0600), written atomically (temporary file, then rename) so
- * a crash never leaves half a token behind.
+ * The local secret store: one JSON file per shard in `secrets.local_dir` (files 0600),
+ * written atomically (temporary file, then rename) so a crash never leaves half a
+ * token behind.
+ *
+ * The directory is created 0700 when missing. One that exists is never chmod-ed (it may
+ * be shared, such as a /tmp-like 1777 directory), and one that others can write to is
+ * refused: they could swap a token file, or read tokens in files they plant.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { secretLocation } from "../model/names";
 import type { RunnerModel, Shard } from "../model/schema";
@@ -60,10 +64,8 @@ export class LocalSecretStore implements SecretStore {
   async write(shard: Shard, value: StoredRunnerToken): Promise<void> {
     const file = this.fileOf(shard);
     const temporary = join(this.dir, `.${secretLocation(this.model, shard).localFileName}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    this.ensurePrivateDirectory();
     try {
-      mkdirSync(this.dir, { recursive: true, mode: LOCAL_DIR_MODE });
-      // mkdir's mode is filtered by the umask and ignored for an existing directory.
-      chmodSync(this.dir, LOCAL_DIR_MODE);
       const fd = openSync(temporary, "wx", LOCAL_FILE_MODE);
       try {
         writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
@@ -76,6 +78,39 @@ export class LocalSecretStore implements SecretStore {
     } catch (error) {
       rmSync(temporary, { force: true });
       throw new SecretStoreError(`cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    }
+  }
+
+  async checkWritable(): Promise<void> {
+    this.ensurePrivateDirectory();
+  }
+
+  /** Creates the directory 0700, or checks that an existing one is not writable by others; never changes an existing one. */
+  private ensurePrivateDirectory(): void {
+    let mode: number;
+    try {
+      const stat = statSync(this.dir);
+      if (!stat.isDirectory()) throw new SecretStoreError(`secrets.local_dir ${this.dir} is not a directory`);
+      mode = stat.mode;
+    } catch (error) {
+      if (error instanceof SecretStoreError) throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        throw new SecretStoreError(`cannot inspect secrets.local_dir ${this.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+      }
+      try {
+        mkdirSync(this.dir, { recursive: true, mode: LOCAL_DIR_MODE });
+        // Ours now: mkdir's mode was filtered by the umask.
+        chmodSync(this.dir, LOCAL_DIR_MODE);
+      } catch (mkdirError) {
+        throw new SecretStoreError(`cannot create secrets.local_dir ${this.dir}: ${(mkdirError as NodeJS.ErrnoException).code ?? (mkdirError as Error).message}`, { cause: mkdirError });
+      }
+      return;
+    }
+    if ((mode & 0o022) !== 0) {
+      throw new SecretStoreError(
+        `secrets.local_dir ${this.dir} is writable by ${mode & 0o002 ? "everyone" : "its group"} (mode ${(mode & 0o7777).toString(8).padStart(4, "0")}); ` +
+          `runner tokens are kept only in a directory no one else can write to: point secrets.local_dir at a private directory (a missing one is created 0700). Its mode was left unchanged`,
+      );
     }
   }
 

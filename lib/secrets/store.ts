@@ -37,6 +37,8 @@ export interface SecretStore {
   write(shard: Shard, value: StoredRunnerToken): Promise<void>;
   /** Deletes the shard's secret; false when there was none. */
   remove(shard: Shard): Promise<boolean>;
+  /** Fails (SecretStoreError) when the store cannot keep tokens safely, before any runner is created. */
+  checkWritable?(): Promise<void>;
 }
 
 /** Thrown by stores (exit 1); its message never carries a secret value. */

@@ -69,6 +69,9 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "an out-of-range value (disk too large)", content: withLine(18, "      max_instances: 10\n      disk_size_gb: 99999"), line: 19, column: 21, mentions: ["<= 4000", "99999"] },
   { name: "an unknown cloud provider", content: withLine(6, "  provider: azure"), line: 6, column: 13, mentions: ['"google", "aws"', '"azure"'] },
   { name: "an invalid cell id", content: withLine(2, "  id: Cell_9"), line: 2, column: 7, mentions: ["DNS label", '"Cell_9"'] },
+  // "aa" + "bb--cc" and "aa--bb" + "cc" would share the local store file "aa--bb--cc.json".
+  { name: "a cell id with \"--\"", content: withLine(2, "  id: cell--9"), line: 2, column: 7, mentions: ['without "--"', '"cell--9"'] },
+  { name: "a shard name with \"--\"", content: withLine(11, "  - name: small--a"), line: 11, column: 11, mentions: ['without "--"', '"small--a"'] },
   { name: "an invalid GitLab URL", content: withLine(4, "  url: gitlab.example.com"), line: 4, column: 8, mentions: ["http(s) URL", '"gitlab.example.com"'] },
   { name: "a zone outside the region", content: withLine(9, "  zones: [us-east1-b]"), line: 9, column: 11, mentions: ["zone of region europe-west4", '"us-east1-b"'] },
   { name: "duplicate shard names", content: withAppended(`  - name: small

@@ -121,3 +121,26 @@ test("fails with a store error (exit 1) naming the parameter, without the token"
   expect(error).toMatchObject({ exitCode: 1, message: expect.stringContaining(`cannot create ${parameterName}: AccessDeniedException`) });
   expect(error.message).not.toContain(value.token);
 });
+
+test("cells whose ids and shard names join alike keep separate parameters (cell aa-bb shard cc vs. cell aa shard bb-cc)", async () => {
+  const ssm = new FakeSsm();
+  const named = (cell: string, shardName: string) => {
+    const draft = structuredClone(model);
+    draft.cell.id = cell;
+    draft.shards = [{ ...structuredClone(shard), name: shardName }];
+    return new AwsSsmStore(draft, "eu-west-1", () => ssm);
+  };
+  const first = named("aa-bb", "cc");
+  const second = named("aa", "bb-cc");
+  const [firstValue, secondValue] = [
+    { token: `glrt-t1_${randomText(20)}`, runnerId: 1, gitlabUrl: model.gitlab.url, tokenExpiresAt: null, createdAt: "2025-06-01T10:00:00.000Z" },
+    { token: `glrt-t1_${randomText(20)}`, runnerId: 2, gitlabUrl: model.gitlab.url, tokenExpiresAt: null, createdAt: "2025-06-01T10:00:00.000Z" },
+  ];
+
+  await first.write({ ...shard, name: "cc" }, firstValue);
+  await second.write({ ...shard, name: "bb-cc" }, secondValue);
+
+  expect([...ssm.parameters.keys()].sort()).toEqual(["/gitlab-runner/aa-bb/cc/token", "/gitlab-runner/aa/bb-cc/token"]);
+  expect((await first.read({ ...shard, name: "cc" }))?.token).toBe(firstValue.token);
+  expect((await second.read({ ...shard, name: "bb-cc" }))?.token).toBe(secondValue.token);
+});

@@ -136,3 +136,27 @@ test("fails with a store error (exit 1) naming the secret when the API refuses",
 
   await expect(store.write(shard, aToken())).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining(`cannot read ${secretName}: Permission denied`) });
 });
+
+test("fails when the secret id is another cell's (cell aa-bb shard cc vs. cell aa shard bb-cc), reading and changing nothing", async () => {
+  const fake = new FakeSecretManager();
+  const collide = (cell: string, shardName: string) => {
+    const draft = structuredClone(model);
+    draft.cell.id = cell;
+    draft.shards = [{ ...structuredClone(shard), name: shardName }];
+    return draft;
+  };
+  const first = collide("aa-bb", "cc");
+  const second = collide("aa", "bb-cc");
+  const firstStore = new GoogleSecretManagerStore(first, project, () => fake);
+  const secondStore = new GoogleSecretManagerStore(second, project, () => fake);
+  expect(firstStore.secretName(first.shards[0])).toBe(secondStore.secretName(second.shards[0]));
+  const firstToken = aToken(21);
+  await firstStore.write(first.shards[0], firstToken);
+
+  const refused = { exitCode: 1, message: expect.stringContaining("holds the token of cell aa-bb, shard cc, not of cell aa, shard bb-cc") };
+  await expect(secondStore.read(second.shards[0])).rejects.toMatchObject(refused);
+  await expect(secondStore.write(second.shards[0], aToken(22))).rejects.toMatchObject(refused);
+  await expect(secondStore.remove(second.shards[0])).rejects.toMatchObject(refused);
+
+  expect(await firstStore.read(first.shards[0])).toEqual(firstToken);
+});

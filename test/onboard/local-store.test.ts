@@ -33,14 +33,29 @@ test("round-trips a token in a 0600 file inside a 0700 directory, leaving no tem
   expect(readdirSync(dir)).toEqual(["cell-1--small-amd64.json"]);
 });
 
-test("tightens an existing directory to 0700", async () => {
+test("leaves the mode of an existing private directory alone: it did not create it", async () => {
   const { store, shard, dir } = freshStore();
   mkdirSync(dir, { recursive: true });
-  chmodSync(dir, 0o755);
+  chmodSync(dir, 0o750);
 
   await store.write(shard, aToken());
 
-  expect(statSync(dir).mode & 0o777).toBe(0o700);
+  expect(statSync(dir).mode & 0o7777).toBe(0o750);
+  expect(statSync(store.fileOf(shard)).mode & 0o777).toBe(0o600);
+});
+
+test.each([
+  ["a shared /tmp-like directory (1777)", 0o1777, "everyone"],
+  ["a group-writable directory (0770)", 0o770, "its group"],
+])("fails on %s, writing nothing and leaving its mode unchanged", async (_name, mode, who) => {
+  const { store, shard, dir } = freshStore();
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, mode);
+
+  await expect(store.write(shard, aToken())).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining(`${dir} is writable by ${who}`) });
+
+  expect(statSync(dir).mode & 0o7777).toBe(mode);
+  expect(readdirSync(dir)).toEqual([]);
 });
 
 test("replaces the token on a second write", async () => {

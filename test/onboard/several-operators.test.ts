@@ -3,7 +3,7 @@
  * store, and tokens reset behind the tool's back. Against the fake GitLab.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
@@ -273,5 +273,18 @@ describe("token validity", () => {
     expect(strict.problems.join("\n")).toContain(`shard ${shard.name}: the stored token of runner #${entry.runnerId} no longer works`);
     // Managers listed are the real ones: the token check left none.
     for (const runner of fake.runners.values()) expect(runner.managers).toHaveLength(1);
+  });
+});
+
+describe("secrets.local_dir", () => {
+  test("fails on a directory others can write to before any runner is created, leaving its mode unchanged", async () => {
+    mkdirSync(setup.secretsDir, { recursive: true });
+    chmodSync(setup.secretsDir, 0o1777);
+
+    await expect(onboard()).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining("is writable by everyone (mode 1777)") });
+
+    expect(fake.runners.size).toBe(0);
+    expect(fake.writeCalls()).toEqual([]);
+    expect(statSync(setup.secretsDir).mode & 0o7777).toBe(0o1777);
   });
 });
