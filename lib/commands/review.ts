@@ -12,6 +12,7 @@ import { UserInputError } from "../errors";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../model/model-files";
 import { changedCells, type ChangedCellsResult } from "../review/changed-cells";
+import { costChanges } from "../review/cost-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../review/render-review";
 import { diffStacks } from "../review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../review/synth-ref";
@@ -64,6 +65,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     changedCells: changed,
     changedOnly: Boolean(options.changedOnly),
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
+    costs: await costChanges(changed, { cwd, head: options.head }),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);

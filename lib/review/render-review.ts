@@ -7,6 +7,8 @@
 import { describeRollForReview } from "../roll/roll-plan";
 import { redactSecrets } from "../secrets/redact";
 import type { ChangedCellsResult } from "./changed-cells";
+import { describeCostChange, type CellCostChange } from "./cost-change";
+import { formatMoney } from "./render-cost";
 import { describeManagerChanges } from "./manager-changes";
 import type { RenderedFileChange } from "./rendered-diff";
 import { countActions, type AttributeChange, type CellDiff, type EntryChange, type StackDiff } from "./stack-diff";
@@ -22,6 +24,8 @@ export interface ReviewReport {
   /** True when only the changed cells were synthesized. */
   readonly changedOnly: boolean;
   readonly diff: StackDiff;
+  /** Monthly cost estimate before and after, per planned cell (today's price table for both). */
+  readonly costs?: readonly CellCostChange[];
 }
 
 /** Rows of one table shown before the rest folds into <details>. */
@@ -52,6 +56,8 @@ export function renderReviewText(report: ReviewReport): string {
     lines.push("", `${cell.cell}: ${cell.status} (${countsText(cell)})`);
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
+    const cost = costLine(report, cell.cell);
+    if (cost) lines.push(`  ${cost}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
     const roll = describeRollForReview(cell.managers);
     if (roll) lines.push(`  ${roll}`);
@@ -92,6 +98,8 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     out.push("", `#### \`${cell.cell}\` — ${cell.status} (${countsText(cell)})`);
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
+    const cost = costLine(report, cell.cell);
+    if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
     if (cell.status === "removed") out.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) {
       out.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
@@ -115,6 +123,15 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   const unchanged = report.diff.summary.unchanged;
   if (unchanged.length > 0) out.push("", `No changes: ${unchanged.map((cell) => `\`${cell}\``).join(", ")}.`);
   return redactSecrets(`${out.join("\n")}\n`);
+}
+
+/** The cell's cost change in words, when the estimate moved (see ./cost-change.ts). */
+function costLine(report: ReviewReport, cell: string): string | undefined {
+  const change = report.costs?.find((entry) => entry.cell === cell);
+  if (!change) return undefined;
+  const line = describeCostChange(change, formatMoney);
+  if (!line) return undefined;
+  return change.unpriced.length > 0 ? `${line} (unpriced: ${change.unpriced.join("; ")})` : line;
 }
 
 export function renderReviewJson(report: ReviewReport): string {

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { runReview } from "../../lib/commands/review";
 import { createRepoFromCheckout, type TempRepo } from "./review-temp-repo";
 
@@ -27,5 +29,14 @@ describe("review over two refs with the real synth", () => {
       expect(group.attributes).toEqual(expect.arrayContaining([expect.objectContaining({ path: "max_size", before: "50", after: "70" })]));
     }
     expect(markdown).toContain("cell-2");
+
+    // AND the cost estimate moves by 2 managers x 20 more spot workers x the spot price, for a month
+    const table = JSON.parse(readFileSync(join(repo.dir, "data", "prices.json"), "utf8"));
+    const spotHourly = table.hourly.aws["eu-west-1"]["m7i.large"] * (1 - table.spot_discount.aws);
+    const [cost] = report.costs!;
+    expect(cost.cell).toBe("cell-2");
+    expect(cost.after!.max! - cost.before!.max!).toBeCloseTo(2 * 20 * spotHourly * table.hours_per_month, 4);
+    expect(cost.after!.idle).toBeCloseTo(cost.before!.idle!, 6);
+    expect(markdown).toMatch(/Monthly cost estimate \$[\d,.]+ → \$[\d,.]+ at idle capacity, \$[\d,.]+ → \$[\d,.]+ at maximum\./);
   }, 180_000);
 });

@@ -1,0 +1,66 @@
+/**
+ * What a change does to the monthly cost estimate of each cell it plans: the
+ * model at the base ref and at the head (or working tree), both priced with this
+ * checkout's price table, so the difference is the model change's alone.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { estimateCellCost } from "../cost/estimate";
+import { parseModel } from "../model/load";
+import type { ChangedCellsResult } from "./changed-cells";
+import { git, repositoryRoot } from "./changed-cells";
+
+export interface MonthlyCost {
+  readonly idle: number | null;
+  readonly max: number | null;
+}
+
+export interface CellCostChange {
+  readonly cell: string;
+  /** null: no model at that side, or one this version cannot read. */
+  readonly before: MonthlyCost | null;
+  readonly after: MonthlyCost | null;
+  /** Machine types the head's estimate has no price for. */
+  readonly unpriced: readonly string[];
+}
+
+export async function costChanges(changed: ChangedCellsResult, options: { readonly cwd: string; readonly head?: string }): Promise<CellCostChange[]> {
+  const root = await repositoryRoot(options.cwd);
+  const out: CellCostChange[] = [];
+  for (const cell of changed.cells) {
+    const baseText = await git(["show", `${changed.baseSha}:${cell.file}`], root, { allowFailure: true });
+    const headText = options.head ? await git(["show", `${options.head}:${cell.file}`], root, { allowFailure: true }) : readOrEmpty(join(root, cell.file));
+    const before = estimate(baseText, cell.file);
+    const after = estimate(headText, cell.file);
+    out.push({ cell: cell.cell, before: before?.total ?? null, after: after?.total ?? null, unpriced: after?.unpriced ?? [] });
+  }
+  return out;
+}
+
+function estimate(text: string, file: string) {
+  if (!text) return undefined;
+  try {
+    const { total, unpriced } = estimateCellCost(parseModel(text, file).model);
+    return { total, unpriced };
+  } catch {
+    // An old model this version rejects has no comparable estimate; the review says so.
+    return undefined;
+  }
+}
+
+function readOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** "$1,200.00 → $1,450.00 a month at idle capacity, $9,000.00 → $12,000.00 at maximum". */
+export function describeCostChange(change: CellCostChange, money: (amount: number | null) => string): string | undefined {
+  if (change.before === null && change.after === null) return undefined;
+  const same = change.before !== null && change.after !== null && change.before.idle === change.after.idle && change.before.max === change.after.max;
+  if (same) return undefined;
+  const side = (cost: MonthlyCost | null, pick: keyof MonthlyCost) => (cost === null ? "none" : money(cost[pick]));
+  return `monthly cost estimate ${side(change.before, "idle")} → ${side(change.after, "idle")} at idle capacity, ${side(change.before, "max")} → ${side(change.after, "max")} at maximum`;
+}
