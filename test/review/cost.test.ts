@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { estimateCellCost } from "../../lib/cost/estimate";
 import { parsePriceTable } from "../../lib/cost/price-table";
 import { cellChangeSummary } from "../../lib/review/cell-summary";
+import { describeCostChange } from "../../lib/review/cost-change";
+import { formatMoney } from "../../lib/review/render-cost";
 import type { ChangeSummary } from "../../lib/review/change-summary";
 import { renderSummaryMarkdown, renderSummaryText } from "../../lib/review/render-summary";
 import { REPO_ROOT, runBin } from "../support/cli";
@@ -157,5 +159,16 @@ describe("provision --dry-run --json", () => {
     expect(cost.total.max).toBeCloseTo(maxMonthly, 4);
     expect(cost.total.idle).toBeGreaterThan(2 * prices["t3.medium"] * HOURS);
     expect(cost.total.idle).toBeLessThan(cost.total.max);
+  });
+});
+
+describe("the review's cost change", () => {
+  it("reads a new cell as none before, and says nothing when nothing moved", () => {
+    expect(describeCostChange({ cell: "cell-9", before: null, after: { idle: 100, max: 1234.5 }, unpriced: [] }, formatMoney)).toBe(
+      "monthly cost estimate none → $100.00 at idle capacity, none → $1,234.50 at maximum",
+    );
+    expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: 1, max: 2 }, unpriced: [] }, formatMoney)).toBeUndefined();
+    expect(describeCostChange({ cell: "cell-1", before: null, after: null, unpriced: [] }, formatMoney)).toBeUndefined();
+    expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toContain("$1.00 → unknown");
   });
 });
