@@ -75,7 +75,8 @@ export class AwsCellFleet extends Construct {
         vpcId: model.network.existing.network,
         privateSubnetIds: model.network.existing.subnets,
       },
-      natGateway: model.network.nat,
+      natGateway: model.network.nat !== false,
+      natGatewayPerAvailabilityZone: model.network.nat === "per-zone",
       monitoringCidrs: model.network.monitoring_cidrs,
       tags: shardLabels(model),
     });

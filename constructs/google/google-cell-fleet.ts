@@ -81,7 +81,8 @@ export class GoogleCellFleet extends Construct {
       ipCidrRange: model.network.existing ? undefined : model.network.cidr,
       existingNetwork: model.network.existing?.network,
       existingSubnetwork: model.network.existing?.subnets[0],
-      nat: model.network.nat,
+      // Cloud NAT is regional: it serves every zone, so "per-zone" needs nothing more.
+      nat: model.network.nat !== false,
       monitoringSourceRanges: model.network.monitoring_cidrs,
       shards: model.shards.map((shard) => ({
         namePrefix: shardPrefix(model, shard),

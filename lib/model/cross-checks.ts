@@ -91,7 +91,18 @@ function checkNetwork(model: RunnerModel): CrossCheckFinding[] {
       }
     });
   }
-  if (!network.nat && !network.public_ips) {
+  if (network.nat === "per-zone" && cloud.provider === "google") {
+    findings.push({
+      severity: "warning",
+      path: ["network", "nat"],
+      expected: "true on Google Cloud: Cloud NAT is regional and already serves every zone, so \"per-zone\" is the same as true",
+      received: JSON.stringify(network.nat),
+    });
+  }
+  if (network.nat === "per-zone" && network.existing) {
+    findings.push(error(["network", "nat"], "true or false with an existing network (its NAT is its own; per-zone NAT gateways are created only with the network)", network.nat));
+  }
+  if (network.nat === false && !network.public_ips) {
     findings.push({
       severity: "warning",
       path: ["network", "nat"],

@@ -143,7 +143,9 @@ function expectedText(issue: z.core.$ZodIssue, received: unknown): string {
       return boundText("at most", issue.origin, issue.maximum, issue.inclusive);
     case "invalid_union": {
       const values = discriminatorValuesAt(runnerModelSchema, issue.path.slice(0, -1) as ModelPath, issue.path.at(-1));
-      return values.length > 0 ? `one of ${values.map((value) => JSON.stringify(value)).join(", ")}` : "one of the accepted forms";
+      if (values.length > 0) return `one of ${values.map((value) => JSON.stringify(value)).join(", ")}`;
+      // A union that names its forms itself (`{ error: ... }`) says them best; zod's own messages start with "Invalid".
+      return issue.message.startsWith("Invalid") ? "one of the accepted forms" : issue.message;
     }
     case "invalid_format":
     case "custom":

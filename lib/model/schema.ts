@@ -114,7 +114,12 @@ const network = z
       })
       .optional()
       .describe("Use an existing network instead of creating one. It must already route egress (NAT)."),
-    nat: z.boolean().default(true).describe("Route egress through Cloud NAT / a NAT gateway. Workers and managers have no public IPs."),
+    nat: z
+      .union([z.boolean(), z.literal("per-zone")], { error: 'true, false or "per-zone"' })
+      .default(true)
+      .describe(
+        'Route egress through Cloud NAT / a NAT gateway; workers and managers have no public IPs. true: one NAT (on AWS one NAT gateway in the first zone, whose outage also cuts the other zones\' egress). "per-zone" (AWS): a NAT gateway and Elastic IP in every zone, each zone\'s private subnet routed through its own, so losing a zone leaves the others\' egress up; costs a gateway per zone. Cloud NAT is regional, so on Google Cloud "per-zone" is the same as true. false: no NAT.',
+      ),
     public_ips: z.boolean().default(false).describe("Give runner managers public IPs. Workers never get one."),
     monitoring_cidrs: z
       .array(cidr)

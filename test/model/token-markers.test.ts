@@ -40,7 +40,7 @@ describe("cdktf token markers in model values", () => {
     const text = withAppended('    docker: { image: "${TfToken[TOKEN.2]}" }\nnetwork: { nat: "yes" }');
     const issues = issuesOf(text);
     expect(issues.some((issue) => issue.includes("docker.image: expected text without a cdktf token marker"))).toBe(true);
-    expect(issues.some((issue) => issue.includes("network.nat: expected true or false"))).toBe(true);
+    expect(issues.some((issue) => issue.includes(`network.nat: expected true, false or "per-zone"`))).toBe(true);
   });
 
   it("accepts template-looking text that is not a marker: it reaches Terraform escaped, as written", () => {
