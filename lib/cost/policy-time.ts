@@ -22,8 +22,20 @@ const WEEK_MINUTES = 7 * 24 * 60;
 /** Monday 2024-01-08 00:00 UTC: an ordinary week, no daylight-saving change in Europe or North America. */
 const REFERENCE_WEEK_START = Date.UTC(2024, 0, 8);
 
+/** Shards (and cells) often repeat the same policies: the reference week is fixed, so answers are kept. */
+const sharesCache = new Map<string, number[]>();
+
 /** Share of the week (0 to 1) during which each policy is the one in force, in the policies' order. */
 export function policyShares(policies: readonly PolicyPeriods[]): number[] {
+  const key = JSON.stringify(policies.map((policy) => [policy.periods, policy.timezone]));
+  const cached = sharesCache.get(key);
+  if (cached) return [...cached];
+  const shares = measureShares(policies);
+  sharesCache.set(key, shares);
+  return [...shares];
+}
+
+function measureShares(policies: readonly PolicyPeriods[]): number[] {
   const matchers = policies.map((policy) => {
     const localTime = localClock(policy.timezone);
     const periods = policy.periods.map(periodMatcher);
@@ -46,17 +58,23 @@ export function policyShares(policies: readonly PolicyPeriods[]): number[] {
 }
 
 /** Wall-clock time of a zone, as a UTC timestamp with the same fields. Offsets are looked up per quarter hour (all zones' offsets are whole quarters). */
+const offsetsByZone = new Map<string, Map<number, number>>();
+
 function localClock(timezone: string): (utcMs: number) => number {
   const format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
-  const offsets = new Map<number, number>();
+  let offsets = offsetsByZone.get(timezone);
+  if (!offsets) {
+    offsets = new Map<number, number>();
+    offsetsByZone.set(timezone, offsets);
+  }
   return (utcMs) => {
     const quarter = Math.floor(utcMs / (15 * MINUTE_MS));
-    let offset = offsets.get(quarter);
+    let offset = offsets!.get(quarter);
     if (offset === undefined) {
       const start = quarter * 15 * MINUTE_MS;
       const parts = Object.fromEntries(format.formatToParts(new Date(start)).map((part) => [part.type, Number(part.value)]));
       offset = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - start;
-      offsets.set(quarter, offset);
+      offsets!.set(quarter, offset);
     }
     return utcMs + offset;
   };
