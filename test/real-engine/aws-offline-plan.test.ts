@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import type { LoadedModel } from "../../lib/model/load";
 import { readResourceShards, readSynthesizedStack, summarizePlan, summarizeSynth, type ChangeSummary } from "../../lib/review/change-summary";
 import { renderedFilesForCell } from "../../lib/render/rendered-files";
@@ -61,10 +62,14 @@ interface PlannedResource {
   readonly values?: Record<string, unknown>;
 }
 
-/** The decoded user_data of every planned launch template. */
+/** The decoded user_data of every planned launch template (gzip-compressed when over EC2's 16 KB, as cloud-init accepts it). */
 function plannedUserData(plan: { planned_values?: unknown }): string[] {
   const root = (plan.planned_values as { root_module?: { resources?: PlannedResource[] } }).root_module;
   return (root?.resources ?? [])
     .filter((resource) => resource.type === "aws_launch_template")
-    .map((resource) => Buffer.from(String(resource.values?.user_data), "base64").toString("utf8"));
+    .map((resource) => {
+      const bytes = Buffer.from(String(resource.values?.user_data), "base64");
+      const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
+      return (gzipped ? gunzipSync(bytes) : bytes).toString("utf8");
+    });
 }
