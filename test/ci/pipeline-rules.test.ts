@@ -91,6 +91,18 @@ describe("the models project's pipeline (.gitlab-ci.yml)", () => {
   });
 });
 
+describe("the README's \"Running it in GitLab\" section", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Running it in GitLab"), readme.indexOf("\n## ", readme.indexOf("## Running it in GitLab") + 5));
+
+  it("documents every variable the pipeline declares, and every pipeline kind", () => {
+    const declared = Object.keys((parse(rootPipeline) as { variables: Record<string, unknown> }).variables).filter((name) => name !== "npm_config_cache");
+    for (const name of declared) expect(section).toContain(`\`${name}\``);
+    for (const kind of ["merge request", "push to the default branch", "Run pipeline", "schedule", "triggered"]) expect(section).toContain(kind);
+    for (const topic of ["**Permissions.**", "**Environments.**", "**The schedule.**", "**The reviewed plan.**"]) expect(section).toContain(topic);
+  });
+});
+
 describe("the child pipelines", () => {
   it("the child of a merge request pipeline gets its plan jobs (jobs without rules would get none)", () => {
     const yaml = child({ mode: "plan", cells: ["cell-1", "cell-2"], removed: ["cell-9"] });
