@@ -5,22 +5,22 @@
  */
 import { resolve } from "node:path";
 import { GcsBackend, HttpBackend, LocalBackend, S3Backend, type TerraformStack } from "cdktf";
+import { stateWithDefaults } from "../lib/model/derived-defaults";
 import type { RunnerModel } from "../lib/model/schema";
 
-/** Local state lives outside cdktf.out so that wiping synth output never loses state. */
-export const DEFAULT_LOCAL_STATE_DIR = ".state/terraform";
+export { DEFAULT_LOCAL_STATE_DIR } from "../lib/model/derived-defaults";
 
 export function configureBackend(stack: TerraformStack, model: RunnerModel, options: { workDir?: string } = {}): void {
-  const { state } = model;
+  // Derived defaults (local path, gcs prefix, http state name and API URL) come from one place,
+  // which `prepare --json` shows too.
+  const state = stateWithDefaults(model);
   const cell = model.cell.id;
   switch (state.backend) {
     case "local":
-      new LocalBackend(stack, {
-        path: resolve(options.workDir ?? process.cwd(), state.path ?? `${DEFAULT_LOCAL_STATE_DIR}/${cell}.tfstate`),
-      });
+      new LocalBackend(stack, { path: resolve(options.workDir ?? process.cwd(), state.path) });
       return;
     case "gcs":
-      new GcsBackend(stack, { bucket: state.bucket, prefix: state.prefix ?? `runner-fleet/${cell}` });
+      new GcsBackend(stack, { bucket: state.bucket, prefix: state.prefix });
       return;
     case "s3": {
       new S3Backend(stack, {
@@ -35,8 +35,7 @@ export function configureBackend(stack: TerraformStack, model: RunnerModel, opti
       return;
     }
     case "http": {
-      const apiUrl = state.api_url ?? `${model.gitlab.url.replace(/\/+$/, "")}/api/v4`;
-      const address = gitlabStateAddress(apiUrl, state.project_id, state.state_name ?? cell);
+      const address = gitlabStateAddress(state.api_url, state.project_id, state.state_name);
       new HttpBackend(stack, {
         address,
         lockAddress: `${address}/lock`,

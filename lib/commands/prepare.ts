@@ -10,6 +10,7 @@ import { UserInputError } from "../errors";
 import { generateModel, readTriggerVariables, TRIGGER_VARIABLES } from "../model/generate";
 import { ModelValidationError, formatIssue, type ModelIssue } from "../model/issues";
 import { runnerModelJsonSchemaText } from "../model/json-schema";
+import { withDerivedDefaults } from "../model/derived-defaults";
 import { loadModelFile } from "../model/load";
 import type { RunnerModel } from "../model/schema";
 import { writeModelFile } from "../model/write-model-file";
@@ -36,7 +37,7 @@ export interface ModelReport {
   readonly cell?: string;
   readonly cloud?: string;
   readonly shards?: readonly string[];
-  /** The model as the commands use it: every default filled in (what --json prints for each valid model). */
+  /** The model as the commands use it: every default filled in, derived ones too (what --json prints for each valid model). */
   readonly resolved?: RunnerModel;
   readonly errors: readonly ModelIssue[];
   readonly warnings: readonly ModelIssue[];
@@ -107,7 +108,7 @@ function validateModel(file: string): ModelReport {
       cell: model.cell.id,
       cloud: model.cloud.provider,
       shards: model.shards.map((shard) => shard.name),
-      resolved: model,
+      resolved: withDerivedDefaults(model),
       errors: [],
       warnings,
     };

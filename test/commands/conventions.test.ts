@@ -3,10 +3,12 @@
  * --version, one format for defaults in --help, --model repeated (acted on, or refused),
  * suggestions for a missing model, and prepare --json printing the resolved model.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { withDerivedDefaults } from "../../lib/model/derived-defaults";
+import { runnerDescription, shardImages } from "../../lib/model/names";
 import { runnerModelSchema } from "../../lib/model/schema";
 import { REPO_ROOT, runBin, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
@@ -94,16 +96,28 @@ describe("a missing model", () => {
 });
 
 describe("prepare --model X --json", () => {
-  it("prints the resolved model: the file's values plus every default the schema fills in", () => {
+  it("prints the resolved model: the file's values plus every default, derived ones included", () => {
+    // A model that leaves out the runner description, the images and the state backend.
+    const text = readFileSync(join(modelsDir, "cell-2.yaml"), "utf8").replace(/^    description: .*\n/m, "").replace(/^state:\n(?:  .*\n)+/m, "");
+    writeFileSync(join(modelsDir, "cell-2.yaml"), text);
     const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--json"]);
     expect(result.status).toBe(0);
     const [report] = JSON.parse(result.stdout).models;
-    const written = parse(readFileSync(join(modelsDir, "cell-2.yaml"), "utf8"));
-    expect(report.resolved).toEqual(JSON.parse(JSON.stringify(runnerModelSchema.parse(written))));
-    // Keys the file leaves out are there, with their defaults.
-    expect(written.shards[0].docker?.pull_policy).toBeUndefined();
+    const written = parse(text);
+    expect(written.state).toBeUndefined();
+    expect(written.shards[0].description).toBeUndefined();
+    expect(written.shards[0].managers.image).toBeUndefined();
+
+    // What the loader fills in from the schema...
     expect(report.resolved.shards[0].docker.pull_policy).toEqual(["always", "if-not-present"]);
-    expect(written.secrets?.local_dir).toBeUndefined();
     expect(report.resolved.secrets.local_dir).toBe(".state/secrets");
+    // ...and what depends on other values: the same functions the stack and onboarding use.
+    const model = runnerModelSchema.parse(written);
+    expect(report.resolved.shards[0].description).toBe(runnerDescription(model, model.shards[0]));
+    expect(report.resolved.shards[0].description).toBe("cell-2-spot-amd64");
+    expect(report.resolved.shards[0].managers.image).toBe(shardImages(model, model.shards[0]).managers);
+    expect(report.resolved.shards[0].managers.image).toMatch(/ubuntu.*24\.04/);
+    expect(report.resolved.state).toEqual({ backend: "local", path: ".state/terraform/cell-2.tfstate" });
+    expect(report.resolved).toEqual(JSON.parse(JSON.stringify(withDerivedDefaults(model))));
   });
 });
