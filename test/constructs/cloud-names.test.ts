@@ -72,7 +72,7 @@ describe("Google Cloud names of a cell with the longest ids", () => {
 
   it("lets the fleeting role reach exactly the instances the worker groups name", () => {
     const conditions = resources(json, "google_project_iam_member")
-      .filter((member) => member.condition)
+      .filter((member) => member.condition?.title === "own-worker-groups-only")
       .map((member) => member.condition.expression as string);
     expect(conditions).toHaveLength(2);
     const workerGroups = groups.filter((group) => group.target_size === 0);
