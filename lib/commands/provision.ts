@@ -40,7 +40,7 @@ import { cellMarker, renderSummaryMarkdown, renderSummaryText } from "../review/
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
 import { constructPaths, readResourceShards, readSynthesizedStack } from "../review/stack-files";
 import { backendEnvironment } from "../terraform/backend-env";
-import { DEFAULT_LOCK_TIMEOUT, detectEngine, EngineDriver, isLockTimeout } from "../terraform/engine";
+import { DEFAULT_LOCK_TIMEOUT, detectEngine, EngineDriver, isLockTimeout, isStalePlanFailure } from "../terraform/engine";
 import { engineEnvironment } from "../terraform/engine-env";
 import { KnownSecrets } from "../secrets/known-secrets";
 import type { EngineName } from "../toolchain/check";
@@ -162,7 +162,7 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
       cells = [];
       for (const [index, item] of planned.entries()) cells.push(await onboardAndApply(item, approved[index], context));
     }
-    cells = cells.map((cell, index) => ({ ...cell, terraformReport: planned[index].report, reviewedPlan: planned[index].reviewedPlan }));
+    cells = cells.map((cell, index) => ({ terraformReport: planned[index].report, reviewedPlan: planned[index].reviewedPlan, ...cell }));
   }
 
   const summaries = cells.map((cell) => cell.summary);
@@ -192,6 +192,7 @@ type StepContext = ProvisionOptions & {
 
 interface PlannedCell {
   readonly cell: SynthesizedCell;
+  readonly engine: { name: EngineName; version: string };
   readonly loaded: LoadedModel;
   readonly driver: EngineDriver;
   readonly planFile: string;
@@ -245,7 +246,7 @@ async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { na
       log(`[${cell.cell}] applying the reviewed plan ${reviewed.planFile}: its inputs digest ${digest.slice(0, 12)} matches this checkout`);
       const plan = await driver.showPlanJson(reviewed.planFile);
       const summary = summarize(plan, reviewed.planFile);
-      return { cell, loaded, driver, planFile: reviewed.planFile, changes: planChanges(plan), summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan: { applied: true } };
+      return { cell, engine, loaded, driver, planFile: reviewed.planFile, changes: planChanges(plan), summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan: { applied: true } };
     }
     if (!context.replanIfStale) {
       throw new UserInputError(`refusing to apply ${context.applyPlan} to cell ${cell.cell}: ${reviewed.problem}. Plan again, or pass --replan-if-stale to do so here.`);
@@ -259,7 +260,7 @@ async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { na
   writePlanInputs(planned.planFile, { cell: cell.cell, digest, engine: engine.name, engineVersion: engine.version, commit: context.env.CI_COMMIT_SHA });
   const plan = await driver.showPlanJson(planned.planFile);
   const summary = summarize(plan, planned.planFile);
-  return { cell, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan };
+  return { cell, engine, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan };
 }
 
 /** Whether a saved plan changes anything (what -detailed-exitcode 2 said when it was made). */
@@ -347,10 +348,24 @@ async function onboardAndApply(item: PlannedCell, approved: boolean, context: St
       clock: context.rollClock,
     });
   } else {
-    await item.driver.apply(item.planFile);
+    try {
+      await item.driver.apply(item.planFile);
+    } catch (error) {
+      if (!(item.reviewedPlan?.applied && context.replanIfStale && isStalePlanFailure(error))) throw error;
+      return replanStaleReviewedPlan(item, onboarded, context);
+    }
   }
   const removed = context.destroy ? await removeRunners(loaded, context) : false;
   return result(cell, summary, "applied", onboarded, removed);
+}
+
+/** The engine found the reviewed plan stale against the state (another run applied since): plan again, show it, apply it. */
+async function replanStaleReviewedPlan(item: PlannedCell, onboarded: boolean, context: StepContext): Promise<ProvisionedCell> {
+  const reason = "the state changed since it was planned (the engine refused it as stale)";
+  context.log(`[${item.cell.cell}] not applying the reviewed plan: ${reason}; planning again, and the new plan is shown before it is applied`);
+  const again = await planCell(item.cell, item.loaded, item.engine, { ...context, applyPlan: undefined });
+  const applied = await onboardAndApply({ ...again, reviewedPlan: undefined }, true, { ...context, skipOnboard: context.skipOnboard || onboarded });
+  return { ...applied, onboarded: onboarded || applied.onboarded, terraformReport: again.report, reviewedPlan: { applied: false, reason } };
 }
 
 /** Every secret value this run knows from the start: the GitLab tokens, the state password, secret-looking variables. */

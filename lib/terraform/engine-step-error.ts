@@ -60,3 +60,11 @@ function describeFailure(failure: EngineStepFailure): string {
 function endedBy(failure: EngineStepFailure): string {
   return failure.engineExitCode === null ? `ended by ${failure.signal ?? "a signal"}` : `exit code ${failure.engineExitCode}`;
 }
+
+/**
+ * The engine refused a saved plan because the state changed after it was made ("Saved plan is
+ * stale", Terraform and OpenTofu). It refuses before changing anything, so planning again is safe.
+ */
+export function isStalePlanFailure(error: unknown): boolean {
+  return error instanceof EngineStepError && error.step === "apply" && error.outputTail.some((line) => line.includes("Saved plan is stale"));
+}

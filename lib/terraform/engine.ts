@@ -16,7 +16,7 @@ import { EngineStepError, type EngineStep } from "./engine-step-error";
 import { runProcess, type OutputStream, type ProcessResult } from "./run-process";
 
 export { detectEngine } from "./detect-engine";
-export { EngineStepError, type EngineStep } from "./engine-step-error";
+export { EngineStepError, isStalePlanFailure, type EngineStep } from "./engine-step-error";
 export type { OutputStream } from "./run-process";
 
 export interface EngineDriverOptions {

@@ -131,6 +131,31 @@ describe("bin/provision in pipelines", () => {
       expect(steps()).toEqual(["init", "plan", "show", "apply"]);
     });
 
+    it("with --replan-if-stale, plans again when the engine finds the reviewed plan stale against the state", async () => {
+      expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
+      rmSync(callLog);
+
+      const result = await provision(
+        ["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed"), "--replan-if-stale", "--json"],
+        { FAKE_TF_STALE_PLAN: savedPlan("reviewed") },
+      );
+      expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+      expect(result.status).toBe(0);
+      expect(steps()).toEqual(["init", "show", "apply", "init", "plan", "show", "apply"]);
+      expect(engineCalls().filter((entry) => entry.argv![0] === "apply").map((entry) => entry.argv!.at(-1))).toEqual([savedPlan("reviewed"), savedPlan("cdktf.out")]);
+      expect(result.stderr).toContain("the state changed since it was planned");
+      expect(JSON.parse(result.stdout).cells[0]).toMatchObject({ outcome: "applied", reviewedPlan: { applied: false } });
+    });
+
+    it("without --replan-if-stale, a reviewed plan the engine finds stale fails the apply (exit 1)", async () => {
+      expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
+      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed")], {
+        FAKE_TF_STALE_PLAN: savedPlan("reviewed"),
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("Saved plan is stale");
+    });
+
     it("refuses a plan made for another cell", async () => {
       writeModel("cell-3");
       expect((await provision(["--model", "cell-3", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);

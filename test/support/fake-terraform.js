@@ -16,6 +16,7 @@
  *   FAKE_TF_ECHO_ENV=A,B  every step prints "A=<value>" (or "A is unset") for each named variable, as a
  *                      careless provider or TF_LOG=trace would
  *   FAKE_TF_VERSION    version reported by `version` (default 1.11.4)
+ *   FAKE_TF_STALE_PLAN=FILE  apply of that plan file fails as the real engine does when the state changed since the plan
  *   FAKE_TF_STATE=FILE stateful mode: plan compares the stack (cdk.tf.json) with the resources in FILE
  *                      (create / update / delete / no-op, a resource with lifecycle.ignore_changes = "all"
  *                      keeps its state), show -json prints those changes, apply writes them to FILE and
@@ -235,6 +236,9 @@ function apply() {
   const file = positional[0];
   if (file) {
     if (!fs.existsSync(file)) fail("Failed to load \"" + file + "\" as a plan file", "stat " + file + ": no such file or directory");
+    if (env.FAKE_TF_STALE_PLAN && path.resolve(file) === path.resolve(env.FAKE_TF_STALE_PLAN)) {
+      fail("Saved plan is stale", "The given plan file can no longer be applied because the state was changed by another operation after the plan was created.");
+    }
   } else if (!flags.includes("-auto-approve")) {
     fail("No value for required variable", "apply without a plan file needs -auto-approve when input is disabled");
   }

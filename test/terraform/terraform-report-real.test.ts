@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EngineDriver } from "../../lib/terraform/engine";
+import { EngineDriver, isStalePlanFailure } from "../../lib/terraform/engine";
 import { terraformReport } from "../../lib/review/terraform-report";
 import { planInputsDigest } from "../../lib/terraform/plan-inputs";
 
@@ -40,6 +40,21 @@ describe("terraform report from real plans", () => {
     const third = await engine.plan({ out: "third.tfplan" });
     expect(third.changes).toBe(false);
     expect(terraformReport(await engine.showPlanJson(third.planFile))).toEqual({ create: 0, update: 0, delete: 0 });
+  }, 60_000);
+
+  it("recognizes the engine's refusal of a saved plan whose state changed since", async () => {
+    writeStack({ kept: { input: "one" } });
+    const engine = driver();
+    await engine.init();
+    const older = await engine.plan({ out: "older.tfplan" });
+    const newer = await engine.plan({ out: "newer.tfplan" });
+    await engine.apply(newer.planFile);
+    const refusal = await engine.apply(older.planFile).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isStalePlanFailure(refusal)).toBe(true);
+    expect(isStalePlanFailure(new Error("Saved plan is stale"))).toBe(false);
   }, 60_000);
 
   it("leaves out data source reads and no-ops, as GitLab's own tooling does", () => {
