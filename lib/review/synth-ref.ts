@@ -62,15 +62,29 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Synt
     execFileSync("git", ["worktree", "prune"], { cwd: root, stdio: "ignore" });
   });
   try {
-    await step(label, "checkout", () => git(["worktree", "add", "--detach", checkout, sha], root));
+    await step(label, "checkout", () => oneWorktreeChangeAtATime(() => git(["worktree", "add", "--detach", checkout, sha], root)));
     worktreeAdded = true;
     return await synthCheckout(checkout, root, join(scratch, "out"), label, options);
   } finally {
-    if (worktreeAdded) await git(["worktree", "remove", "--force", checkout], root, { allowFailure: true });
-    rmSync(scratch, { recursive: true, force: true });
-    await git(["worktree", "prune"], root, { allowFailure: true });
+    await oneWorktreeChangeAtATime(async () => {
+      if (worktreeAdded) await git(["worktree", "remove", "--force", checkout], root, { allowFailure: true });
+      rmSync(scratch, { recursive: true, force: true });
+      await git(["worktree", "prune"], root, { allowFailure: true });
+    });
     release();
   }
+}
+
+/**
+ * git reads every worktree's admin files while it adds one, and prune deletes those of
+ * removed worktrees: base and head synthesized at once must not add, remove or prune
+ * concurrently ("failed to read .git/worktrees/<name>/commondir").
+ */
+let worktreeChanges: Promise<unknown> = Promise.resolve();
+function oneWorktreeChangeAtATime<T>(change: () => Promise<T>): Promise<T> {
+  const next = worktreeChanges.then(change, change);
+  worktreeChanges = next.catch(() => undefined);
+  return next;
 }
 
 /** Synthesizes the current checkout as it is on disk (compiled first, so dist/ is never stale). */
