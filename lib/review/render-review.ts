@@ -139,7 +139,7 @@ export function renderReviewJson(report: ReviewReport): string {
 }
 
 function foldedTable(rows: string[]): string[] {
-  const header = ["| | Address | Changed attributes |", "|---|---|---|"];
+  const header = ["| | Resource | Changed attributes |", "|---|---|---|"];
   if (rows.length <= ROWS_BEFORE_FOLD) return [...header, ...rows];
   return [
     ...header,

@@ -41,6 +41,7 @@ describe("renderReviewMarkdown", () => {
   it("has a section per changed cell with a table of resources and changed attributes", () => {
     expect(markdown).toContain("#### `cell-a` — changed (resources +1 ~1 -1, 1 data source, 3 other changes)");
     expect(markdown).toContain("Planned because models/cell-a.yaml changed.");
+    expect(markdown).toContain("| | Resource | Changed attributes |");
     const managerRow = markdown.split("\n").find((line) => line.startsWith("| ~ | `manager/Resource` <sub>google_compute_instance_template</sub> |"))!;
     expect(managerRow.split("<br>")).toEqual([
       '| ~ | `manager/Resource` <sub>google_compute_instance_template</sub> | `description: (removed) "runner managers"`',
