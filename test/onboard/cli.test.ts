@@ -119,3 +119,29 @@ test("exits 2 for a bad flag value", async () => {
   expect(run.code).toBe(2);
   expect(run.stderr).toContain("--concurrency");
 });
+
+test("two onboard processes on one cell at once make one runner per shard: the second waits for the lock", async () => {
+  // Slow answers keep the first process busy while the second starts.
+  fake.latencyMs = 30;
+
+  const [first, second] = await Promise.all([onboard([]), onboard([])]);
+
+  expect([first.code, second.code]).toEqual([0, 0]);
+  expect(fake.requests.filter((request) => request.method === "POST" && request.path === "/api/v4/user/runners")).toHaveLength(2);
+  expect(fake.runners.size).toBe(2);
+  expect(first.stderr + second.stderr).toMatch(/another onboard holds the lock/);
+  const stored = filesUnder(setup.secretsDir).map(({ text }) => JSON.parse(text) as { token: string; runnerId: number });
+  expect(stored.map((entry) => entry.runnerId).sort()).toEqual([...fake.runners.keys()].sort());
+  for (const entry of stored) expect(fake.tokenWorks(entry.token)).toBe(true);
+});
+
+test("a second process gives up after --lock-wait, naming the holder, with exit 1", async () => {
+  fake.latencyMs = 500;
+
+  const [first, second] = await Promise.all([onboard([]), new Promise<Run>((resolve) => setTimeout(() => resolve(onboard(["--lock-wait", "200ms"])), 1000))]);
+
+  expect(first.code).toBe(0);
+  expect(second.code).toBe(1);
+  expect(second.stderr).toMatch(/another onboard holds the lock of cell cell-1 since \S+ \(pid \d+, host \S+, onboard\); gave up after waiting/);
+  expect(fake.runners.size).toBe(2);
+});
