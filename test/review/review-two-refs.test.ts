@@ -194,11 +194,14 @@ describe("bin/review", () => {
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 
-  it("fails with exit 2 when --base is missing or --mode is wrong", () => {
+  it("fails with exit 2 when --base is missing, or --mode or --apply-mode is wrong", () => {
     expect(bin([]).status).toBe(2);
     const wrongMode = bin(["--child-pipeline", "child.yml", "--base", base, "--mode", "destroy"]);
     expect(wrongMode.status).toBe(2);
-    expect(wrongMode.stderr).toContain('--mode plan or --mode apply, got "destroy"');
+    expect(wrongMode.stderr).toContain('--mode plan, apply or drift, got "destroy"');
+    const wrongApplyMode = bin(["--child-pipeline", "child.yml", "--base", base, "--mode", "apply", "--apply-mode", "Manual"]);
+    expect(wrongApplyMode.status).toBe(2);
+    expect(wrongApplyMode.stderr).toContain('--apply-mode (APPLY_MODE in the pipeline) must be auto or manual, got "Manual"');
   });
 
   it("fails with exit 2 on an unknown base ref", () => {
