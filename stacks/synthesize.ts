@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { App } from "cdktf";
 import { ensureOutputDirectory } from "../lib/cli/output-directory";
 import type { LoadedModel } from "../lib/model/load";
-import { checkRenderedFiles } from "../lib/render/check-rendered";
+import { checkRenderedCells } from "../lib/render/check-rendered";
 import { renderedFilesForCell } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
 import { CellStack } from "./cell-stack";
@@ -37,11 +37,8 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
   const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
   ensureOutputDirectory(outdir, "the synthesis output directory");
   // Parsed first: a broken template stops here, naming the file, before any stack is written.
-  const rendered = models.map((loaded) => {
-    const files = renderedFilesForCell(loaded.model);
-    checkRenderedFiles(loaded.model.cell.id, files);
-    return files;
-  });
+  const rendered = models.map((loaded) => renderedFilesForCell(loaded.model));
+  checkRenderedCells(models.map((loaded, index) => ({ cell: loaded.model.cell.id, files: rendered[index] })));
   const app = new App({ outdir, stackTraces: false });
   const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }) }));
   app.synth();

@@ -15,7 +15,7 @@ import { loadModelFile } from "../model/load";
 import type { RunnerModel } from "../model/schema";
 import { writeModelFile } from "../model/write-model-file";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../model/model-files";
-import { checkRenderedFiles, RenderedFileError } from "../render/check-rendered";
+import { renderedCellErrors } from "../render/check-rendered";
 import { renderedFilesForCell } from "../render/rendered-files";
 import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../toolchain/check";
 
@@ -80,14 +80,9 @@ export function runPrepare(options: PrepareOptions = {}): PrepareResult {
   }
 
   // A template that renders a broken config.toml or script is a bug of the toolkit, found before any synth.
-  for (const model of models) {
-    if (!model.resolved) continue;
-    try {
-      checkRenderedFiles(model.resolved.cell.id, renderedFilesForCell(model.resolved));
-    } catch (error) {
-      if (!(error instanceof RenderedFileError)) throw error;
-      problems.push(error.message);
-    }
+  const resolved = models.flatMap((model) => (model.resolved ? [model.resolved] : []));
+  for (const error of renderedCellErrors(resolved.map((model) => ({ cell: model.cell.id, files: renderedFilesForCell(model) })))) {
+    if (error) problems.push(error.message);
   }
 
   const invalid = models.some((model) => !model.valid);

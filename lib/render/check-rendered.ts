@@ -4,9 +4,9 @@
  * (a project bug, not bad input) fails prepare, the dry run and the review with exit
  * 1 and the file named, instead of surfacing on a booting VM.
  */
-import { spawnSync } from "node:child_process";
 import { parse as parseToml } from "smol-toml";
 import { OperationalError } from "../errors";
+import { BashUnavailableError, checkBashSyntax } from "./bash-syntax";
 import type { RenderedFile } from "./rendered-files";
 
 export class RenderedFileError extends OperationalError {
@@ -16,29 +16,72 @@ export class RenderedFileError extends OperationalError {
   }
 }
 
+export interface CellRenderedFiles {
+  readonly cell: string;
+  readonly files: readonly RenderedFile[];
+}
+
 /** Why `file` is broken, or undefined when it parses. */
 export function renderedFileProblem(file: RenderedFile): string | undefined {
-  const where = `rendered/${file.path} (from templates/${file.template})`;
-  if (file.path.endsWith(".toml")) {
+  return renderedFileProblems([file])[0];
+}
+
+/**
+ * Why each of `files` is broken (undefined when it parses), in order. The scripts of
+ * all files are checked by one bash process: a spawn per script made synth slow.
+ */
+export function renderedFileProblems(files: readonly RenderedFile[]): (string | undefined)[] {
+  const scripts = files.filter((file) => file.path.endsWith(".sh"));
+  const bashResults = new Map<RenderedFile, { ok: boolean; stderr: string }>();
+  if (scripts.length > 0) {
+    let results;
     try {
-      parseToml(file.content);
-      return undefined;
+      results = checkBashSyntax(scripts.map((file) => file.content));
     } catch (error) {
-      return `${where} is not valid TOML: ${firstLine(error)}`;
+      if (!(error instanceof BashUnavailableError)) throw error;
+      throw new OperationalError(`cannot check ${where(scripts[0])} with bash -n: ${error.message}`, { cause: error });
     }
+    scripts.forEach((file, index) => bashResults.set(file, results[index]));
   }
-  if (file.path.endsWith(".sh")) {
-    const check = spawnSync("bash", ["-n"], { input: file.content, encoding: "utf8" });
-    if (check.error) throw new OperationalError(`cannot check ${where} with bash -n: ${check.error.message}`, { cause: check.error });
-    return check.status === 0 ? undefined : `${where} fails bash -n: ${check.stderr.trim().split("\n").join("; ")}`;
-  }
-  return undefined;
+  return files.map((file) => {
+    if (file.path.endsWith(".toml")) {
+      try {
+        parseToml(file.content);
+        return undefined;
+      } catch (error) {
+        return `${where(file)} is not valid TOML: ${firstLine(error)}`;
+      }
+    }
+    const bash = bashResults.get(file);
+    if (bash && !bash.ok) return `${where(file)} fails bash -n: ${bash.stderr.trim().split("\n").join("; ")}`;
+    return undefined;
+  });
+}
+
+/** Each cell's RenderedFileError (undefined for a cell whose files all parse), in order; one bash process for all. */
+export function renderedCellErrors(cells: readonly CellRenderedFiles[]): (RenderedFileError | undefined)[] {
+  const problems = renderedFileProblems(cells.flatMap((cell) => cell.files));
+  let offset = 0;
+  return cells.map(({ cell, files }) => {
+    const found = problems.slice(offset, offset + files.length).filter((problem): problem is string => problem !== undefined);
+    offset += files.length;
+    return found.length > 0 ? new RenderedFileError(cell, found) : undefined;
+  });
+}
+
+/** Throws the RenderedFileError of the first cell with broken files, listing every broken file of that cell. */
+export function checkRenderedCells(cells: readonly CellRenderedFiles[]): void {
+  const error = renderedCellErrors(cells).find((cellError) => cellError !== undefined);
+  if (error) throw error;
 }
 
 /** Throws a RenderedFileError listing every broken file of the cell. */
 export function checkRenderedFiles(cell: string, files: readonly RenderedFile[]): void {
-  const problems = files.map(renderedFileProblem).filter((problem): problem is string => problem !== undefined);
-  if (problems.length > 0) throw new RenderedFileError(cell, problems);
+  checkRenderedCells([{ cell, files }]);
+}
+
+function where(file: RenderedFile): string {
+  return `rendered/${file.path} (from templates/${file.template})`;
 }
 
 function firstLine(error: unknown): string {
