@@ -34,6 +34,8 @@ export function containsTokenMarker(text: string): boolean {
  * markers left as they are, so references still resolve.
  */
 export function escapeLiteralParts(text: string): string {
+  // Most strings of a stack hold no template syntax and no token marker (both contain "{"): kept as they are, cheaply.
+  if (!text.includes("{")) return text;
   let result = "";
   let last = 0;
   for (const match of text.matchAll(STRING_TOKEN_MARKER)) {
