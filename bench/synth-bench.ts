@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateModel } from "../lib/model/generate";
+import { generateModel } from "../app/prepare/generate-model";
 import { PROJECT_ROOT } from "../lib/project-root";
 
 interface Measurement {

@@ -1,5 +1,5 @@
 /**
- * Typed errors, mapped to exit codes in one place (lib/cli/run-command.ts):
+ * Typed errors, mapped to exit codes in one place (app/cli/run-command.ts):
  * - UserInputError: the user's model, flags or variables are wrong (exit 2). No side effects happened.
  * - OperationalError: the environment, an API, a secret store or an engine failed (exit 1).
  * Anything else is a bug and is shown with its stack.

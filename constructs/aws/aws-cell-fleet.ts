@@ -23,7 +23,7 @@ import {
 import type { AwsCloudConfig, RunnerModel, Shard } from "../../lib/model/schema";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../lib/render/manager-files";
 import { drainHookHeartbeatSeconds } from "../../lib/render/graceful-stop";
-import { managerRoleName } from "./aws-names";
+import { managerRoleName } from "../../lib/model/aws-names";
 import { CacheBucket } from "./cache-bucket";
 import { FleetMonitoring } from "./fleet-monitoring";
 import { FleetingIam } from "./fleeting-iam";
@@ -31,7 +31,7 @@ import { Network } from "./network";
 import { RunnerManagerGroup } from "./runner-manager-group";
 import { WorkerAutoscalingGroup } from "./worker-autoscaling-group";
 
-export { managerRoleName } from "./aws-names";
+export { managerRoleName } from "../../lib/model/aws-names";
 
 export interface AwsCellFleetProps {
   /** A loaded model whose `cloud.provider` is "aws". */

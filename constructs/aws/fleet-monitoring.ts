@@ -27,7 +27,7 @@ import {
   jobsFailingAlarmName,
   managerUnhealthyAlarmName,
   workersNearMaxAlarmName,
-} from "./aws-names";
+} from "../../lib/model/aws-names";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
 /**

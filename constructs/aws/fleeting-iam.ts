@@ -15,7 +15,7 @@ import { IamInstanceProfile } from "@cdktf/provider-aws/lib/iam-instance-profile
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { IamRolePolicy } from "@cdktf/provider-aws/lib/iam-role-policy";
 import { checkNonEmpty, checkPattern, checkUnique } from "./checks";
-import { MANAGER_POLICY_NAME } from "./aws-names";
+import { MANAGER_POLICY_NAME } from "../../lib/model/aws-names";
 import { autoscalingGroupArnByName, dnsSuffixOf, instancesArn, kmsKeysArn, logGroupStreamsArn, ssmParameterArn, type RegionalArnParts } from "./arns";
 
 const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;

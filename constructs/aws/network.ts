@@ -33,7 +33,7 @@ import {
   isToken,
 } from "./checks";
 import { endpointServiceName } from "./arns";
-import { securityGroupName } from "./aws-names";
+import { securityGroupName } from "../../lib/model/aws-names";
 import { carveSubnetRanges } from "./subnet-ranges";
 
 const SSH_PORT = 22;

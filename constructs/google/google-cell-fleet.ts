@@ -29,7 +29,7 @@ import {
   managerHealthCheckName,
   managerNetworkTag,
   workerNetworkTag,
-} from "./google-names";
+} from "../../lib/model/google-names";
 import { FleetNetwork } from "./network";
 import { RunnerManagerGroup } from "./runner-manager-group";
 import { WorkerInstanceGroup } from "./worker-instance-group";

@@ -25,4 +25,4 @@ export function privateInterface(subnetwork: string, externalIp: boolean): Compu
 }
 
 /** Template name prefixes are derived with the other Google names. */
-export { templateNamePrefix } from "./google-names";
+export { templateNamePrefix } from "../../lib/model/google-names";

@@ -10,7 +10,7 @@
  * cell's environment, so protected environments and approvals can gate them.
  */
 import { DRIFT_EXIT_CODE } from "../errors";
-import { template } from "../render/handlebars";
+import { template } from "../template-engine";
 
 export type ChildPipelineMode = "plan" | "apply" | "drift";
 /** manual: each apply job waits for a person to start it (after the environment's approvals, if any). */

@@ -1,10 +1,10 @@
 /**
  * Turns what went wrong talking to GitLab into one plain sentence for the person
  * running the command: which call, what GitLab said, and what to check. Tokens never
- * appear: every message goes through the redaction of lib/secrets/redact.ts.
+ * appear: every message goes through the redaction of lib/redact.ts.
  */
 import { OperationalError } from "../errors";
-import { redactSecrets, redactValue } from "../secrets/redact";
+import { redactSecrets, redactValue } from "../redact";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./requester";
 import { RetryBudgetExceededError, formatMs } from "./retry";
 

@@ -9,7 +9,7 @@
  */
 import { Gitlab } from "@gitbeaker/rest";
 import { OperationalError, UserInputError } from "../errors";
-import { redactValue } from "../secrets/redact";
+import { redactValue } from "../redact";
 
 export const DEFAULT_TOKEN_VARIABLES: readonly string[] = ["GITLAB_REVIEW_TOKEN", "GITLAB_TOKEN"];
 

@@ -13,7 +13,7 @@
  */
 import pLimit from "p-limit";
 import { OperationalError, UserInputError } from "../errors";
-import { relativeTime } from "../fleet/relative-time";
+import { relativeTime } from "../relative-time";
 import { parseGoDurationSeconds } from "../model/duration";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { SecretStore } from "../secrets/store";

@@ -5,7 +5,7 @@
  */
 import { closest, distance } from "fastest-levenshtein";
 import { AWS_REGIONS, CLOUD_REGIONS_CHECKED_ON, GOOGLE_CLOUD_REGIONS } from "./cloud-regions";
-import type { CrossCheckFinding } from "./cross-checks";
+import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {

@@ -2,22 +2,17 @@
  * Rules that involve more than one field of a model whose shape is already valid.
  * Each finding names the path to point the user at; the loader adds file and line:col.
  */
-import { awsDerivedNames } from "../../constructs/aws/aws-names";
-import { googleDerivedNames } from "../../constructs/google/google-names";
+import { awsDerivedNames } from "./aws-names";
+import { googleDerivedNames } from "./google-names";
 import { advisoryChecks } from "./advisory-checks";
 import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
 import { nameProblem } from "./name-rules";
+import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
 import { cidrContains } from "./value-checks";
 
-export interface CrossCheckFinding {
-  readonly severity: "error" | "warning";
-  readonly path: ModelPath;
-  readonly expected: string;
-  readonly received?: string;
-}
 
 /** GitLab rejects shorter maximum timeouts ("Maximum timeout needs to be at least 10 minutes"). */
 const MIN_MAXIMUM_TIMEOUT_SECONDS = 600;

@@ -1,7 +1,7 @@
 /**
  * What each cloud accepts as the name of a resource the fleet creates, in one table per cloud.
  * The constructs check their names against these rules, and `prepare` checks every name a model
- * derives (constructs/google/google-names.ts, constructs/aws/aws-names.ts) against the same rules,
+ * derives (lib/model/google-names.ts, lib/model/aws-names.ts) against the same rules,
  * so a model a cloud would refuse is stopped at the model file, not at apply.
  *
  * Sources (the limit each rule encodes):

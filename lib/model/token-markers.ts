@@ -5,8 +5,15 @@
  * value literal: it is refused instead. Every other `${`/`%{` in a value reaches
  * Terraform escaped, as written (lib/terraform/template-literal.ts).
  */
-import { containsTokenMarker } from "../terraform/template-literal";
 import { describeValue, type ModelPath } from "./issues";
+
+/** Every cdktf token marker: strings `${`, lists `#{`, maps `&{`. */
+const ANY_TOKEN_MARKER = /[$#&]\{TfToken\[/;
+
+/** True when `text` holds a cdktf token marker, which cdktf would turn into a reference. */
+export function containsTokenMarker(text: string): boolean {
+  return ANY_TOKEN_MARKER.test(text);
+}
 
 export interface TokenMarkerFinding {
   readonly severity: "error";

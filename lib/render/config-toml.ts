@@ -9,7 +9,7 @@ import { machineArchitecture, type Architecture } from "../model/architecture";
 import { formatGoDuration, parseGoDurationSeconds } from "../model/duration";
 import { cacheBucketName, RUNNER_METRICS_PORT, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
-import { template } from "./handlebars";
+import { template } from "../template-engine";
 
 /**
  * What config.toml holds instead of the runner token. The manager startup script

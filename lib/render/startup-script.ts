@@ -8,7 +8,7 @@ import { machineArchitecture, type Architecture } from "../model/architecture";
 import type { RunnerModel, Shard } from "../model/schema";
 import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, DRAIN_HOOK_NAME, gracefulStopSeconds } from "./graceful-stop";
-import { template } from "./handlebars";
+import { template } from "../template-engine";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
 import { OPS_AGENT_CONFIG_FILE, renderOpsAgentConfig } from "./ops-agent-config";
 

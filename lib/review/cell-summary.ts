@@ -3,7 +3,7 @@
  * can run. Its JSON form is what `--json` prints.
  */
 import type { RunnerModel } from "../model/schema";
-import type { EngineName } from "../toolchain/check";
+import type { EngineName } from "../terraform/toolchain-check";
 import { capacityOf, type CellCapacity } from "./capacity";
 import type { ChangeSummary } from "./change-summary";
 

@@ -4,8 +4,8 @@
  * shard and by resource type. Values taken from the plan are redacted here, so
  * the summary object is safe to print as JSON.
  */
-import { redactSecrets } from "../secrets/redact";
-import type { PlanAction, PlanChange, PlanJson, PlanResourceChange } from "./plan-json";
+import { redactSecrets } from "../redact";
+import type { PlanAction, PlanChange, PlanJson, PlanResourceChange } from "../terraform/plan-json";
 import { resourceAddress, type PathOf, type ShardOf, type SynthesizedStack } from "./stack-files";
 
 export { readResourceShards, readSynthesizedStack, type ShardOf } from "./stack-files";

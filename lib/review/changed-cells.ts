@@ -11,7 +11,7 @@ import { OperationalError, UserInputError } from "../errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
 
 /** Paths (relative to the repository root) whose change can alter every cell's stack. */
-export const SHARED_CODE_PREFIXES: readonly string[] = ["lib/", "constructs/", "stacks/", "templates/"];
+export const SHARED_CODE_PREFIXES: readonly string[] = ["app/", "lib/", "constructs/", "stacks/", "templates/"];
 export const SHARED_CODE_FILES: readonly string[] = ["package.json", "package-lock.json", "tsconfig.json", "cdktf.json"];
 /** Under a shared prefix but only about pipelines: changing them re-plans nothing. */
 export const NOT_SHARED_PREFIXES: readonly string[] = ["templates/ci/"];

@@ -19,7 +19,7 @@
  *   refreshes its instance.
  * - Both: a slot whose resources are deleted and created under another address.
  */
-import type { EntryChange, StackJson } from "./stack-diff";
+import type { EntryChange, StackJson } from "./entry-change";
 
 export interface ShardManagerChanges {
   readonly shard: string;

@@ -5,13 +5,14 @@
  * for tokens); the whole output is redacted once more on the way out.
  */
 import { describeRollForReview } from "../roll/roll-plan";
-import { redactSecrets } from "../secrets/redact";
+import { redactSecrets } from "../redact";
 import type { ChangedCellsResult } from "./changed-cells";
 import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";
 import { describeManagerChanges } from "./manager-changes";
 import type { RenderedFileChange } from "./rendered-diff";
-import { countActions, type AttributeChange, type CellDiff, type EntryChange, type StackDiff } from "./stack-diff";
+import type { AttributeChange, EntryChange } from "./entry-change";
+import { countActions, type CellDiff, type StackDiff } from "./stack-diff";
 
 /** First line of the merge-request note: how the note is found and updated instead of duplicated. */
 export const REVIEW_MARKER = "<!-- runner-fleet-review -->";

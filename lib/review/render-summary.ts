@@ -4,7 +4,7 @@
  * pipeline can find its earlier note and update it instead of adding another.
  * Every rendered string passes through redactSecrets as a last guard.
  */
-import { redactSecrets } from "../secrets/redact";
+import { redactSecrets } from "../redact";
 import type { CellCapacity, PolicyCapacity } from "./capacity";
 import type { CellChangeSummary } from "./cell-summary";
 import { costMarkdown, costText } from "./render-cost";

@@ -8,39 +8,17 @@
  * short hash and a length, and every shown value goes through token redaction.
  */
 import { createHash } from "node:crypto";
-import { redactSecrets } from "../secrets/redact";
+import { redactSecrets } from "../redact";
 import { managerChanges, type ShardManagerChanges } from "./manager-changes";
+import type { AttributeChange, EntryAction, EntryChange, StackJson } from "./entry-change";
 import { diffRenderedFiles, type RenderedFileChange, type RenderedFiles } from "./rendered-diff";
 
-/** A cdktf stack document (`cdk.tf.json`). */
-export type StackJson = Record<string, unknown>;
 /** Synthesized stacks by cell id. */
 export type StackSet = ReadonlyMap<string, StackJson>;
 /** Rendered files (config.toml, startup scripts) by cell id. */
 export type RenderedSet = ReadonlyMap<string, RenderedFiles>;
 
-export type EntryAction = "create" | "delete" | "update";
 export type CellStatus = "added" | "removed" | "changed" | "unchanged";
-
-export interface AttributeChange {
-  /** Path inside the entry, e.g. `metadata.startup-script`, `network_interface[0].network`. */
-  readonly path: string;
-  readonly kind: "added" | "removed" | "changed";
-  /** Safe, short rendering of the old value (absent when added). */
-  readonly before?: string;
-  /** Safe, short rendering of the new value (absent when removed). */
-  readonly after?: string;
-}
-
-export interface EntryChange {
-  /** `<type>.<logical_id>` for resources, `data.<type>.<id>`, `output.<name>`, `provider.<name>[.<alias>]`, `terraform`, `variable.<name>`... */
-  readonly address: string;
-  readonly action: EntryAction;
-  /** For updates: what differs. Empty for creates and deletes. */
-  readonly attributes: readonly AttributeChange[];
-  /** The construct path cdktf records in the resource's `//` metadata, when there is one. */
-  readonly constructPath?: string;
-}
 
 export interface CellDiff {
   readonly cell: string;

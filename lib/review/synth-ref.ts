@@ -1,10 +1,10 @@
 /**
  * Synthesizes the stacks of a git ref without touching the working tree: the
  * ref is checked out into a temporary detached worktree, compiled with this
- * checkout's TypeScript and node_modules, and its own `dist/stacks/main.js`
+ * checkout's TypeScript and node_modules, and its own synth entry (`cdktf.json`'s `app`)
  * runs there. Each ref is thus synthesized by its own code and templates.
  *
- * Synth contract: `node dist/stacks/main.js` reads $RUNNER_MODELS_DIR (and
+ * Synth contract: the app (`node dist/app/cdktf-app.js`) reads $RUNNER_MODELS_DIR (and
  * optionally $RUNNER_MODELS, comma-separated) and writes
  * `$CDKTF_OUTDIR/stacks/<cell>/cdk.tf.json`, and optionally the files the cell's
  * VMs boot with under `stacks/<cell>/rendered/`; it exits 2 on an invalid model.
@@ -13,13 +13,13 @@ import { execFile, execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
-import { cleanupOnInterrupt, killOnInterrupt } from "../cli/interrupt";
+import { cleanupOnInterrupt, killOnInterrupt } from "../interrupt";
 import { OperationalError, UserInputError } from "../errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
-import { redactSecrets } from "../secrets/redact";
+import { redactSecrets } from "../redact";
 import { git, repositoryRoot, resolveCommit } from "./changed-cells";
 import type { RenderedFiles } from "./rendered-diff";
-import type { StackJson } from "./stack-diff";
+import type { StackJson } from "./entry-change";
 
 /** What a synth wrote, per cell: the stack, and the rendered files its VMs boot with. */
 export interface SynthOutput {
@@ -122,13 +122,28 @@ async function synthCheckout(
   if (options.compile !== false) {
     await step(label, "compile", () => run(tsc, ["-p", checkout], { cwd: checkout, timeout }));
   }
-  const main = join(checkout, "dist", "stacks", "main.js");
+  const main = appEntry(checkout);
   if (!existsSync(main)) throw new OperationalError(`cannot synthesize ${label}: ${relative(checkout, main)} was not built`);
   const env: NodeJS.ProcessEnv = { ...process.env, CDKTF_OUTDIR: outdir, RUNNER_MODELS_DIR: modelsPath };
   if (cells) env.RUNNER_MODELS = cells.join(",");
   else delete env.RUNNER_MODELS;
   await step(label, "synth", () => run(process.execPath, [main], { cwd: checkout, timeout, env }));
   return { stacks: readStacks(outdir, label), rendered: readRendered(outdir) };
+}
+
+/**
+ * The checkout's own synth entry, from its `cdktf.json` (`"app": "node <file>"`), so a
+ * ref from before a layout change still synthesizes with its own layout. Checkouts
+ * without one use the entry this contract started with.
+ */
+function appEntry(checkout: string): string {
+  const config = join(checkout, "cdktf.json");
+  if (existsSync(config)) {
+    const app = (JSON.parse(readFileSync(config, "utf8")) as { app?: unknown }).app;
+    const entry = typeof app === "string" ? /^node\s+(\S+)$/.exec(app.trim())?.[1] : undefined;
+    if (entry) return join(checkout, entry);
+  }
+  return join(checkout, "dist", "stacks", "main.js");
 }
 
 /** Reads `<outdir>/stacks/<cell>/cdk.tf.json` of every cell. */

@@ -6,7 +6,7 @@
  * sources) and no-ops count nowhere.
  * See https://docs.gitlab.com/user/infrastructure/iac/mr_integration/
  */
-import type { PlanJson } from "./plan-json";
+import type { PlanJson } from "../terraform/plan-json";
 
 export interface TerraformReport {
   readonly create: number;

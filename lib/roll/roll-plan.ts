@@ -25,7 +25,7 @@
  * plan shows which slots still run the old revision, and the roll continues with those.
  */
 import type { RunnerModel } from "../model/schema";
-import type { PlanJson } from "../review/plan-json";
+import type { PlanJson } from "../terraform/plan-json";
 import type { ManagerSlot, SlotKey } from "./manager-slots";
 import { slotKey } from "./manager-slots";
 

@@ -3,7 +3,7 @@
  * and tofu found on PATH. Never silently swaps an engine that was asked for.
  */
 import { OperationalError } from "../errors";
-import { MIN_ENGINE_VERSION, probeEngine, type EngineInfo, type EngineName } from "../toolchain/check";
+import { MIN_ENGINE_VERSION, probeEngine, type EngineInfo, type EngineName } from "./toolchain-check";
 
 export const ENGINE_NAMES: readonly EngineName[] = ["terraform", "tofu"];
 

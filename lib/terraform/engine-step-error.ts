@@ -3,7 +3,7 @@
  * how it ended, and the engine's last words (redacted).
  */
 import { OperationalError } from "../errors";
-import type { EngineName } from "../toolchain/check";
+import type { EngineName } from "./toolchain-check";
 
 export type EngineStep = "init" | "plan" | "show" | "apply";
 

@@ -9,8 +9,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { OperationalError } from "../errors";
-import { parsePlanJson, type PlanJson } from "../review/plan-json";
-import { MIN_ENGINE_VERSION, type EngineName } from "../toolchain/check";
+import { parsePlanJson, type PlanJson } from "./plan-json";
+import { MIN_ENGINE_VERSION, type EngineName } from "./toolchain-check";
 import { engineEnvironment, GITLAB_CREDENTIAL_NAMES } from "./engine-env";
 import { EngineStepError, type EngineStep } from "./engine-step-error";
 import { runProcess, type OutputStream, type ProcessResult } from "./run-process";

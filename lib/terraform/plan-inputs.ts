@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { EngineName } from "../toolchain/check";
+import type { EngineName } from "./toolchain-check";
 
 export const PLAN_INPUTS_FORMAT = 1;
 

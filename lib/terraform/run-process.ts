@@ -5,7 +5,7 @@
  * release its state lock.
  */
 import { spawn } from "node:child_process";
-import { redactSecrets } from "../secrets/redact";
+import { redactSecrets } from "../redact";
 
 export type OutputStream = "stdout" | "stderr";
 

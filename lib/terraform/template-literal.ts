@@ -16,17 +16,10 @@
  * resolves at synth. Everything between markers is literal text.
  */
 const STRING_TOKEN_MARKER = /\$\{TfToken\[[a-zA-Z0-9:._-]+\]\}/g;
-/** Every cdktf token marker: strings `${`, lists `#{`, maps `&{`. */
-const ANY_TOKEN_MARKER = /[$#&]\{TfToken\[/;
 
 /** `text` escaped so that Terraform's template syntax reads it back unchanged. */
 export function escapeTemplateLiteral(text: string): string {
   return text.replace(/\$\{/g, () => "$${").replace(/%\{/g, () => "%%{");
-}
-
-/** True when `text` holds a cdktf token marker, which cdktf would turn into a reference. */
-export function containsTokenMarker(text: string): boolean {
-  return ANY_TOKEN_MARKER.test(text);
 }
 
 /**

@@ -1,8 +1,8 @@
 /** `status`: the whole fleet as GitLab sees it, against the fake GitLab. */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runOnboard } from "../../lib/commands/onboard";
-import { formatStatusReport, runStatus, type StatusOptions } from "../../lib/commands/status";
+import { runOnboard } from "../../app/commands/onboard";
+import { formatStatusReport, runStatus, type StatusOptions } from "../../app/commands/status";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { TOKEN_CHECK_SYSTEM_ID } from "../../lib/gitlab/verify-token";
 import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Testing } from "cdktf";
-import { generateModel } from "../../lib/model/generate";
+import { generateModel } from "../../app/prepare/generate-model";
 import { parseModel } from "../../lib/model/load";
 import { writeModelFile } from "../../lib/model/write-model-file";
 import { backendEnvironment } from "../../lib/terraform/backend-env";

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserInputError } from "../../lib/errors";
-import { generateModel } from "../../lib/model/generate";
+import { generateModel } from "../../app/prepare/generate-model";
 import { loadModelFile } from "../../lib/model/load";
 import { runBin, STACK_TRACE_LINE } from "../support/cli";
 

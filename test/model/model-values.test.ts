@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
-import { generateModel } from "../../lib/model/generate";
+import { generateModel } from "../../app/prepare/generate-model";
 import { parseModel } from "../../lib/model/load";
 import { runBin, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";

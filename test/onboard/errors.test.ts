@@ -1,6 +1,6 @@
 /** What the user reads when GitLab cannot be used: plain words, exit 1, never a token. */
 import { createServer } from "node:net";
-import { runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
+import { runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { createGitLabClient, type NewRunner } from "../../lib/gitlab/client";
 import { GitLabApiError } from "../../lib/gitlab/errors";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
+import { runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { secretLocation } from "../../lib/model/names";
 import type { Shard } from "../../lib/model/schema";

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
+import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { parseStaleAfter, readRunnerMarker, staleReason } from "../../lib/gitlab/prune";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import type { RunnerModel } from "../../lib/model/schema";

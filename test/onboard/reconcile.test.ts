@@ -1,7 +1,7 @@
 /** The onboarding lifecycle against the fake GitLab: create, no-op, drift, recovery, rotation, removal, dry run. */
 import { existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
+import { runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { runnerDescription, secretLocation } from "../../lib/model/names";

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
+import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runnerMarker, maintenanceNote } from "../../lib/gitlab/runner-spec";
 import { runnerDescription, secretLocation } from "../../lib/model/names";
 import type { Shard } from "../../lib/model/schema";

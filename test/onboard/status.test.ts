@@ -1,5 +1,5 @@
 /** `onboard --status`: runners and their managers as GitLab sees them. */
-import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../lib/commands/onboard";
+import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import type { Shard } from "../../lib/model/schema";
 import { FakeGitLab } from "../support/fake-gitlab";

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { parse } from "smol-toml";
-import { handlebars, template } from "../../lib/render/handlebars";
-import { shellQuote } from "../../lib/render/shell";
-import { tomlFloat, tomlInteger, tomlString, tomlValue } from "../../lib/render/toml";
+import { handlebars, template } from "../../lib/template-engine";
+import { shellQuote } from "../../lib/shell-quote";
+import { tomlFloat, tomlInteger, tomlString, tomlValue } from "../../lib/toml-values";
 import { configTomlContext } from "../../lib/render/config-toml";
 import { exampleModel } from "../support/models";
 

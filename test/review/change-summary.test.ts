@@ -8,7 +8,7 @@ import { TerraformOutput, TerraformStack, Testing } from "cdktf";
 import { Construct } from "constructs";
 import { OperationalError } from "../../lib/errors";
 import { CHANGE_KINDS, emptyCounts, summarizePlan, summarizeSynth, type ChangeCounts, type ChangeKind } from "../../lib/review/change-summary";
-import type { PlanJson, PlanResourceChange } from "../../lib/review/plan-json";
+import type { PlanJson, PlanResourceChange } from "../../lib/terraform/plan-json";
 import { readResourceShards, shardLookup, RESOURCE_SHARDS_FILE } from "../../lib/review/stack-files";
 import { PLAN_FIXTURE, RESOURCE_SHARDS_FIXTURE } from "../support/fake-terraform-workspace";
 

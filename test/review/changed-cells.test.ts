@@ -122,7 +122,7 @@ describe("path classification", () => {
     expect(modelCellOf("models/cell-7.yml", "models")).toBe("cell-7");
     expect(modelCellOf("models/sub/cell-7.yaml", "models")).toBeUndefined();
     expect(modelCellOf("other/cell-7.yaml", "models")).toBeUndefined();
-    expect(["constructs/google/x.ts", "stacks/main.ts", "templates/config.toml.hbs", "package-lock.json", "cdktf.json"].every(isSharedCode)).toBe(true);
+    expect(["constructs/google/x.ts", "stacks/cell-stack.ts", "app/cdktf-app.ts", "templates/config.toml.hbs", "package-lock.json", "cdktf.json"].every(isSharedCode)).toBe(true);
     expect(["templates/ci/trigger-runner-fleet.yml", ".gitlab-ci.yml", "test/x.test.ts", "docs/a.md", "bin/review"].some(isSharedCode)).toBe(false);
   });
 });

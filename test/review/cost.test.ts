@@ -29,7 +29,7 @@ describe("the price table", () => {
       const model = exampleModel(name);
       for (const shard of model.shards) for (const type of [shard.managers.machine_type, shard.workers.machine_type]) used.push([model.cloud.provider, model.cloud.region, type]);
     }
-    // lib/model/generate.ts defaults: e2-standard-2 / n2d-standard-2 (google), t3.medium / m7i.large (aws).
+    // app/prepare/generate-model.ts defaults: e2-standard-2 / n2d-standard-2 (google), t3.medium / m7i.large (aws).
     used.push(["google", "europe-west4", "e2-standard-2"], ["google", "europe-west4", "n2d-standard-2"], ["aws", "eu-west-1", "t3.medium"], ["aws", "eu-west-1", "m7i.large"]);
     for (const [cloud, region, type] of used) expect([cloud, region, type, table.hourly[cloud][region][type]]).toEqual([cloud, region, type, expect.any(Number)]);
   });

@@ -1,5 +1,6 @@
 import { describeManagerChanges } from "../../lib/review/manager-changes";
-import { diffCell, type StackJson } from "../../lib/review/stack-diff";
+import type { StackJson } from "../../lib/review/entry-change";
+import { diffCell } from "../../lib/review/stack-diff";
 
 const meta = (path: string) => ({ metadata: { path: `cell-9/fleet/${path}`, uniqueId: path.replace(/\//g, "_") } });
 

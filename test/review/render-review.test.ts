@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChangedCellsResult } from "../../lib/review/changed-cells";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
-import { diffStacks, type StackJson } from "../../lib/review/stack-diff";
+import type { StackJson } from "../../lib/review/entry-change";
+import { diffStacks } from "../../lib/review/stack-diff";
 
 const FIXTURES = join(__dirname, "..", "fixtures", "stack-diff");
 const load = (name: string) =>

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { cellChangeSummary, type CellChangeSummary } from "../../lib/review/cell-summary";
 import { summarizePlan, summarizeSynth } from "../../lib/review/change-summary";
-import type { PlanJson, PlanResourceChange } from "../../lib/review/plan-json";
+import type { PlanJson, PlanResourceChange } from "../../lib/terraform/plan-json";
 import { PLAN_NOTE_MARKER, cellMarker, renderSummaryMarkdown, renderSummaryText } from "../../lib/review/render-summary";
 import { constructPaths, shardLookup } from "../../lib/review/stack-files";
 import { PLAN_FIXTURE, RESOURCE_SHARDS_FIXTURE } from "../support/fake-terraform-workspace";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runReview } from "../../lib/commands/review";
+import { runReview } from "../../app/commands/review";
 import { createRepoFromCheckout, type TempRepo } from "./review-temp-repo";
 
 describe("review over two refs with the real synth", () => {

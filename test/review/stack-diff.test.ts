@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { diffCell, diffStacks, type StackJson } from "../../lib/review/stack-diff";
+import type { StackJson } from "../../lib/review/entry-change";
+import { diffCell, diffStacks } from "../../lib/review/stack-diff";
 
 const FIXTURES = join(__dirname, "..", "fixtures", "stack-diff");
 

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runProvision } from "../../lib/commands/provision";
+import { runProvision } from "../../app/commands/provision";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { loadModelFile } from "../../lib/model/load";
 import { FakeGitLab, type FakeManager } from "../support/fake-gitlab";

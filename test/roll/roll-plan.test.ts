@@ -1,5 +1,5 @@
 /** The roll a plan needs, and how it is named before anything is applied. */
-import type { PlanJson } from "../../lib/review/plan-json";
+import type { PlanJson } from "../../lib/terraform/plan-json";
 import { describeRoll, describeRollForReview, rollPlanOf } from "../../lib/roll/roll-plan";
 import { exampleModel, modelWith } from "../support/models";
 

@@ -1,5 +1,6 @@
 import { Testing, TerraformLocal, TerraformOutput, TerraformStack } from "cdktf";
-import { containsTokenMarker, escapeLiteralParts, escapeLiteralText, escapeTemplateLiteral } from "../../lib/terraform/template-literal";
+import { containsTokenMarker } from "../../lib/model/token-markers";
+import { escapeLiteralParts, escapeLiteralText, escapeTemplateLiteral } from "../../lib/terraform/template-literal";
 import { escapeLiteralTextIn } from "../../stacks/literal-text";
 
 describe("escaping literal text for Terraform JSON", () => {

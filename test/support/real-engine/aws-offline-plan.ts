@@ -14,7 +14,7 @@ import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineDriver } from "../../../lib/terraform/engine";
-import type { PlanJson } from "../../../lib/review/plan-json";
+import type { PlanJson } from "../../../lib/terraform/plan-json";
 import { RESOURCE_SHARDS_FILE, STACK_JSON_FILE } from "../../../lib/review/stack-files";
 import type { AwsProvider } from "./aws-provider";
 import { isolatedEnv, terraform, terraformBinary } from "./terraform-cli";

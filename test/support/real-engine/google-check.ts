@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parsePlanJson, type PlanJson } from "../../../lib/review/plan-json";
+import { parsePlanJson, type PlanJson } from "../../../lib/terraform/plan-json";
 import { googleSchemaHasAttribute } from "./google-schema";
 import { withProviderStandIns, type StandInStack } from "./provider-stand-ins";
 import { isolatedEnv, terraform } from "./terraform-cli";

@@ -6,7 +6,7 @@
  * `googleDerivedNames` lists every name a Google model derives with the rule Google applies to it
  * (lib/model/name-rules.ts); `prepare` checks them, so the constructs never meet a name Google refuses.
  */
-import { GOOGLE_NAME_RULES, type DerivedName } from "../../lib/model/name-rules";
+import { GOOGLE_NAME_RULES, type DerivedName } from "./name-rules";
 import {
   cacheBucketName,
   fitName,
@@ -15,8 +15,8 @@ import {
   secretLocation,
   shardPrefix,
   workerGroupName,
-} from "../../lib/model/names";
-import type { RunnerModel, Shard } from "../../lib/model/schema";
+} from "./names";
+import type { RunnerModel, Shard } from "./schema";
 
 /** The VPC network created for a cell (when the model names no existing one). */
 export function fleetNetworkName(model: RunnerModel): string {

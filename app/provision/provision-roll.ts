@@ -5,14 +5,14 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { LoadedModel } from "../model/load";
-import type { PlanJson } from "../review/plan-json";
-import type { EngineDriver } from "../terraform/engine";
+import type { LoadedModel } from "../../lib/model/load";
+import type { PlanJson } from "../../lib/terraform/plan-json";
+import type { EngineDriver } from "../../lib/terraform/engine";
 import { synthesizeCells } from "../../stacks/synthesize";
 import { runOnboard } from "../commands/onboard";
-import { MANAGER_SLOTS_FILE, type SlotKey } from "./manager-slots";
-import { rollPlanOf, type RollPlan } from "./roll-plan";
-import { runRoll, type RollTiming, type SeenManager } from "./run-roll";
+import { MANAGER_SLOTS_FILE, type SlotKey } from "../../lib/roll/manager-slots";
+import { rollPlanOf, type RollPlan } from "../../lib/roll/roll-plan";
+import { runRoll, type RollTiming, type SeenManager } from "../../lib/roll/run-roll";
 
 /** Clock and pacing of a roll; tests replace them. */
 export interface RollClock {

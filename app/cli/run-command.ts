@@ -5,8 +5,8 @@
  * Commands never call process.exit themselves.
  */
 import { CommanderError, type Command } from "commander";
-import { OperationalError, UserInputError } from "../errors";
-import { redactSecrets } from "../secrets/redact";
+import { OperationalError, UserInputError } from "../../lib/errors";
+import { redactSecrets } from "../../lib/redact";
 
 export async function runCli(command: Command, argv: readonly string[] = process.argv): Promise<number> {
   command.exitOverride();

@@ -4,9 +4,9 @@
  * (lib/model/name-rules.ts). The constructs build their names with these functions and `prepare`
  * checks the same names, so the two never drift. Renaming one replaces real infrastructure.
  */
-import { AWS_NAME_RULES, type DerivedName } from "../../lib/model/name-rules";
-import { cacheBucketName, fitName, logGroupName, managerName, secretLocation, shardPrefix, workerGroupName } from "../../lib/model/names";
-import type { RunnerModel, Shard } from "../../lib/model/schema";
+import { AWS_NAME_RULES, type DerivedName } from "./name-rules";
+import { cacheBucketName, fitName, logGroupName, managerName, secretLocation, shardPrefix, workerGroupName } from "./names";
+import type { RunnerModel, Shard } from "./schema";
 
 /** IAM role (and instance profile) of a shard's managers; IAM names are account-wide, so the cell is in it. */
 export function managerRoleName(model: RunnerModel, shard: Shard): string {

@@ -1,14 +1,14 @@
 /**
- * The cdktf app entry (`cdktf.json` runs `node dist/stacks/main.js`), so that
+ * The cdktf app entry (`cdktf.json` runs `node dist/app/cdktf-app.js`), so that
  * `cdktf synth`, `cdktf diff <cell>` and `cdktf deploy <cell>` work as usual.
  *
  * Which models: $RUNNER_MODELS (comma-separated names or paths, e.g. `RUNNER_MODELS=cell-1 cdktf diff cell-1`),
  * else every model in the models directory ($RUNNER_MODELS_DIR or ./models).
  */
-import { reportError } from "../lib/cli/run-command";
+import { reportError } from "./cli/run-command";
 import { loadModelFile } from "../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../lib/model/model-files";
-import { synthesizeCells } from "./synthesize";
+import { synthesizeCells } from "../stacks/synthesize";
 
 function main(): void {
   const dir = modelsDir();

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { PROJECT_ROOT } from "../project-root";
+import { PROJECT_ROOT } from "../../lib/project-root";
 
 /** The toolkit's version, from its package.json. */
 export function packageVersion(): string {

@@ -7,15 +7,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
-import { APPLY_MODES, DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../ci/child-pipeline";
-import { UserInputError } from "../errors";
-import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../gitlab/merge-request-note";
-import { listModelFiles, modelsDir as resolveModelsDir } from "../model/model-files";
-import { changedCells, type ChangedCellsResult } from "../review/changed-cells";
-import { costChanges } from "../review/cost-change";
-import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../review/render-review";
-import { diffStacks } from "../review/stack-diff";
-import { emptySynthOutput, synthRef, synthWorkingTree } from "../review/synth-ref";
+import { APPLY_MODES, DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
+import { UserInputError } from "../../lib/errors";
+import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
+import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
+import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
+import { costChanges } from "../../lib/review/cost-change";
+import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
+import { diffStacks } from "../../lib/review/stack-diff";
+import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 
 export interface ReviewOptions {
   /** Git ref the change is compared with (the MR's diff base). */

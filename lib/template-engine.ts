@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
-import { PROJECT_ROOT } from "../project-root";
-import { shellQuote } from "./shell";
-import { tomlFloat, tomlValue, type TomlValue } from "./toml";
+import { PROJECT_ROOT } from "./project-root";
+import { shellQuote } from "./shell-quote";
+import { tomlFloat, tomlValue, type TomlValue } from "./toml-values";
 
 export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 

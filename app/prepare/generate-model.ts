@@ -8,13 +8,13 @@
  * loader as any hand-written model, so what is written always loads.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Pair, type YAMLMap } from "yaml";
-import { UserInputError } from "../errors";
-import { formatPath, ModelValidationError, type ModelIssue } from "./issues";
-import { parseModel, type LoadedModel } from "./load";
-import type { RunnerModelInput } from "./schema";
-import { checkTriggerVariables, type TriggerVariableName, type TriggerVariables } from "./trigger-variables";
+import { UserInputError } from "../../lib/errors";
+import { formatPath, ModelValidationError, type ModelIssue } from "../../lib/model/issues";
+import { parseModel, type LoadedModel } from "../../lib/model/load";
+import type { RunnerModelInput } from "../../lib/model/schema";
+import { checkTriggerVariables, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
 
-export { readTriggerVariables, TRIGGER_VARIABLES, type TriggerVariableName, type TriggerVariables } from "./trigger-variables";
+export { readTriggerVariables, TRIGGER_VARIABLES, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
 
 /** Which variable fed which model path, to point errors in a generated model back at their source. */
 const VARIABLE_OF_PATH: Record<string, TriggerVariableName> = {

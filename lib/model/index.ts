@@ -1,3 +1,0 @@
-export * from "./schema";
-export { loadModelFile, parseModel, type LoadedModel } from "./load";
-export * from "./names";

@@ -1,0 +1,96 @@
+/**
+ * The layers of docs/ARCHITECTURE.md, enforced on the real import map: an import
+ * points down the list or stays in its own zone, and no file reaches itself again.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { importCircles, importEdges, sourceFiles, type ImportEdge } from "../support/import-map";
+
+const ROOT = join(__dirname, "..", "..");
+const PRODUCT_FOLDERS = ["app", "stacks", "constructs", "lib"];
+
+/**
+ * Top down. A zone is a folder prefix; a file belongs to the longest zone that holds it.
+ * Zones on one line are siblings: neither imports the other.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["app"],
+  ["stacks"],
+  ["constructs"],
+  ["lib/review"],
+  ["lib/roll", "lib/onboard", "lib/fleet"],
+  ["lib/gitlab"],
+  ["lib/secrets", "lib/terraform", "lib/render", "lib/cost", "lib/ci", "lib/state"],
+  ["lib/model"],
+  ["lib"],
+];
+
+const ZONES = LAYERS.flatMap((zones, level) => zones.map((zone) => ({ zone, level })));
+
+function zoneOf(file: string): { zone: string; level: number } | undefined {
+  return ZONES.filter(({ zone }) => file.startsWith(`${zone}/`)).sort((a, b) => b.zone.length - a.zone.length)[0];
+}
+
+const files = sourceFiles(ROOT, PRODUCT_FOLDERS);
+const edges = importEdges(ROOT, files);
+// Imports of data (data/prices.json) and templates are resources, not code: no layer.
+const internal = edges.filter((edge) => !edge.external && edge.to.endsWith(".ts"));
+const describeEdge = (edge: ImportEdge): string => `${edge.from} -> ${edge.to}`;
+
+describe("layers", () => {
+  it("reads the real tree", () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(internal.length).toBeGreaterThan(400);
+    expect(files).toContain("app/commands/provision.ts");
+  });
+
+  it("places every product file in a zone", () => {
+    expect(files.filter((file) => !zoneOf(file))).toEqual([]);
+  });
+
+  it("has no import that runs up a layer or sideways to a sibling zone", () => {
+    const upward = internal.filter((edge) => {
+      const from = zoneOf(edge.from);
+      const to = zoneOf(edge.to);
+      if (!from || !to) return true; // an import leaving the product folders (e.g. into test/ or bench/)
+      return from.zone !== to.zone && to.level <= from.level;
+    });
+    expect(upward.map(describeEdge)).toEqual([]);
+  });
+
+  it("has no import circle", () => {
+    expect(importCircles(edges)).toEqual([]);
+  });
+
+  it("keeps the two clouds' constructs apart", () => {
+    const crossing = internal.filter(
+      (edge) =>
+        (edge.from.startsWith("constructs/google/") && edge.to.startsWith("constructs/aws/")) ||
+        (edge.from.startsWith("constructs/aws/") && edge.to.startsWith("constructs/google/")),
+    );
+    expect(crossing.map(describeEdge)).toEqual([]);
+  });
+
+  it("is the drawing of docs/ARCHITECTURE.md: one line per layer, top down", () => {
+    const doc = readFileSync(join(ROOT, "docs", "ARCHITECTURE.md"), "utf8");
+    const drawing = (/```text\n([\s\S]*?)```/.exec(doc)?.[1] ?? "").split("\n");
+    // `lib/review/` names a folder; `lib/*` (or `lib/ ...`) the root files of lib.
+    const lineOf = (zone: string): number =>
+      drawing.findIndex((line) => new RegExp(`(^|[\\s,(])${zone}/([\\s*,)]|$)`).test(line));
+    const lines = LAYERS.map((zones) => zones.map(lineOf));
+    expect(lines.flat().filter((line) => line < 0)).toEqual([]);
+    expect(lines.map((zones) => new Set(zones).size)).toEqual(LAYERS.map(() => 1));
+    const order = lines.map((zones) => zones[0]);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(new Set(order).size).toBe(order.length);
+  });
+});
+
+describe("the import map itself", () => {
+  it("finds circles and leaves acyclic graphs alone", () => {
+    const edge = (from: string, to: string): ImportEdge => ({ from, to, external: false });
+    expect(importCircles([edge("a", "b"), edge("b", "c"), edge("c", "a"), edge("c", "d")])).toEqual([["a", "b", "c"]]);
+    expect(importCircles([edge("a", "b"), edge("a", "c"), edge("b", "c")])).toEqual([]);
+    expect(importCircles([edge("a", "a")])).toEqual([["a"]]);
+  });
+});
