@@ -43,7 +43,7 @@ import { backendEnvironment } from "../../lib/terraform/backend-env";
 import { DEFAULT_LOCK_TIMEOUT, detectEngine, EngineDriver, isLockTimeout, isStalePlanFailure } from "../../lib/terraform/engine";
 import { engineEnvironment } from "../../lib/terraform/engine-env";
 import { KnownSecrets } from "../../lib/secrets/known-secrets";
-import type { EngineName } from "../../lib/terraform/toolchain-check";
+import { ENGINE_NAMES, type EngineName } from "../../lib/terraform/toolchain-check";
 import { synthesizeCells, type SynthesizedCell } from "../../stacks/synthesize";
 import { runOnboard, type OnboardOptions } from "./onboard";
 import { rollCell, rollOfPlan, type RollClock } from "../provision/provision-roll";
@@ -461,7 +461,7 @@ export function provisionCommand(): Command {
     .option("--auto-approve", "apply without asking (pipelines)")
     .option("--skip-onboard", "do not create or reconcile the runners first")
     .option("--destroy", "destroy the cell's resources, then remove its runners")
-    .addOption(withDefault(new Option("--engine <engine>", "the engine that plans and applies").choices(["terraform", "tofu"]), "detected on PATH"))
+    .addOption(withDefault(new Option("--engine <engine>", "the engine that plans and applies").choices([...ENGINE_NAMES]), "detected on PATH"))
     .option("--out <dir>", "synthesis output directory", "cdktf.out")
     .option("--drift", `plan every named cell and report drift; nothing is applied or onboarded (exit ${DRIFT_EXIT_CODE} when a cell drifted)`)
     .option("--apply-plan <file>", "apply this saved plan (the one a merge request reviewed) if the inputs digest beside it matches this checkout; refuse otherwise")

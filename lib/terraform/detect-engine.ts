@@ -3,9 +3,7 @@
  * and tofu found on PATH. Never silently swaps an engine that was asked for.
  */
 import { OperationalError } from "../errors";
-import { MIN_ENGINE_VERSION, probeEngine, type EngineInfo, type EngineName } from "./toolchain-check";
-
-export const ENGINE_NAMES: readonly EngineName[] = ["terraform", "tofu"];
+import { ENGINE_NAMES, ENGINE_PRODUCTS, MIN_ENGINE_VERSION, probeEngine, type EngineInfo, type EngineName } from "./toolchain-check";
 
 export type EngineProbe = (name: EngineName, env: NodeJS.ProcessEnv) => EngineInfo | undefined;
 
@@ -22,7 +20,7 @@ export function detectEngine(
     looked.push(info ? `${name} ${info.version} (too old, need >= ${MIN_ENGINE_VERSION})` : `${name} (not found on PATH or did not answer \`${name} version -json\`)`);
   }
   const install = preferred
-    ? `Install ${preferred === "tofu" ? "OpenTofu" : "Terraform"} >= ${MIN_ENGINE_VERSION}, or choose the other engine.`
-    : `Install Terraform >= ${MIN_ENGINE_VERSION} or OpenTofu >= ${MIN_ENGINE_VERSION}.`;
+    ? `Install ${ENGINE_PRODUCTS[preferred]} >= ${MIN_ENGINE_VERSION}, or choose the other engine.`
+    : `Install ${ENGINE_NAMES.map((name) => `${ENGINE_PRODUCTS[name]} >= ${MIN_ENGINE_VERSION}`).join(" or ")}.`;
   throw new OperationalError(`no usable Terraform engine: looked for ${looked.join(", ")}. ${install}`);
 }

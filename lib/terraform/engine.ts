@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { OperationalError } from "../errors";
 import { parsePlanJson, type PlanJson } from "./plan-json";
-import { MIN_ENGINE_VERSION, type EngineName } from "./toolchain-check";
+import { ENGINE_PRODUCTS, MIN_ENGINE_VERSION, type EngineName } from "./toolchain-check";
 import { engineEnvironment, GITLAB_CREDENTIAL_NAMES } from "./engine-env";
 import { EngineStepError, type EngineStep } from "./engine-step-error";
 import { runProcess, type OutputStream, type ProcessResult } from "./run-process";
@@ -208,7 +208,7 @@ export class EngineDriver {
   private startFailure(step: EngineStep, error: unknown): OperationalError {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     const where = this.executable.includes("/") ? this.executable : `"${this.executable}" on PATH`;
-    const product = this.engine === "tofu" ? "OpenTofu" : "Terraform";
+    const product = ENGINE_PRODUCTS[this.engine];
     if (code === "ENOENT") {
       return new OperationalError(
         `cannot run ${this.engine} ${step}: ${where} was not found. Install ${product} >= ${MIN_ENGINE_VERSION}, or choose the other engine.`,

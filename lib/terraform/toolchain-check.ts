@@ -7,7 +7,11 @@ import semver from "semver";
 
 export const MIN_NODE_VERSION = "20.9.0";
 export const MIN_ENGINE_VERSION = "1.5.0";
-export type EngineName = "terraform" | "tofu";
+/** The engines that plan and apply, in preference order: the one list of their names. */
+export const ENGINE_NAMES = ["terraform", "tofu"] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+/** How each engine's maker names it in messages. */
+export const ENGINE_PRODUCTS: Readonly<Record<EngineName, string>> = { terraform: "Terraform", tofu: "OpenTofu" };
 
 export interface EngineInfo {
   readonly name: EngineName;
@@ -25,7 +29,7 @@ export interface ToolchainReport {
 
 export function checkToolchain(env: NodeJS.ProcessEnv = process.env): ToolchainReport {
   const nodeVersion = process.versions.node;
-  const engines = (["terraform", "tofu"] as const).flatMap((name) => {
+  const engines = ENGINE_NAMES.flatMap((name) => {
     const info = probeEngine(name, env);
     return info ? [info] : [];
   });
