@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBin, STACK_TRACE_LINE } from "../support/cli";
-import { INVALID_CASES } from "./invalid-cases";
+import { runBin, runInProcess, STACK_TRACE_LINE, type CliResult } from "../support/cli";
+import { INVALID_CASES, type InvalidCase } from "./invalid-cases";
 
-describe("bin/prepare on invalid models", () => {
+describe("prepare on invalid models", () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "invalid-models-"));
@@ -15,24 +15,37 @@ describe("bin/prepare on invalid models", () => {
     expect(new Set(INVALID_CASES.map((c) => c.name)).size).toBeGreaterThanOrEqual(25);
   });
 
-  it.each(INVALID_CASES.map((c, index) => [c.name, c, index] as const))("fails when given %s", (_name, invalid, index) => {
-    // GIVEN a model file with one problem, in a models directory of its own
+  /** A models directory of its own holding `invalid` as cell-9.yaml, and prepare's arguments to validate it. */
+  const caseFiles = (invalid: InvalidCase, index: number) => {
     const modelsDir = join(dir, `case-${index}`);
     const file = join(modelsDir, "cell-9.yaml");
-    require("node:fs").mkdirSync(modelsDir);
+    mkdirSync(modelsDir);
     if (invalid.content !== undefined) writeFileSync(file, invalid.content);
+    return { modelsDir, file, args: ["--model", file, "--models-dir", modelsDir] };
+  };
 
-    // WHEN prepare validates it
-    const result = runBin("prepare", ["--model", file, "--models-dir", modelsDir]);
-
-    // THEN it exits 2, points at file:line:col and says what was expected, without a stack trace
+  /** Exit 2, file:line:col and what was expected, no stack trace, and no side effects. */
+  const expectRejected = (result: CliResult, invalid: InvalidCase, files: { modelsDir: string; file: string }) => {
     expect(result.status).toBe(2);
     const output = result.stdout + result.stderr;
-    expect(output).toContain(`${file}:${invalid.line}:${invalid.column}:`);
+    expect(output).toContain(`${files.file}:${invalid.line}:${invalid.column}:`);
     for (const text of invalid.mentions) expect(output).toContain(text);
     expect(output).not.toMatch(STACK_TRACE_LINE);
-    // and it has no side effects: no schema written next to an invalid model
-    expect(existsSync(join(modelsDir, "schema.json"))).toBe(false);
+    // No schema is written next to an invalid model.
+    expect(existsSync(join(files.modelsDir, "schema.json"))).toBe(false);
+  };
+
+  // The corpus runs in this process, through the path bin/prepare takes (runCli: the command, the
+  // error handler, the exit code); the smoke test below runs the executable itself.
+  it.each(INVALID_CASES.map((c, index) => [c.name, c, index] as const))("fails when given %s", async (_name, invalid, index) => {
+    const files = caseFiles(invalid, index);
+    expectRejected(await runInProcess("prepare", files.args), invalid, files);
+  });
+
+  it("bin/prepare itself exits 2 on an invalid model, with the place and no stack trace", () => {
+    const invalid = INVALID_CASES.find((c) => c.name.startsWith("a duplicate key"))!;
+    const files = caseFiles(invalid, INVALID_CASES.length);
+    expectRejected(runBin("prepare", files.args), invalid, files);
   });
 
   it("reports every problem of a file at once", () => {

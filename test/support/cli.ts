@@ -56,3 +56,53 @@ export function runBinAsync(
     });
   });
 }
+
+type CommandName = "prepare" | "onboard" | "provision" | "review" | "status";
+
+/** Each command's factory, loaded on first use: the one bin/<name> hands to the CLI entry. */
+const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").Command>> = {
+  prepare: () => require("../../app/commands/prepare").prepareCommand(),
+  onboard: () => require("../../app/commands/onboard").onboardCommand(),
+  provision: () => require("../../app/commands/provision").provisionCommand(),
+  review: () => require("../../app/commands/review").reviewCommand(),
+  status: () => require("../../app/commands/status").statusCommand(),
+};
+
+/**
+ * Runs a command in this process, through the path bin/<name> takes (`runCli` on the command's
+ * factory: parsing, the command's action, the one error handler and the exit code it maps to),
+ * with stdout and stderr captured. For the many cases of one behaviour; a few `runBin` smoke
+ * tests per command keep the executable itself covered. Runs one at a time (it swaps
+ * process.env, the output streams and process.exitCode while it runs).
+ */
+export async function runInProcess(
+  name: CommandName,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
+  const { runCli } = require("../../app/cli/run-command") as typeof import("../../app/cli/run-command");
+  const saved = { env: process.env, exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write };
+  let stdout = "";
+  let stderr = "";
+  const capture =
+    (append: (text: string) => void) =>
+    (chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean => {
+      append(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+      const done = typeof encoding === "function" ? encoding : callback;
+      if (done) process.nextTick(done);
+      return true;
+    };
+  process.stdout.write = capture((text) => (stdout += text)) as typeof process.stdout.write;
+  process.stderr.write = capture((text) => (stderr += text)) as typeof process.stderr.write;
+  if (options.env) process.env = { ...options.env };
+  process.exitCode = undefined;
+  try {
+    const status = await runCli(COMMAND_FACTORIES[name](), [process.execPath, join(REPO_ROOT, "bin", name), ...args]);
+    return { status, stdout, stderr };
+  } finally {
+    process.stdout.write = saved.out;
+    process.stderr.write = saved.err;
+    process.env = saved.env;
+    process.exitCode = saved.exitCode;
+  }
+}
