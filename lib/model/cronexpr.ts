@@ -76,7 +76,7 @@ export type CronexprParse = { readonly ok: true; readonly schedule: CronexprSche
 
 /** A short name of the dialect, for messages. */
 export const CRONEXPR_DIALECT =
-  "gitlab-runner's cron dialect (gorhill/cronexpr): [second] minute hour day-of-month month day-of-week [year] (5 fields; 6 adds a year; 7 add a leading second), or @hourly, @daily, @weekly, @monthly, @yearly";
+  "gitlab-runner's cron dialect (gorhill/cronexpr): minute hour day-of-month month day-of-week, then an optional year (6 fields), or a second before and a year after (7 fields); or @hourly, @daily, @weekly, @monthly, @yearly";
 
 const NUMBER_TOKENS: ReadonlyMap<string, number> = new Map([
   ...Array.from({ length: 60 }, (_, value) => [String(value), value] as const),

@@ -127,7 +127,9 @@ function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: str
   }
   const received = valueAt(data, path);
   const { line, column } = locate(path);
-  return [{ severity: "error", file, path, line, column, expected: expectedText(issue, received), received: describeValue(received) }];
+  // A refinement may say why in `params.hint` (the cron dialect's reason, for one).
+  const hint = issue.code === "custom" && typeof issue.params?.hint === "string" ? issue.params.hint : undefined;
+  return [{ severity: "error", file, path, line, column, expected: expectedText(issue, received), received: describeValue(received), hint }];
 }
 
 /** Words for what the schema wanted; our own refinement messages are used as written. */

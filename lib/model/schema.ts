@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { parseGoDurationSeconds } from "./duration";
 import { normaliseTags } from "./tags";
-import { hasUserInfo, isValidCidr, isValidCron, isValidTimeZone } from "./value-checks";
+import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
+import { hasUserInfo, isValidCidr, isValidTimeZone } from "./value-checks";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
@@ -225,10 +226,20 @@ const workers = z
   })
   .describe("The autoscaled worker instances that run the jobs (fleeting plugin of the cloud).");
 
+/** A period is handed to gitlab-runner as written, so it is checked by gitlab-runner's own cron dialect; cronexpr's reason becomes the hint. */
+const cronPeriod = z.string().superRefine((text, context) => {
+  const parsed = parseCronexpr(text);
+  if (!parsed.ok) context.addIssue({ code: "custom", message: `a cron expression in ${CRONEXPR_DIALECT}`, params: { hint: `cronexpr: ${parsed.reason}` } });
+});
+
 const policy = z.strictObject({
   periods: z
-    .array(z.string().refine(isValidCron, { message: 'a cron expression with 5 fields (or 6 with seconds), such as "* 8-18 * * mon-fri"' }))
-    .min(1).default(["* * * * *"]).describe("Cron expressions during which the policy applies."),
+    .array(cronPeriod)
+    .min(1)
+    .default(["* * * * *"])
+    .describe(
+      `Periods during which the policy applies, in ${CRONEXPR_DIALECT}. "* 7-19 * * mon-fri" is weekdays 07:00-19:59.`,
+    ),
   timezone: z.string().refine(isValidTimeZone, { message: 'an IANA time zone such as "UTC" or "Europe/Berlin"' }).default("UTC").describe("IANA time zone of the periods."),
   idle_count: z.number().int().min(0).default(0).describe("Idle job slots kept ready (counted in jobs, not machines)."),
   idle_time: goDuration.default("20m").describe("How long an idle instance is kept."),

@@ -1,5 +1,4 @@
 /** Checks of single values the schema refers to; each is true when the value is acceptable. */
-import { CronExpressionParser } from "cron-parser";
 import ipaddr from "ipaddr.js";
 
 /**
@@ -20,18 +19,6 @@ export function cidrContains(outer: string, inner: string): boolean {
   const [innerAddress, innerPrefix] = ipaddr.IPv4.parseCIDR(inner);
   const [, outerPrefix] = ipaddr.IPv4.parseCIDR(outer);
   return innerPrefix >= outerPrefix && innerAddress.match(ipaddr.IPv4.parseCIDR(outer));
-}
-
-/** gitlab-runner accepts 5-field cron (and an optional leading seconds field). */
-export function isValidCron(text: string): boolean {
-  const fields = text.trim().split(/\s+/);
-  if (fields.length < 5 || fields.length > 6) return false;
-  try {
-    CronExpressionParser.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function isValidTimeZone(text: string): boolean {
