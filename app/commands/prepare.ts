@@ -6,6 +6,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption } from "../cli/options";
+import type * as PrepareOptionsModule from "./prepare-options";
+import type { PrepareCliOptions, PrepareMode } from "./prepare-options";
 import { UserInputError } from "../../lib/errors";
 import { generateModel, readTriggerVariables, TRIGGER_VARIABLES } from "../prepare/generate-model";
 import { ModelValidationError, formatIssue, type ModelIssue } from "../../lib/model/issues";
@@ -19,15 +21,11 @@ import { renderedCellErrors } from "../../lib/render/check-rendered";
 import { renderedFilesForCell } from "../../lib/render/rendered-files";
 import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../../lib/terraform/toolchain-check";
 
-export interface PrepareOptions {
-  readonly models?: readonly string[];
-  readonly modelsDir?: string;
-  readonly requireEngine?: boolean;
-  readonly generate?: boolean;
-  readonly varsFile?: string;
-  /** With --generate: succeed without writing when the cell's model already exists. */
-  readonly ifMissing?: boolean;
-  readonly force?: boolean;
+export type { PrepareMode } from "./prepare-options";
+
+export interface PrepareOptions extends Partial<Omit<PrepareCliOptions, "mode">> {
+  /** @default validate the models */
+  readonly mode?: PrepareMode;
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -58,7 +56,8 @@ export interface PrepareResult {
 export function runPrepare(options: PrepareOptions = {}): PrepareResult {
   const env = options.env ?? process.env;
   const dir = modelsDir(options.modelsDir);
-  const generated = options.generate ? writeGeneratedModel(dir, options, env) : undefined;
+  const mode = options.mode ?? { kind: "validate" };
+  const generated = mode.kind === "generate" ? writeGeneratedModel(dir, mode, env) : undefined;
 
   const files =
     options.models && options.models.length > 0
@@ -114,11 +113,11 @@ function validateModel(file: string): ModelReport {
 }
 
 /** Every variable is validated and the model built before anything is written. */
-function writeGeneratedModel(dir: string, options: PrepareOptions, env: NodeJS.ProcessEnv) {
-  const { cellId, text } = generateModel(readTriggerVariables(env, options.varsFile), { env });
-  const { file, outcome } = writeModelFile(dir, cellId, text, { replace: Boolean(options.force) });
+function writeGeneratedModel(dir: string, mode: Extract<PrepareMode, { kind: "generate" }>, env: NodeJS.ProcessEnv) {
+  const { cellId, text } = generateModel(readTriggerVariables(env, mode.varsFile), { env });
+  const { file, outcome } = writeModelFile(dir, cellId, text, { replace: mode.whenExists === "replace" });
   if (outcome === "exists") {
-    if (options.ifMissing) return { file, written: false, cell: cellId };
+    if (mode.whenExists === "keep") return { file, written: false, cell: cellId };
     throw new UserInputError(`${file} already exists; pass --if-missing to keep it or --force to replace it`);
   }
   return { file, written: true, cell: cellId };
@@ -178,16 +177,10 @@ export function prepareCommand(): Command {
         .map(([name, variable]) => `  ${name.padEnd(22)}${variable.required ? "(required) " : ""}${variable.help}${"default" in variable ? ` (default: ${variable.default})` : ""}`)
         .join("\n")}\n\nExit codes: 0 ok, 2 invalid model or usage, 1 environment problem.`,
     )
-    .action((flags: Record<string, unknown>) => {
-      const result = runPrepare({
-        models: flags.model as string[],
-        modelsDir: flags.modelsDir as string | undefined,
-        requireEngine: Boolean(flags.requireEngine),
-        generate: Boolean(flags.generate),
-        varsFile: flags.varsFile as string | undefined,
-        ifMissing: Boolean(flags.ifMissing),
-        force: Boolean(flags.force),
-      });
+    .action((flags: { json?: boolean }, command: Command) => {
+      // zod is loaded here, once commander has parsed: --help and --version do not pay for it.
+      const { parsePrepareOptions } = require("./prepare-options") as typeof PrepareOptionsModule;
+      const result = runPrepare(parsePrepareOptions(command));
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatPrepareReport(result));
       process.exitCode = result.exitCode;
     });
