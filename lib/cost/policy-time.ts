@@ -3,14 +3,18 @@
  * the last policy whose periods match the current time (none matching: no idle
  * capacity), so a policy's share is the part of a week where it matches and no
  * later policy does. Measured minute by minute over one reference week: periods
- * are cron expressions in their own time zone, and a week covers every weekday.
+ * are cron expressions in gitlab-runner's dialect (gorhill/cronexpr, see
+ * lib/model/cronexpr.ts) read in their policy's time zone, and a week covers every weekday.
  *
- * cron-parser's `includesDate` converts time zones on every call (about 35 µs), too
- * slow for the 10,080 minutes of a week times every period. A cron match is "minute
- * matches" and "hour and day match", so the hour-and-day part is asked once per
- * local hour (cached) and the minute part is a set lookup.
+ * A minute counts as in force when the period selects any second of it. gitlab-runner's
+ * own check differs at the edges: helpers/timeperiod/period.go (docker+machine) asks
+ * whether cronexpr's Next(now) lies within a second of now, which for a 5-field period
+ * (second 0 only) holds about one second per matching minute; the docker-autoscaler's
+ * check lives in fleeting's taskscaler, whose source is not at hand here. A cost estimate
+ * wants the intent, the whole matching minute.
  */
-import { CronExpressionParser } from "cron-parser";
+import { parseCronexpr } from "../model/cronexpr";
+import { cronexprMatchesMinute } from "../model/cronexpr-match";
 
 export interface PolicyPeriods {
   readonly periods: readonly string[];
@@ -80,27 +84,10 @@ function localClock(timezone: string): (utcMs: number) => number {
   };
 }
 
-/** Whether a period matches a wall-clock minute (given as a UTC timestamp with the local fields). */
-function periodMatcher(period: string): (localMs: number) => boolean {
-  const fields = period.trim().split(/\s+/);
-  if (fields.length < 5 || period.trim().startsWith("@")) {
-    // Rare shapes (@daily, ...): ask cron-parser minute by minute.
-    const expression = CronExpressionParser.parse(period, { tz: "UTC" });
-    return (localMs) => expression.includesDate(new Date(localMs));
-  }
-  // "[seconds] minute hour day-of-month month day-of-week": seconds do not change which minutes match.
-  const [minute, ...hourAndDay] = fields.slice(fields.length - 5);
-  const minutes = new Set(CronExpressionParser.parse(`${minute} * * * *`, { tz: "UTC" }).fields.minute.values as number[]);
-  const hourDay = CronExpressionParser.parse(`* ${hourAndDay.join(" ")}`, { tz: "UTC" });
-  const hours = new Map<number, boolean>();
-  return (localMs) => {
-    if (!minutes.has(new Date(localMs).getUTCMinutes())) return false;
-    const hour = Math.floor(localMs / (60 * MINUTE_MS));
-    let matches = hours.get(hour);
-    if (matches === undefined) {
-      matches = hourDay.includesDate(new Date(hour * 60 * MINUTE_MS));
-      hours.set(hour, matches);
-    }
-    return matches;
-  };
+/** Whether a period matches a wall-clock minute (given as milliseconds whose UTC fields are the local time). */
+function periodMatcher(period: string): (wallClockMs: number) => boolean {
+  const parsed = parseCronexpr(period);
+  // The model loader refuses periods cronexpr refuses; one reaching here is a programming error.
+  if (!parsed.ok) throw new Error(`not a cronexpr period ${JSON.stringify(period)}: ${parsed.reason}`);
+  return (wallClockMs) => cronexprMatchesMinute(parsed.schedule, wallClockMs);
 }
