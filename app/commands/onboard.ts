@@ -1,53 +1,37 @@
 /**
  * `onboard`: reconcile a model's runners with GitLab and keep their tokens in the
- * model's secret store (--rotate, --remove, --dry-run, --status). The rules of
- * reconciliation live in lib/gitlab/reconcile.ts. Progress goes to stderr, results to stdout.
+ * model's secret store (--rotate, --remove, --dry-run, --status, --prune). Options are
+ * parsed once into a mode (./onboard-options.ts); reconciling is a pure plan and its
+ * execution (lib/onboard/). Progress goes to stderr, results to stdout.
  */
 import { Option, type Command } from "commander";
-import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import pLimit from "p-limit";
+import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import { UserInputError } from "../../lib/errors";
-import { createGitLabClient } from "../../lib/gitlab/client";
-import { reconcileShard, type ReconcileMode, type ShardOutcome } from "../../lib/gitlab/reconcile";
+import { createGitLabClient, type GitLabClient } from "../../lib/gitlab/client";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
-import { DEFAULT_STALE_AFTER, formatPruneReport, parseStaleAfter, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
+import { DEFAULT_STALE_AFTER, formatPruneReport, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
 import { collectShardStatus, formatStatusTable, type ShardStatus } from "../../lib/gitlab/status";
-import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { loadModelFile } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import type { RunnerModel, Shard } from "../../lib/model/schema";
+import { formatSteps } from "../../lib/onboard/format-plan";
+import { uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../lib/onboard/outcome";
+import type { ShardPlan } from "../../lib/onboard/plan";
+import { reconcileCell } from "../../lib/onboard/reconcile-cell";
 import { createSecretStore } from "../../lib/secrets/create-store";
-import { acquireCellLock, DEFAULT_LOCK_WAIT_MS, describeHolder, stateDirectory } from "../../lib/state/cell-lock";
+import { acquireCellLock, describeHolder, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
 import { redactSecrets, redactValue } from "../../lib/redact";
 import type { SecretStore } from "../../lib/secrets/store";
+import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, parseOnboardOptions, RETRY_TIMEOUT_ENV, type OnboardFlags, type OnboardMode } from "../cli/onboard-options";
 
-export const DEFAULT_CONCURRENCY = 4;
-export const RETRY_TIMEOUT_ENV = "ONBOARD_RETRY_TIMEOUT";
-export const LOCK_WAIT_ENV = "ONBOARD_LOCK_WAIT";
-
-export interface OnboardOptions {
+export interface OnboardOptions extends OnboardFlags {
   /** --model: a path, or a name in the models directory. */
   readonly model?: string;
   /** A model already loaded (tests, bin/provision); wins over `model`. */
   readonly runnerModel?: RunnerModel;
   readonly modelsDir?: string;
-  readonly dryRun?: boolean;
-  readonly rotate?: boolean;
-  readonly remove?: boolean;
-  readonly status?: boolean;
-  /** Delete runners of removed shards and stale managers (with dryRun: list them). */
-  readonly prune?: boolean;
-  /** With prune: managers not seen for this long are stale ("7d", "36h"). @default 1d */
-  readonly staleAfter?: string;
-  /** With status: exit 1 unless every shard has an online manager. */
-  readonly requireOnline?: boolean;
-  /** Limit to these shard names. */
-  readonly shards?: readonly string[];
-  /** Shards handled at once. @default 4 */
-  readonly concurrency?: number;
-  /** How long one GitLab call may keep retrying: a Go duration ("2m") or milliseconds. @default $ONBOARD_RETRY_TIMEOUT or 2m */
-  readonly retryTimeout?: string | number;
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** @default the store the model names */
@@ -64,24 +48,22 @@ export interface OnboardOptions {
   readonly onSecret?: (value: string) => void;
   /** Where the per-cell lock lives (<stateDir>/locks). @default $RUNNER_FLEET_STATE_DIR or ./.state */
   readonly stateDir?: string;
-  /** How long to wait for another run's lock on the cell: a Go duration ("2m") or milliseconds. @default $ONBOARD_LOCK_WAIT or 2m */
-  readonly lockWait?: string | number;
   /** A lock not refreshed for this long is taken over (its process died). @default 10s */
   readonly lockStaleMs?: number;
 }
 
-export type OnboardMode = ReconcileMode | "status" | "prune";
-
 export interface OnboardResult {
   readonly ok: boolean;
   readonly exitCode: 0 | 1;
-  readonly mode: OnboardMode;
+  readonly mode: OnboardMode["kind"];
   readonly dryRun: boolean;
   readonly model: string;
   readonly cell: string;
   readonly gitlabUrl: string;
   /** Per shard, for reconcile/rotate/remove. */
   readonly shards: readonly ShardOutcome[];
+  /** With --dry-run (reconcile/rotate/remove): the plan, step by step, that a run would carry out. */
+  readonly plan?: readonly ShardPlan[];
   /** Per shard, for --status. */
   readonly status?: readonly ShardStatus[];
   /** For --prune: what was (or would be) deleted. */
@@ -91,25 +73,34 @@ export interface OnboardResult {
   readonly notices: readonly string[];
 }
 
+/** What every mode of a run shares once the model and options are read. */
+interface Session {
+  readonly model: RunnerModel;
+  readonly options: OnboardOptions;
+  readonly env: NodeJS.ProcessEnv;
+  readonly shards: readonly Shard[];
+  readonly concurrency: number;
+  readonly client: GitLabClient;
+  readonly store: SecretStore;
+  readonly policy: RetryPolicy;
+  readonly clock: RetryClock;
+  /** False in dry runs against cloud stores: no credentials are touched. */
+  readonly readSecrets: boolean;
+  readonly log: (line: string) => void;
+  readonly redact: (text: string) => string;
+  readonly rememberSecret: (token: string) => void;
+  readonly head: Pick<OnboardResult, "mode" | "dryRun" | "model" | "cell" | "gitlabUrl">;
+}
+
 export async function runOnboard(options: OnboardOptions): Promise<OnboardResult> {
   const env = options.env ?? process.env;
   const { model, file } = loadModel(options);
-  const mode = chooseMode(options);
-  const staleAfterMs = mode === "prune" ? parseStaleAfter(options.staleAfter ?? DEFAULT_STALE_AFTER) : 0;
-  const shards = selectShards(model, options.shards ?? []);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
-    throw new UserInputError(`--concurrency must be a whole number from 1 to 64, received ${String(concurrency)}`);
-  }
+  const { mode, concurrency, retryBudgetMs } = parseOnboardOptions(options, env);
+  const shards = selectShards(model, mode.kind === "prune" ? [] : mode.shards);
   // Everything GitLab would refuse is refused here first, before any call (exit 2).
   for (const shard of shards) desiredRunner(model, shard);
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, budgetMs: retryBudgetMs(options.retryTimeout ?? env[RETRY_TIMEOUT_ENV]) };
-  const clock: RetryClock = {
-    now: options.now ?? SYSTEM_CLOCK.now,
-    sleep: options.sleep ?? SYSTEM_CLOCK.sleep,
-    random: options.random ?? SYSTEM_CLOCK.random,
-  };
-  const dryRun = Boolean(options.dryRun);
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, budgetMs: retryBudgetMs };
+  const clock: RetryClock = { now: options.now ?? SYSTEM_CLOCK.now, sleep: options.sleep ?? SYSTEM_CLOCK.sleep, random: options.random ?? SYSTEM_CLOCK.random };
   const tokenEnv = model.gitlab.token_env;
   const adminToken = env[tokenEnv];
   const secrets = new Set<string>(adminToken ? [adminToken] : []);
@@ -117,28 +108,15 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log = (line: string) => write(redact(line));
   const store = options.secretStore ?? createSecretStore(model, { baseDir: options.secretsBaseDir, env });
-  const head = { mode, dryRun, model: file, cell: model.cell.id, gitlabUrl: model.gitlab.url };
+  const head = { mode: mode.kind, dryRun: mode.dryRun, model: file, cell: model.cell.id, gitlabUrl: model.gitlab.url };
 
   if (!adminToken) {
-    if (mode !== "status" && mode !== "prune" && dryRun) {
+    if (mode.kind !== "status" && mode.kind !== "prune" && mode.dryRun) {
       // No credentials: say what onboarding would look at, and touch nothing.
       const notice = `$${tokenEnv} is not set: GitLab was not queried; every shard is reconciled when onboard runs with a token`;
       log(`warning: ${notice}`);
-      const shardsOut = shards.map(
-        (shard): ShardOutcome => ({
-          shard: shard.name,
-          action: "unchecked",
-          dryRun,
-          ok: true,
-          changedFields: [],
-          changes: [],
-          reason: "GitLab not queried",
-          secret: store.describe(shard),
-          tokenStored: false,
-          notes: [],
-        }),
-      );
-      return { ...head, ok: true, exitCode: 0, shards: shardsOut, problems: [], notices: [notice] };
+      const outcomes = shards.map((shard) => uncheckedOutcome(shard.name, store.describe(shard), true, "GitLab not queried"));
+      return { ...head, ok: true, exitCode: 0, shards: outcomes, plan: [], problems: [], notices: [notice] };
     }
     throw new UserInputError(
       `$${tokenEnv} is not set: onboard needs a GitLab token with the api scope (an administrator's for instance runners) in the variable the model names in gitlab.token_env`,
@@ -154,79 +132,92 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     knownSecrets: () => [...secrets],
     onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
   });
-  const readSecrets = !(dryRun && store.needsCredentials);
   const rememberSecret = (token: string) => {
     if (!token) return;
     secrets.add(token);
     options.onSecret?.(token);
   };
-  const limit = pLimit(concurrency);
-  // Once GitLab is out of reach, shards not yet started are not attempted (the run stays bounded in time).
-  let unreachable: string | undefined;
+  const readSecrets = !(mode.dryRun && store.needsCredentials);
+  const session: Session = { model, options, env, shards, concurrency, client, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
 
-  if (mode === "status") {
-    const status = await Promise.all(
-      shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret, verifyToken: true }, shard))),
-    );
-    const problems = status.filter((entry) => entry.error).map((entry) => withShard(entry.shard, redact(entry.error!)));
-    // A token GitLab refuses is reported always, and fails the run under --require-online (its managers cannot register).
-    const tokenProblems = status.filter((entry) => entry.tokenProblem).map((entry) => withShard(entry.shard, entry.tokenProblem!));
-    if (options.requireOnline) {
-      for (const entry of status) if (!entry.error && entry.onlineManagers === 0) problems.push(`shard ${entry.shard}: no online runner manager`);
-      problems.push(...tokenProblems);
-    }
-    const cleaned = status.map((entry) => (entry.error ? { ...entry, error: redact(entry.error) } : entry));
-    const exitCode = problems.length > 0 ? 1 : 0;
-    return { ...head, ok: exitCode === 0, exitCode, shards: [], status: cleaned, problems, notices: options.requireOnline ? [] : tokenProblems };
+  switch (mode.kind) {
+    case "status":
+      return onboardStatus(session, mode.requireOnline);
+    case "prune":
+      return withCellLock(session, mode, (notices) => onboardPrune(session, mode, notices));
+    default:
+      return withCellLock(session, mode, (notices) => onboardShards(session, mode, notices));
   }
+}
 
-  // Changing runs hold the cell's lock: two at once would each create the shard's runner.
-  const lockWaitMs = durationMs(options.lockWait ?? env[LOCK_WAIT_ENV], DEFAULT_LOCK_WAIT_MS, "--lock-wait", LOCK_WAIT_ENV);
+async function onboardStatus(session: Session, requireOnline: boolean): Promise<OnboardResult> {
+  const { model, client, store, readSecrets, rememberSecret, redact } = session;
+  const limit = pLimit(session.concurrency);
+  const status = await Promise.all(session.shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret, verifyToken: true }, shard))));
+  const problems = status.flatMap((entry) => (entry.error ? [withShard(entry.shard, redact(entry.error))] : []));
+  // A token GitLab refuses is reported always, and fails the run under --require-online (its managers cannot register).
+  const tokenProblems = status.flatMap((entry) => (entry.tokenProblem ? [withShard(entry.shard, entry.tokenProblem)] : []));
+  if (requireOnline) {
+    for (const entry of status) if (!entry.error && entry.onlineManagers === 0) problems.push(`shard ${entry.shard}: no online runner manager`);
+    problems.push(...tokenProblems);
+  }
+  const cleaned = status.map((entry) => (entry.error ? { ...entry, error: redact(entry.error) } : entry));
+  const exitCode = problems.length > 0 ? 1 : 0;
+  return { ...session.head, ok: exitCode === 0, exitCode, shards: [], status: cleaned, problems, notices: requireOnline ? [] : tokenProblems };
+}
+
+type ChangingMode = Exclude<OnboardMode, { kind: "status" }>;
+
+/** Changing runs hold the cell's lock: two at once would each create the shard's runner. Dry runs take none. */
+async function withCellLock(session: Session, mode: ChangingMode, run: (notices: string[]) => Promise<OnboardResult>): Promise<OnboardResult> {
+  const { model, log, options } = session;
   const notices: string[] = [];
-  const lock = dryRun
-    ? undefined
-    : await acquireCellLock({
-        stateDir: options.stateDir ?? stateDirectory(env),
-        cell: model.cell.id,
-        command: mode === "reconcile" ? "onboard" : `onboard --${mode}`,
-        waitMs: lockWaitMs,
-        staleMs: options.lockStaleMs,
-        onWait: (holder) => log(`${describeHolder(holder)} on cell ${model.cell.id}; waiting up to ${formatMs(lockWaitMs)}`),
-        onCompromised: (error) => {
-          const notice = `the onboard lock of cell ${model.cell.id} was lost during the run (${error.message}); another run may have started`;
-          log(`warning: ${notice}`);
-          notices.push(notice);
-        },
-      });
+  let lock: HeldCellLock | undefined;
+  if (!mode.dryRun) {
+    lock = await acquireCellLock({
+      stateDir: options.stateDir ?? stateDirectory(session.env),
+      cell: model.cell.id,
+      command: mode.kind === "reconcile" ? "onboard" : `onboard --${mode.kind}`,
+      waitMs: mode.lockWaitMs,
+      staleMs: options.lockStaleMs,
+      onWait: (holder) => log(`${describeHolder(holder)} on cell ${model.cell.id}; waiting up to ${formatMs(mode.lockWaitMs)}`),
+      onCompromised: (error) => {
+        const notice = `the onboard lock of cell ${model.cell.id} was lost during the run (${error.message}); another run may have started`;
+        log(`warning: ${notice}`);
+        notices.push(notice);
+      },
+    });
+  }
   try {
-    // A store that cannot keep the tokens fails the run before any runner is created.
-    if (!dryRun && (mode === "reconcile" || mode === "rotate")) await store.checkWritable?.();
-    if (mode === "prune") {
-      const prune = await pruneCell({ model, client, store, dryRun, readSecrets, rememberSecret, staleAfterMs, now: clock.now, concurrency, log });
-      const cleaned: PruneReport = JSON.parse(redact(JSON.stringify(prune))) as PruneReport;
-      const exitCode = cleaned.problems.length > 0 ? 1 : 0;
-      const allNotices = [...cleaned.notices, ...notices];
-      return { ...head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: allNotices };
-    }
-    const reconcileMode: ReconcileMode = mode;
-    const ctx = { model, client, store, dryRun, readSecrets, policy, clock, log, rememberSecret };
-    const outcomes = await Promise.all(
-      shards.map((shard) =>
-        limit(async (): Promise<ShardOutcome> => {
-          if (unreachable) return skippedOutcome(shard, dryRun, store, unreachable);
-          const outcome = await reconcileShard(ctx, shard, reconcileMode);
-          if (outcome.error && /cannot reach GitLab|kept failing/.test(outcome.error)) unreachable ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
-          return outcome;
-        }),
-      ),
-    );
-    const cleaned = outcomes.map((outcome) => (outcome.error ? { ...outcome, error: redact(outcome.error) } : outcome));
-    const problems = cleaned.filter((outcome) => outcome.error).map((outcome) => withShard(outcome.shard, outcome.error!));
-    const exitCode = problems.length > 0 ? 1 : 0;
-    return { ...head, ok: exitCode === 0, exitCode, shards: cleaned, problems, notices };
+    return await run(notices);
   } finally {
     await lock?.release();
   }
+}
+
+async function onboardPrune(session: Session, mode: Extract<OnboardMode, { kind: "prune" }>, notices: readonly string[]): Promise<OnboardResult> {
+  const { model, client, store, readSecrets, rememberSecret, clock, log, concurrency } = session;
+  const prune = await pruneCell({ model, client, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, now: clock.now, concurrency, log });
+  const cleaned: PruneReport = JSON.parse(session.redact(JSON.stringify(prune))) as PruneReport;
+  const exitCode = cleaned.problems.length > 0 ? 1 : 0;
+  return { ...session.head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: [...cleaned.notices, ...notices] };
+}
+
+async function onboardShards(session: Session, mode: Extract<OnboardMode, { kind: "reconcile" | "rotate" | "remove" }>, notices: readonly string[]): Promise<OnboardResult> {
+  // A store that cannot keep the tokens fails the run before any runner is created.
+  if (!mode.dryRun && mode.kind !== "remove") await session.store.checkWritable?.();
+  const results = await reconcileCell({ ...session, dryRun: mode.dryRun }, session.shards, mode.kind);
+  const outcomes = results.map(({ outcome }) => (outcome.failure ? redactOutcome(outcome, outcome.failure, session.redact) : outcome));
+  const problems = outcomes.flatMap((outcome) => (outcome.failure ? [withShard(outcome.shard, outcome.failure.message)] : []));
+  const exitCode = problems.length > 0 ? 1 : 0;
+  const plan = mode.dryRun ? results.flatMap((result) => (result.plan ? [result.plan] : [])) : undefined;
+  return { ...session.head, ok: exitCode === 0, exitCode, shards: outcomes, ...(plan ? { plan } : {}), problems, notices };
+}
+
+/** Failure messages may quote what GitLab said; tokens seen in this run are scrubbed from them. */
+function redactOutcome(outcome: ShardOutcome, failure: ShardFailure, redact: (text: string) => string): ShardOutcome {
+  const message = redact(failure.message);
+  return { ...outcome, failure: { ...failure, message }, error: message };
 }
 
 /** Problems name their shard once. */
@@ -234,24 +225,11 @@ function withShard(shard: string, message: string): string {
   return message.includes(`shard ${shard}`) ? message : `shard ${shard}: ${message}`;
 }
 
-function skippedOutcome(shard: Shard, dryRun: boolean, store: SecretStore, why: string): ShardOutcome {
-  return { shard: shard.name, action: "unchecked", dryRun, ok: false, changedFields: [], changes: [], reason: why, secret: store.describe(shard), tokenStored: false, notes: [], error: why };
-}
-
 function loadModel(options: OnboardOptions): { model: RunnerModel; file: string } {
   if (options.runnerModel) return { model: options.runnerModel, file: "(given)" };
   if (!options.model) throw new UserInputError("--model is required: a model file, or a name in the models directory (cell-1)");
   const file = resolveModelArgument(options.model, modelsDir(options.modelsDir));
   return { model: loadModelFile(file).model, file };
-}
-
-function chooseMode(options: OnboardOptions): OnboardMode {
-  const chosen = (["rotate", "remove", "status", "prune"] as const).filter((flag) => options[flag]);
-  if (chosen.length > 1) throw new UserInputError(`choose one of --rotate, --remove, --status and --prune, received ${chosen.map((flag) => `--${flag}`).join(" and ")}`);
-  if (options.requireOnline && !options.status) throw new UserInputError("--require-online goes with --status");
-  if (options.staleAfter !== undefined && !options.prune) throw new UserInputError("--stale-after goes with --prune");
-  if (options.prune && options.shards && options.shards.length > 0) throw new UserInputError("--prune works on the whole cell: leave out --shard");
-  return chosen[0] ?? "reconcile";
 }
 
 function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
@@ -264,20 +242,6 @@ function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
   return model.shards.filter((shard) => names.includes(shard.name));
 }
 
-/** --retry-timeout / $ONBOARD_RETRY_TIMEOUT: a Go duration ("90s", "2m") or a number of milliseconds. */
-export function retryBudgetMs(value: string | number | undefined): number {
-  return durationMs(value, DEFAULT_RETRY_POLICY.budgetMs, "--retry-timeout", RETRY_TIMEOUT_ENV);
-}
-
-/** A flag or variable holding a Go duration ("90s", "2m") or a number of milliseconds. */
-function durationMs(value: string | number | undefined, fallback: number, flag: string, variable: string): number {
-  if (value === undefined || value === "") return fallback;
-  if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
-  const seconds = typeof value === "string" ? parseGoDurationSeconds(value.trim()) : undefined;
-  if (seconds === undefined) throw new UserInputError(`${flag} (or $${variable}) must be a Go duration such as "2m" or "90s", received ${JSON.stringify(value)}`);
-  return seconds * 1000;
-}
-
 const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: string]> = {
   create: ["created", "would create"],
   update: ["updated", "would update"],
@@ -285,6 +249,7 @@ const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: strin
   rotate: ["rotated", "would rotate"],
   delete: ["deleted", "would delete"],
   none: ["unchanged", "unchanged"],
+  blocked: ["blocked", "blocked"],
   unchecked: ["not checked", "not checked"],
 };
 
@@ -296,11 +261,14 @@ export function formatOnboardReport(result: OnboardResult): string {
     lines.push(formatStatusTable(result.status).trimEnd());
   } else {
     const width = Math.max(...result.shards.map((outcome) => outcome.shard.length), 5);
+    const plans = new Map((result.plan ?? []).map((plan) => [plan.shard, plan]));
     for (const outcome of result.shards) {
       const [done, planned] = ACTION_WORDS[outcome.action];
       const verb = outcome.error ? `failed (${planned.replace("would ", "")})` : outcome.dryRun ? planned : done;
       const runner = outcome.runnerId === undefined ? "" : ` runner #${outcome.runnerId}`;
       lines.push(`  ${outcome.shard.padEnd(width)}  ${verb}${runner}: ${outcome.reason}`);
+      const plan = plans.get(outcome.shard);
+      if (plan) for (const step of formatSteps(plan)) lines.push(`      ${step}`);
       for (const change of outcome.changes) lines.push(`      ${change}`);
       if (outcome.tokenStored) lines.push(`      token stored in ${outcome.secret}`);
       for (const note of outcome.notes) lines.push(`      note: ${note}`);
@@ -318,7 +286,7 @@ export function onboardCommand(): Command {
     .addOption(singleModelOption())
     .addOption(modelsDirOption())
     .option("--shard <name>", "only this shard (repeatable)", collect, [])
-    .option("--dry-run", "print what would change; write nothing to GitLab or the secret store")
+    .option("--dry-run", "print the plan: what would change, step by step; write nothing to GitLab or the secret store")
     .option("--rotate", "reset the shards' runner tokens and store the new ones")
     .option("--remove", "delete the shards' runners from GitLab and their secrets")
     .option("--status", "show each shard's runner, its managers, and whether the stored token still works")
@@ -334,23 +302,10 @@ export function onboardCommand(): Command {
       "\nThe GitLab token is read from the variable named by gitlab.token_env in the model (default: GITLAB_TOKEN).\nExit codes: 0 ok, 1 GitLab or secret store failure (or no online manager with --require-online), 2 invalid model or usage.",
     )
     .action(async (flags: Record<string, unknown>) => {
-      const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
-      const result = await runOnboard({
-        model: flags.model as string,
-        modelsDir: flags.modelsDir as string | undefined,
-        shards: flags.shard as string[],
-        dryRun: Boolean(flags.dryRun),
-        rotate: Boolean(flags.rotate),
-        remove: Boolean(flags.remove),
-        status: Boolean(flags.status),
-        prune: Boolean(flags.prune),
-        staleAfter: flags.staleAfter as string | undefined,
-        requireOnline: Boolean(flags.requireOnline),
-        concurrency,
-        retryTimeout: flags.retryTimeout as string | undefined,
-        lockWait: flags.lockWait as string | undefined,
-      });
-      process.stdout.write(flags.json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardReport(result));
+      // Handed over as given: runOnboard parses them (./onboard-options.ts), as it does for every caller.
+      const { model, modelsDir: dir, shard, json, ...rest } = flags;
+      const result = await runOnboard({ ...(rest as OnboardFlags), model: model as string, modelsDir: dir as string | undefined, shards: shard as string[] });
+      process.stdout.write(json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardReport(result));
       process.exitCode = result.exitCode;
     });
 }

@@ -1,5 +1,5 @@
 /**
- * Finding a shard's runner again (the identity rules are spelled out in ./reconcile.ts):
+ * Finding a shard's runner again (onboarding fetches it in lib/onboard/observe.ts and plans on it in lib/onboard/plan.ts):
  * first by the runner id stored with its token, then by the marker in the maintenance
  * note. The marker alone decides: a runner whose tags no longer match the model (the
  * model's tags changed and the stored token was lost) is still the shard's runner.

@@ -8,7 +8,7 @@
  * message a waiting run prints.
  *
  * Runs on different machines with different state directories are not serialized by
- * this lock; onboarding also repairs duplicates after the fact (lib/gitlab/reconcile.ts).
+ * this lock; onboarding also repairs duplicates after the fact (lib/onboard/create-runner.ts).
  */
 import { hostname } from "node:os";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";

@@ -4,7 +4,7 @@
  * other than the secret store.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { FakeGitLab, randomText } from "../support/fake-gitlab";
@@ -144,4 +144,20 @@ test("a second process gives up after --lock-wait, naming the holder, with exit 
   expect(second.code).toBe(1);
   expect(second.stderr).toMatch(/another onboard holds the lock of cell cell-1 since \S+ \(pid \d+, host \S+, onboard\); gave up after waiting/);
   expect(fake.runners.size).toBe(2);
+});
+
+test("--dry-run prints the plan, as text and as JSON, and leaves GitLab, the store and the lock alone", async () => {
+  const text = await onboard(["--dry-run"]);
+  const json = await onboard(["--dry-run", "--json"]);
+
+  expect([text.code, json.code]).toEqual([0, 0]);
+  expect(text.stdout).toMatch(/small-amd64\s+would create: no runner carries the shard's marker\n\s+1\. create runner "[^"]+" \(instance_type\) and store its token in local file /);
+  const report = JSON.parse(json.stdout);
+  expect(report.plan.map((plan: { shard: string; steps: Array<{ kind: string }> }) => [plan.shard, plan.steps.map((step) => step.kind)])).toEqual([
+    ["small-amd64", ["create-runner"]],
+    ["large-amd64", ["create-runner"]],
+  ]);
+  expect(fake.writeCalls()).toEqual([]);
+  expect(existsSync(setup.secretsDir)).toBe(false);
+  expect(existsSync(join(setup.root, ".state"))).toBe(false);
 });

@@ -1,8 +1,8 @@
 /** The onboarding lifecycle against the fake GitLab: create, no-op, drift, recovery, rotation, removal, dry run. */
 import { existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { runOnboard, type OnboardOptions } from "../../app/commands/onboard";
-import { runnerMarker } from "../../lib/gitlab/runner-spec";
+import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
+import { maintenanceNote, runnerMarker } from "../../lib/gitlab/runner-spec";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { runnerDescription, secretLocation } from "../../lib/model/names";
 import { runnerModelSchema, type RunnerModelInput, type Shard } from "../../lib/model/schema";
@@ -355,5 +355,74 @@ describe("tags GitLab normalises", () => {
 
     expect(runnerChanges(fake.requests)).toHaveLength(writesAfterFirstRun);
     expect(result.shards.map((outcome) => outcome.action)).toEqual(["none", "none"]);
+  });
+});
+
+describe("--dry-run prints the plan", () => {
+  test("the plan a run would carry out, step by step, and the same steps in words", async () => {
+    await onboard();
+    const [small, large] = setup.model.shards;
+    const [runner] = runnersOf(small);
+    runner.paused = !small.paused;
+    const duplicate = fake.seedRunner({ description: runnerDescription(setup.model, large), maintenance_note: maintenanceNote(setup.model, large) });
+    const before = fake.writeCalls().length;
+
+    const result = await onboard({ dryRun: true });
+
+    expect(fake.writeCalls()).toHaveLength(before);
+    expect(result.plan?.map((plan) => [plan.shard, plan.action, plan.steps.map((step) => step.kind)])).toEqual([
+      [small.name, "update", ["update-runner"]],
+      [large.name, "none", ["delete-duplicate"]],
+    ]);
+    expect(result.plan?.[0].steps[0]).toEqual({ kind: "update-runner", runnerId: runner.id, changes: { paused: small.paused } });
+    const text = formatOnboardReport(result);
+    expect(text).toContain(`1. update runner #${runner.id}: paused`);
+    expect(text).toContain(`1. delete duplicate runner #${duplicate.id}`);
+  });
+
+  test("a run without --dry-run reports outcomes, not a plan", async () => {
+    const result = await onboard();
+
+    expect(result.plan).toBeUndefined();
+    expect(result.shards.map((outcome) => outcome.action)).toEqual(["create", "create"]);
+  });
+});
+
+describe("typed failures", () => {
+  test("each failed shard carries the kind of its failure with its message", async () => {
+    const result = await onboard({ env: { ...setup.env, GITLAB_TOKEN: fake.userToken }, concurrency: 1 });
+
+    expect(result.shards[0].failure).toEqual({ kind: "forbidden", message: result.shards[0].error });
+    expect(result.shards[0].ok).toBe(false);
+  });
+
+  test("once GitLab is out of reach, the shards not yet started are not attempted", async () => {
+    fake.failNext("GET", /^\/runners\/all$/, 10_000, 502);
+    await onboard({ shards: [setup.model.shards[0].name], retryTimeout: "5s" });
+    const oneShardsCalls = fake.requests.splice(0).length;
+
+    const result = await onboard({ concurrency: 1, retryTimeout: "5s" });
+
+    expect(result.exitCode).toBe(1);
+    expect(result.shards[0].failure?.kind).toBe("gave-up");
+    expect(result.shards[1]).toMatchObject({
+      action: "unchecked",
+      ok: false,
+      failure: { kind: "not-attempted", message: `not attempted: GitLab is out of reach (see shard ${setup.model.shards[0].name})` },
+    });
+    // The second shard sent nothing: the run made the calls of the first shard alone.
+    expect(fake.requests).toHaveLength(oneShardsCalls);
+  });
+
+  test("a runner of the wrong type blocks its shard with a failure of its own kind, in a dry run too", async () => {
+    await onboard({ shards: ["small-amd64"] });
+    const changed = structuredClone(setup.model);
+    changed.shards[0].runner_type = "group";
+    changed.shards[0].group_id = 10;
+
+    const result = await onboard({ runnerModel: changed, shards: ["small-amd64"], dryRun: true });
+
+    expect(result.exitCode).toBe(1);
+    expect(result.shards[0]).toMatchObject({ action: "blocked", failure: { kind: "wrong-runner-type" } });
   });
 });

@@ -1,0 +1,130 @@
+/**
+ * What became of one shard: the one shape every onboarding path reports (created,
+ * planned, failed, skipped), built here and nowhere else. A failure keeps its kind, so
+ * callers decide on it (GitLab out of reach: stop starting shards) without reading text.
+ */
+import { OperationalError } from "../errors";
+import { GitLabApiError, type GitLabFailureKind } from "../gitlab/errors";
+import { SecretStoreError } from "../secrets/store";
+import type { PlannedAction, ShardPlan } from "./plan";
+
+/** Why a shard failed: GitLab's failure kinds, and onboarding's own. */
+export type ShardFailureKind =
+  | GitLabFailureKind
+  /** The secret store could not read, write or delete. */
+  | "secret-store"
+  /** GitLab issued a token that expires (lib/gitlab/expiring-token.ts). */
+  | "expiring-token"
+  /** A runner was created but its token could not be stored. */
+  | "store-after-create"
+  /** The shard's runner has another type than the model asks for. */
+  | "wrong-runner-type"
+  /** Not started: GitLab was already out of reach for another shard. */
+  | "not-attempted"
+  | "other";
+
+export interface ShardFailure {
+  readonly kind: ShardFailureKind;
+  /** One plain, redacted sentence. */
+  readonly message: string;
+}
+
+export type ShardActionKind = PlannedAction | "unchecked";
+
+/** What was (or, in a dry run, would be) done to one shard. Holds no secret. */
+export interface ShardOutcome {
+  readonly shard: string;
+  readonly action: ShardActionKind;
+  /** True when this is a plan only. */
+  readonly dryRun: boolean;
+  readonly ok: boolean;
+  /** The runner afterwards (or the one acted on). */
+  readonly runnerId?: number;
+  /** Names of the settings that were (would be) changed. */
+  readonly changedFields: readonly string[];
+  /** "tag_list: [..] -> [..]" for each change. */
+  readonly changes: readonly string[];
+  /** Why this action. */
+  readonly reason: string;
+  /** Where the token lives (never the token). */
+  readonly secret: string;
+  /** True once a fresh token was written to the store in this run. */
+  readonly tokenStored: boolean;
+  /** Things a person should know: duplicates, compensations. */
+  readonly notes: readonly string[];
+  /** Duplicate runners of the shard deleted (or, in a dry run, to delete). */
+  readonly duplicates?: readonly number[];
+  /** Why the shard failed (kind and message). */
+  readonly failure?: ShardFailure;
+  /** The failure's message, for readers of the JSON report. */
+  readonly error?: string;
+}
+
+/** What carrying out a plan (or part of it) achieved. */
+export interface Progress {
+  readonly runnerId?: number;
+  readonly tokenStored: boolean;
+  readonly notes: readonly string[];
+  readonly duplicates: readonly number[];
+}
+
+/** What an outcome reports of a shard's plan; a shard that was not looked up has a plan of nothing, "unchecked". */
+type Planned = Omit<ShardPlan, "action" | "steps"> & { readonly action: ShardActionKind };
+
+/**
+ * The one constructor of ShardOutcome. `progress` omitted: the plan itself (a dry run,
+ * or nothing was done); `failure`: the shard failed. A blocked plan fails by itself.
+ */
+export function shardOutcome(plan: Planned, dryRun: boolean, progress?: Progress, failure?: ShardFailure): ShardOutcome {
+  const done = progress ?? { runnerId: plan.runnerId, tokenStored: false, notes: plan.notes, duplicates: plan.duplicates };
+  const problem = failure ?? (plan.blocked === undefined ? undefined : { kind: "wrong-runner-type" as const, message: plan.blocked });
+  return {
+    shard: plan.shard,
+    action: plan.action,
+    dryRun,
+    ok: problem === undefined,
+    ...(done.runnerId === undefined ? {} : { runnerId: done.runnerId }),
+    changedFields: plan.changedFields,
+    changes: plan.changes,
+    reason: plan.reason,
+    secret: plan.secret,
+    tokenStored: done.tokenStored,
+    notes: done.notes,
+    ...(done.duplicates.length > 0 ? { duplicates: done.duplicates } : {}),
+    ...(problem ? { failure: problem, error: problem.message } : {}),
+  };
+}
+
+/** A shard whose runner was not looked up: GitLab was not queried, could not be, or was already out of reach. */
+export function uncheckedOutcome(shard: string, secret: string, dryRun: boolean, reason: string, failure?: ShardFailure): ShardOutcome {
+  return shardOutcome({ shard, action: "unchecked", reason, changes: [], changedFields: [], duplicates: [], notes: [], secret }, dryRun, undefined, failure);
+}
+
+/** The kind of an operational failure, from its type (never from its text). */
+export function failureOf(error: OperationalError): ShardFailure {
+  return { kind: failureKind(error), message: error.message };
+}
+
+function failureKind(error: OperationalError): ShardFailureKind {
+  if (error instanceof OnboardStepError) return error.kind;
+  if (error instanceof GitLabApiError) return error.kind;
+  if (error instanceof SecretStoreError) return "secret-store";
+  return "other";
+}
+
+/** A step that failed in a way of onboarding's own (the message says what became of the runner). */
+export class OnboardStepError extends OperationalError {
+  constructor(
+    message: string,
+    readonly kind: "expiring-token" | "store-after-create",
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "OnboardStepError";
+  }
+}
+
+/** GitLab could not be reached (or kept failing until the retry budget ran out): other shards would fare no better. */
+export function isOutOfReach(failure: ShardFailure | undefined): boolean {
+  return failure?.kind === "unreachable" || failure?.kind === "gave-up";
+}

@@ -1,0 +1,55 @@
+/**
+ * Onboarding a cell's shards: for each, observe (./observe.ts), plan (./plan.ts), and
+ * unless it is a dry run, execute (./execute.ts). Shards run `concurrency` at a time.
+ * Once GitLab is out of reach for one shard, shards not yet started are not attempted,
+ * so a run against a dead GitLab stays bounded in time.
+ */
+import pLimit from "p-limit";
+import { OperationalError } from "../errors";
+import { desiredRunner } from "../gitlab/runner-spec";
+import type { Shard } from "../model/schema";
+import type { ExecuteContext } from "./execute-context";
+import { executeShardPlan } from "./execute";
+import { observeShard, type ObserveContext } from "./observe";
+import { failureOf, isOutOfReach, shardOutcome, uncheckedOutcome, type ShardOutcome } from "./outcome";
+import { planShard, type ReconcileMode, type ShardPlan } from "./plan";
+
+export interface ReconcileCellContext extends ExecuteContext, ObserveContext {
+  readonly dryRun: boolean;
+  readonly concurrency: number;
+}
+
+export interface ShardResult {
+  readonly outcome: ShardOutcome;
+  /** The plan made for the shard; absent when its runner could not be looked up. */
+  readonly plan?: ShardPlan;
+}
+
+export async function reconcileCell(ctx: ReconcileCellContext, shards: readonly Shard[], mode: ReconcileMode): Promise<ShardResult[]> {
+  const limit = pLimit(ctx.concurrency);
+  let outOfReach: string | undefined;
+  return Promise.all(
+    shards.map((shard) =>
+      limit(async (): Promise<ShardResult> => {
+        if (outOfReach) return { outcome: uncheckedOutcome(shard.name, ctx.store.describe(shard), ctx.dryRun, outOfReach, { kind: "not-attempted", message: outOfReach }) };
+        const result = await reconcileShard(ctx, shard, mode);
+        if (isOutOfReach(result.outcome.failure)) outOfReach ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
+        return result;
+      }),
+    ),
+  );
+}
+
+export async function reconcileShard(ctx: ReconcileCellContext, shard: Shard, mode: ReconcileMode): Promise<ShardResult> {
+  const desired = { shard: shard.name, runner: desiredRunner(ctx.model, shard), secret: ctx.store.describe(shard) };
+  let plan: ShardPlan;
+  try {
+    const observed = await observeShard(ctx, shard, desired.runner, { verifyToken: mode === "reconcile" && !ctx.dryRun });
+    plan = planShard({ mode, dryRun: ctx.dryRun, gitlabUrl: ctx.model.gitlab.url }, desired, observed);
+  } catch (error) {
+    if (!(error instanceof OperationalError)) throw error;
+    return { outcome: uncheckedOutcome(shard.name, desired.secret, ctx.dryRun, "the shard's runner could not be looked up", failureOf(error)) };
+  }
+  if (ctx.dryRun || plan.steps.length === 0) return { plan, outcome: shardOutcome(plan, ctx.dryRun) };
+  return { plan, outcome: await executeShardPlan(ctx, shard, plan) };
+}

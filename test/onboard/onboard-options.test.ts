@@ -1,0 +1,48 @@
+/** onboard's flags, parsed once into one mode; every mistake is a usage error (exit 2) before anything runs. */
+import { parseOnboardOptions, type OnboardFlags } from "../../app/cli/onboard-options";
+
+const parse = (flags: OnboardFlags, env: NodeJS.ProcessEnv = {}) => parseOnboardOptions(flags, env);
+
+test.each<[string, OnboardFlags, object]>([
+  ["no flag: reconcile every shard", {}, { kind: "reconcile", dryRun: false, shards: [], lockWaitMs: 120_000 }],
+  ["--dry-run --shard a", { dryRun: true, shards: ["a"] }, { kind: "reconcile", dryRun: true, shards: ["a"] }],
+  ["--rotate --lock-wait 5m", { rotate: true, lockWait: "5m" }, { kind: "rotate", lockWaitMs: 300_000 }],
+  ["--remove", { remove: true }, { kind: "remove" }],
+  ["--status --require-online", { status: true, requireOnline: true }, { kind: "status", requireOnline: true, shards: [] }],
+  ["--prune --stale-after 36h", { prune: true, staleAfter: "36h" }, { kind: "prune", staleAfterMs: 36 * 3600_000 }],
+  ["--prune (1d by default)", { prune: true }, { kind: "prune", staleAfterMs: 86_400_000 }],
+])("%s", (_name, flags, mode) => {
+  expect(parse(flags).mode).toMatchObject(mode);
+});
+
+test("the status mode has no lock to wait for, the prune mode no shards", () => {
+  expect(parse({ status: true }).mode).not.toHaveProperty("lockWaitMs");
+  expect(parse({ prune: true }).mode).not.toHaveProperty("shards");
+});
+
+test("numbers and durations come from flags, as text or numbers, else from the variables", () => {
+  expect(parse({ concurrency: "8", retryTimeout: "90s" })).toMatchObject({ concurrency: 8, retryBudgetMs: 90_000 });
+  expect(parse({ concurrency: 2, retryTimeout: 1500 })).toMatchObject({ concurrency: 2, retryBudgetMs: 1500 });
+  expect(parse({}, { ONBOARD_RETRY_TIMEOUT: "10s", ONBOARD_LOCK_WAIT: "1m" })).toMatchObject({ concurrency: 4, retryBudgetMs: 10_000, mode: { lockWaitMs: 60_000 } });
+});
+
+test.each<[string, OnboardFlags, string]>([
+  ["two modes", { rotate: true, remove: true }, "choose one of --rotate, --remove, --status and --prune, received --rotate and --remove"],
+  ["three modes", { status: true, prune: true, remove: true }, "received --remove and --status and --prune"],
+  ["--require-online without --status", { requireOnline: true }, "--require-online goes with --status"],
+  ["--stale-after without --prune", { staleAfter: "7d" }, "--stale-after goes with --prune"],
+  ["--prune with --shard", { prune: true, shards: ["a"] }, "--prune works on the whole cell"],
+  ["--stale-after below GitLab's online window", { prune: true, staleAfter: "1h" }, "at least 2h"],
+  ["--concurrency 0", { concurrency: "0" }, "--concurrency must be a whole number from 1 to 64, received 0"],
+  ["--concurrency two", { concurrency: "two" }, "--concurrency must be a whole number from 1 to 64, received NaN"],
+  ["--concurrency 65", { concurrency: 65 }, "received 65"],
+  ["--retry-timeout soon", { retryTimeout: "soon" }, '--retry-timeout (or $ONBOARD_RETRY_TIMEOUT) must be a Go duration such as "2m" or "90s", received "soon"'],
+  ["--lock-wait -", { lockWait: "-" }, "--lock-wait (or $ONBOARD_LOCK_WAIT)"],
+])("refuses %s (exit 2)", (_name, flags, message) => {
+  expect(() => parse(flags)).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(message) }));
+});
+
+test("a bad $ONBOARD_LOCK_WAIT does not stop --status, which takes no lock", () => {
+  expect(parse({ status: true }, { ONBOARD_LOCK_WAIT: "later" }).mode.kind).toBe("status");
+  expect(() => parse({}, { ONBOARD_LOCK_WAIT: "later" })).toThrow(/--lock-wait/);
+});
