@@ -26,6 +26,8 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
+import type * as ProvisionOptionsModule from "./provision-options";
+import type { ProvisionCliOptions, ProvisionMode } from "./provision-options";
 import { DRIFT_EXIT_CODE, OperationalError, UserInputError } from "../../lib/errors";
 import { loadModelFile, type LoadedModel } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
@@ -49,37 +51,11 @@ import { runOnboard, type OnboardOptions } from "./onboard";
 import { rollCell, rollOfPlan, type RollClock } from "../provision/provision-roll";
 import { describeRoll, needsRoll, type RollPlan } from "../../lib/roll/roll-plan";
 
-export interface ProvisionOptions {
-  readonly models: readonly string[];
-  readonly modelsDir?: string;
-  readonly dryRun?: boolean;
-  /** Stop after the plan. */
-  readonly planOnly?: boolean;
-  readonly autoApprove?: boolean;
-  readonly skipOnboard?: boolean;
-  readonly destroy?: boolean;
-  readonly engine?: EngineName;
+export type { Approval, ProvisionMode } from "./provision-options";
+
+export interface ProvisionOptions extends ProvisionCliOptions {
   /** Path of the engine executable, for stand-ins. @default - the engine's name on PATH */
   readonly engineExecutable?: string;
-  /** Synthesis output directory. @default cdktf.out */
-  readonly out?: string;
-  readonly markdownFile?: string;
-  /** Write GitLab's Terraform report ({"create","update","delete"} counts, summed over the cells) here. */
-  readonly terraformReportFile?: string;
-  /** The engine's -lock-timeout for plan and apply. @default $RUNNER_LOCK_TIMEOUT, else DEFAULT_LOCK_TIMEOUT */
-  readonly lockTimeout?: string;
-  /** Under CI=true, accept models whose state is local (lost with the job). */
-  readonly allowLocalState?: boolean;
-  /** Plan each cell and report drift; nothing is applied, nobody is onboarded. */
-  readonly drift?: boolean;
-  /** Apply this saved plan (the reviewed one) when its inputs digest matches this checkout's stack. */
-  readonly applyPlan?: string;
-  /** With applyPlan: when the saved plan is missing or stale, plan again (and show it) instead of refusing. */
-  readonly replanIfStale?: boolean;
-  /** Create or update each cell's plan summary as a note on the merge request of $CI_MERGE_REQUEST_IID. */
-  readonly post?: boolean;
-  /** Variable holding the token for --post. @default - GITLAB_REVIEW_TOKEN, else GITLAB_TOKEN */
-  readonly tokenEnv?: string;
   readonly env?: NodeJS.ProcessEnv;
   /** Progress and the engine's output (stderr by default, so stdout stays clean for --json). */
   readonly log?: (line: string) => void;
@@ -88,6 +64,11 @@ export interface ProvisionOptions {
   /** Clock and pacing of manager rolls (tests). */
   readonly rollClock?: RollClock;
 }
+
+/** The modes that run the engine: all but the dry run. */
+type EngineMode = Exclude<ProvisionMode, { kind: "dry-run" }>;
+/** The modes that change the cloud after a confirmation. */
+type ChangingMode = Extract<ProvisionMode, { kind: "apply" | "destroy" }>;
 
 export interface ProvisionedCell {
   readonly cell: string;
@@ -114,20 +95,20 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // 1. Validate: every model and every flag, before anything is written anywhere.
+  const { mode } = options;
   const loaded = loadModels(options);
-  const mode = options.dryRun ? "dry-run" : options.drift ? "drift" : options.destroy ? "destroy" : options.planOnly ? "plan" : "apply";
   const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
-  checkFlagCombinations(options, loaded.length);
+  if (mode.kind === "apply" && mode.reviewedPlan && loaded.length !== 1) throw new UserInputError("--apply-plan applies one cell's plan: name exactly one --model");
   const lockTimeout = options.lockTimeout ?? env.RUNNER_LOCK_TIMEOUT ?? DEFAULT_LOCK_TIMEOUT;
   if (!isLockTimeout(lockTimeout)) {
     throw new UserInputError(`--lock-timeout (or RUNNER_LOCK_TIMEOUT) must be a duration such as 5m, 90s or 1h30m, got "${lockTimeout}"`);
   }
-  if (!options.dryRun && !options.allowLocalState) refuseLocalStateInCi(loaded, env);
+  if (mode.kind !== "dry-run" && !options.allowLocalState) refuseLocalStateInCi(loaded, env);
   for (const { model, file, warnings } of loaded) {
     for (const warning of warnings) log(formatIssue(warning));
     // Fail before any side effect when the http backend's credentials are missing.
-    if (!options.dryRun) backendEnvironment(model, env);
-    if (mode === "apply" && model.secrets.store === "local") {
+    if (mode.kind !== "dry-run") backendEnvironment(model, env);
+    if (mode.kind === "apply" && model.secrets.store === "local") {
       log(`[${model.cell.id}] warning: ${file} keeps tokens in the local store; managers will wait for /etc/gitlab-runner/runner-token`);
     }
   }
@@ -135,32 +116,34 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   const context: StepContext = { ...options, lockTimeout, env, log, secrets, withheld: withheldVariables(loaded, options.tokenEnv) };
 
   // 2. Detect the engine, 3. synthesize.
-  const engine = options.dryRun ? undefined : detectEngine(options.engine, engineEnvironment(env, { withhold: context.withheld }));
+  const engine = mode.kind === "dry-run" ? undefined : detectEngine(options.engine, engineEnvironment(env, { withhold: context.withheld }));
   const outdir = resolve(options.out ?? "cdktf.out");
   log(`synthesizing ${loaded.map((item) => item.model.cell.id).join(", ")} into ${outdir}`);
   const synthesized = synthesizeCells(loaded, { outdir });
 
   let cells: ProvisionedCell[];
-  if (!engine) {
+  if (mode.kind === "dry-run" || !engine) {
     cells = synthesized.map((cell, index) => {
       const stack = readSynthesizedStack(cell.stackDir);
       const changes = summarizeSynth(stack, readResourceShards(cell.stackDir), constructPaths(stack));
-      return result(cell, cellChangeSummary(loaded[index].model, changes), "dry-run", false, false);
+      return result(cell, cellChangeSummary(loaded[index].model, changes), "dry-run");
     });
   } else {
     // 4. Plan every cell, 5. confirm every cell: a refusal (an engine step, the cloud's
     // validation, nobody to confirm) comes before any runner is created or anything applied.
     const planned: PlannedCell[] = [];
-    for (const [index, cell] of synthesized.entries()) planned.push(await planCell(cell, loaded[index], engine, context));
-    if (options.drift) {
-      cells = planned.map((item) => result(item.cell, item.summary, item.changes ? "drifted" : "in-sync", false, false));
-    } else if (options.planOnly) {
-      cells = planned.map((item) => result(item.cell, item.summary, "planned", false, false));
+    for (const [index, cell] of synthesized.entries()) planned.push(await planCell(cell, loaded[index], engine, mode, context));
+    if (mode.kind === "drift") {
+      cells = planned.map((item) => result(item.cell, item.summary, item.changes ? "drifted" : "in-sync"));
+    } else if (mode.kind === "plan") {
+      cells = planned.map((item) => result(item.cell, item.summary, "planned"));
     } else {
-      const approved = await confirmCells(planned, context);
+      const approved = await confirmCells(planned, mode, context);
       // 6. Onboard, 7. apply (a destroy applies first, then removes the runners).
       cells = [];
-      for (const [index, item] of planned.entries()) cells.push(await onboardAndApply(item, approved[index], context));
+      for (const [index, item] of planned.entries()) {
+        cells.push(approved[index] ? await onboardAndApply(item, mode, context) : result(item.cell, item.summary, "declined"));
+      }
     }
     cells = cells.map((cell, index) => ({ terraformReport: planned[index].report, reviewedPlan: planned[index].reviewedPlan, ...cell }));
   }
@@ -178,10 +161,16 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
       cells[index] = { ...cell, note };
     }
   }
-  return { mode, cells };
+  return { mode: mode.kind === "plan" && mode.change === "destroy" ? "destroy" : mode.kind, cells };
 }
 
-type StepContext = ProvisionOptions & {
+/** What a plan of this mode does to the cloud, and where it is saved. */
+function planOf(mode: EngineMode, cell: string): { destroy: boolean; file: string } {
+  const destroy = mode.kind === "destroy" || (mode.kind === "plan" && mode.change === "destroy");
+  return { destroy, file: destroy ? `${cell}.destroy.tfplan` : mode.kind === "drift" ? `${cell}.drift.tfplan` : `${cell}.tfplan` };
+}
+
+type StepContext = Omit<ProvisionOptions, "mode"> & {
   readonly env: NodeJS.ProcessEnv;
   readonly log: (line: string) => void;
   /** Every secret value known to this run; the engine's output is scrubbed of them. */
@@ -210,8 +199,15 @@ export interface ReviewedPlanUse {
   readonly reason?: string;
 }
 
-async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { name: EngineName; version: string }, context: StepContext): Promise<PlannedCell> {
+async function planCell(
+  cell: SynthesizedCell,
+  loaded: LoadedModel,
+  engine: { name: EngineName; version: string },
+  mode: EngineMode,
+  context: StepContext,
+): Promise<PlannedCell> {
   const { log } = context;
+  const how = planOf(mode, cell.cell);
   const driver = new EngineDriver({
     engine: engine.name,
     executable: context.engineExecutable,
@@ -233,14 +229,15 @@ async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { na
   };
   // The roll is named before anything is confirmed or applied.
   const rollOf = (plan: PlanJson) => {
-    const roll = context.destroy ? undefined : rollOfPlan(loaded, plan, cell.stackDir);
+    const roll = how.destroy ? undefined : rollOfPlan(loaded, plan, cell.stackDir);
     for (const line of roll ? describeRoll(roll) : []) log(`[${cell.cell}] ${line}`);
     return roll;
   };
 
   let reviewedPlan: ReviewedPlanUse | undefined;
-  if (context.applyPlan) {
-    const reviewed = checkReviewedPlan(resolve(context.applyPlan), cell.cell, digest);
+  const reviewedPlanChoice = mode.kind === "apply" ? mode.reviewedPlan : undefined;
+  if (reviewedPlanChoice) {
+    const reviewed = checkReviewedPlan(resolve(reviewedPlanChoice.file), cell.cell, digest);
     if (reviewed.fresh) {
       // The reviewed plan is shown (as the merge request saw it), then applied exactly.
       log(`[${cell.cell}] applying the reviewed plan ${reviewed.planFile}: its inputs digest ${digest.slice(0, 12)} matches this checkout`);
@@ -248,15 +245,14 @@ async function planCell(cell: SynthesizedCell, loaded: LoadedModel, engine: { na
       const summary = summarize(plan, reviewed.planFile);
       return { cell, engine, loaded, driver, planFile: reviewed.planFile, changes: planChanges(plan), summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan: { applied: true } };
     }
-    if (!context.replanIfStale) {
-      throw new UserInputError(`refusing to apply ${context.applyPlan} to cell ${cell.cell}: ${reviewed.problem}. Plan again, or pass --replan-if-stale to do so here.`);
+    if (reviewedPlanChoice.whenStale === "refuse") {
+      throw new UserInputError(`refusing to apply ${reviewedPlanChoice.file} to cell ${cell.cell}: ${reviewed.problem}. Plan again, or pass --replan-if-stale to do so here.`);
     }
     log(`[${cell.cell}] not applying the reviewed plan: ${reviewed.problem}; planning again, and the new plan is shown before it is applied`);
     reviewedPlan = { applied: false, reason: reviewed.problem };
   }
 
-  const planFile = join(cell.stackDir, context.destroy ? `${cell.cell}.destroy.tfplan` : context.drift ? `${cell.cell}.drift.tfplan` : `${cell.cell}.tfplan`);
-  const planned = await driver.plan({ out: planFile, destroy: context.destroy });
+  const planned = await driver.plan({ out: join(cell.stackDir, how.file), destroy: how.destroy });
   writePlanInputs(planned.planFile, { cell: cell.cell, digest, engine: engine.name, engineVersion: engine.version, commit: context.env.CI_COMMIT_SHA });
   const plan = await driver.showPlanJson(planned.planFile);
   const summary = summarize(plan, planned.planFile);
@@ -284,28 +280,14 @@ function checkReviewedPlan(planFile: string, cell: string, digest: string): { fr
   return { fresh: true, planFile };
 }
 
-function checkFlagCombinations(options: ProvisionOptions, modelCount: number): void {
-  if (options.dryRun && (options.destroy || options.autoApprove)) {
-    throw new UserInputError("--dry-run cannot be combined with --destroy or --auto-approve");
-  }
-  if (options.drift && (options.dryRun || options.destroy || options.planOnly || options.autoApprove || options.applyPlan)) {
-    throw new UserInputError("--drift only plans: it cannot be combined with --dry-run, --destroy, --plan, --auto-approve or --apply-plan");
-  }
-  if (options.applyPlan && (options.dryRun || options.destroy || options.planOnly)) {
-    throw new UserInputError("--apply-plan applies a saved plan: it cannot be combined with --dry-run, --destroy or --plan");
-  }
-  if (options.applyPlan && modelCount !== 1) throw new UserInputError("--apply-plan applies one cell's plan: name exactly one --model");
-  if (options.replanIfStale && !options.applyPlan) throw new UserInputError("--replan-if-stale goes with --apply-plan");
-}
-
 /** Whether each planned cell may be applied. Throws (exit 2) when a change needs a confirmation nobody can give. */
-async function confirmCells(planned: readonly PlannedCell[], context: StepContext): Promise<boolean[]> {
+async function confirmCells(planned: readonly PlannedCell[], mode: ChangingMode, context: StepContext): Promise<boolean[]> {
   const needed = planned.filter((item) => item.changes);
-  if (context.autoApprove || needed.length === 0) return planned.map(() => true);
+  if (mode.approval === "auto" || needed.length === 0) return planned.map(() => true);
   if (!context.confirm) {
     const plans = needed.map((item) => item.planFile).join(", ");
     throw new UserInputError(
-      `refusing to ${context.destroy ? "destroy" : "apply"} ${needed.map((item) => item.cell.cell).join(", ")} without confirmation: no terminal to ask; pass --auto-approve (nothing was onboarded or applied; the plan is kept at ${plans})`,
+      `refusing to ${mode.kind} ${needed.map((item) => item.cell.cell).join(", ")} without confirmation: no terminal to ask; pass --auto-approve (nothing was onboarded or applied; the plan is kept at ${plans})`,
     );
   }
   const approved: boolean[] = [];
@@ -314,7 +296,7 @@ async function confirmCells(planned: readonly PlannedCell[], context: StepContex
       approved.push(true);
       continue;
     }
-    const verb = context.destroy ? "Destroy every resource of" : "Apply this plan to";
+    const verb = mode.kind === "destroy" ? "Destroy every resource of" : "Apply this plan to";
     const yes = await context.confirm(`${verb} cell ${item.cell.cell}? Type "yes" to continue: `);
     if (!yes) context.log(`[${item.cell.cell}] not applied; the plan is kept at ${item.planFile}`);
     approved.push(yes);
@@ -322,19 +304,18 @@ async function confirmCells(planned: readonly PlannedCell[], context: StepContex
   return approved;
 }
 
-async function onboardAndApply(item: PlannedCell, approved: boolean, context: StepContext): Promise<ProvisionedCell> {
+/** An approved cell: onboard its runners (apply), apply its plan (rolling managers), remove its runners (destroy). */
+async function onboardAndApply(item: PlannedCell, mode: ChangingMode, context: StepContext): Promise<ProvisionedCell> {
   const { cell, loaded, summary } = item;
-  if (!approved) return result(cell, summary, "declined", false, false);
   let onboarded = false;
-  if (!context.skipOnboard && !context.destroy) {
+  if (mode.kind === "apply" && mode.onboard) {
     context.log(`[${cell.cell}] onboarding runners`);
     await onboardOrFail({ runnerModel: loaded.model, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
     onboarded = true;
   }
   if (!item.changes) {
     context.log(`[${cell.cell}] no changes to apply`);
-    const removed = context.destroy ? await removeRunners(loaded, context) : false;
-    return result(cell, summary, "no-changes", onboarded, removed);
+    return result(cell, summary, "no-changes", { onboarded, runnersRemoved: await removeRunnersAfter(mode, loaded, context) });
   }
   if (item.roll && needsRoll(item.roll)) {
     await rollCell({
@@ -351,21 +332,23 @@ async function onboardAndApply(item: PlannedCell, approved: boolean, context: St
     try {
       await item.driver.apply(item.planFile);
     } catch (error) {
-      if (!(item.reviewedPlan?.applied && context.replanIfStale && isStalePlanFailure(error))) throw error;
-      return replanStaleReviewedPlan(item, onboarded, context);
+      const replan = mode.kind === "apply" && item.reviewedPlan?.applied && mode.reviewedPlan?.whenStale === "replan";
+      if (!(replan && isStalePlanFailure(error))) throw error;
+      // Planned again as a plain apply; runners onboarded already are not onboarded twice.
+      const again = await replanStaleReviewedPlan(item, { ...mode, reviewedPlan: undefined, onboard: mode.onboard && !onboarded }, context);
+      return { ...again, onboarded: onboarded || again.onboarded };
     }
   }
-  const removed = context.destroy ? await removeRunners(loaded, context) : false;
-  return result(cell, summary, "applied", onboarded, removed);
+  return result(cell, summary, "applied", { onboarded, runnersRemoved: await removeRunnersAfter(mode, loaded, context) });
 }
 
 /** The engine found the reviewed plan stale against the state (another run applied since): plan again, show it, apply it. */
-async function replanStaleReviewedPlan(item: PlannedCell, onboarded: boolean, context: StepContext): Promise<ProvisionedCell> {
+async function replanStaleReviewedPlan(item: PlannedCell, mode: Extract<ChangingMode, { kind: "apply" }>, context: StepContext): Promise<ProvisionedCell> {
   const reason = "the state changed since it was planned (the engine refused it as stale)";
   context.log(`[${item.cell.cell}] not applying the reviewed plan: ${reason}; planning again, and the new plan is shown before it is applied`);
-  const again = await planCell(item.cell, item.loaded, item.engine, { ...context, applyPlan: undefined });
-  const applied = await onboardAndApply({ ...again, reviewedPlan: undefined }, true, { ...context, skipOnboard: context.skipOnboard || onboarded });
-  return { ...applied, onboarded: onboarded || applied.onboarded, terraformReport: again.report, reviewedPlan: { applied: false, reason } };
+  const again = await planCell(item.cell, item.loaded, item.engine, mode, context);
+  const applied = await onboardAndApply(again, mode, context);
+  return { ...applied, terraformReport: again.report, reviewedPlan: { applied: false, reason } };
 }
 
 /** Every secret value this run knows from the start: the GitLab tokens, the state password, secret-looking variables. */
@@ -380,9 +363,9 @@ function withheldVariables(loaded: readonly LoadedModel[], tokenEnv: string | un
   return [...new Set([...loaded.map(({ model }) => model.gitlab.token_env), ...(tokenEnv ? [tokenEnv] : [])])];
 }
 
-/** After a destroy, the runners of the cell go too, so GitLab lists no dead runners. */
-async function removeRunners(loaded: LoadedModel, context: StepContext): Promise<boolean> {
-  if (context.skipOnboard) return false;
+/** After a destroy, the runners of the cell go too (unless --skip-onboard), so GitLab lists no dead runners. */
+async function removeRunnersAfter(mode: ChangingMode, loaded: LoadedModel, context: StepContext): Promise<boolean> {
+  if (mode.kind !== "destroy" || !mode.removeRunners) return false;
   context.log(`[${loaded.model.cell.id}] removing runners`);
   await onboardOrFail({ runnerModel: loaded.model, remove: true, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
   return true;
@@ -400,10 +383,9 @@ function result(
   cell: SynthesizedCell,
   summary: CellChangeSummary,
   outcome: ProvisionedCell["outcome"],
-  onboarded: boolean,
-  runnersRemoved: boolean,
+  done: { readonly onboarded?: boolean; readonly runnersRemoved?: boolean } = {},
 ): ProvisionedCell {
-  return { cell: cell.cell, modelFile: cell.modelFile, stackDir: cell.stackDir, summary, outcome, onboarded, runnersRemoved };
+  return { cell: cell.cell, modelFile: cell.modelFile, stackDir: cell.stackDir, summary, outcome, onboarded: Boolean(done.onboarded), runnersRemoved: Boolean(done.runnersRemoved) };
 }
 
 function loadModels(options: ProvisionOptions): LoadedModel[] {
@@ -477,28 +459,10 @@ export function provisionCommand(): Command {
       "after",
       `\nExit codes: 0 ok (with --drift: no drift), 1 runtime failure (GitLab, cloud, engine step), 2 invalid input, ${DRIFT_EXIT_CODE} drift found (--drift).`,
     )
-    .action(async (flags: Record<string, unknown>) => {
-      const result = await runProvision({
-        models: flags.model as string[],
-        modelsDir: flags.modelsDir as string | undefined,
-        dryRun: Boolean(flags.dryRun),
-        planOnly: Boolean(flags.plan),
-        autoApprove: Boolean(flags.autoApprove),
-        skipOnboard: Boolean(flags.skipOnboard),
-        destroy: Boolean(flags.destroy),
-        engine: flags.engine as EngineName | undefined,
-        out: flags.out as string,
-        markdownFile: flags.markdown as string | undefined,
-        terraformReportFile: flags.terraformReport as string | undefined,
-        drift: Boolean(flags.drift),
-        applyPlan: flags.applyPlan as string | undefined,
-        replanIfStale: Boolean(flags.replanIfStale),
-        lockTimeout: flags.lockTimeout as string | undefined,
-        allowLocalState: Boolean(flags.allowLocalState),
-        post: Boolean(flags.post),
-        tokenEnv: flags.tokenEnv as string | undefined,
-        confirm: process.stdin.isTTY ? askOnTerminal : undefined,
-      });
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      // zod is loaded here, once commander has parsed: --help and --version do not pay for it.
+      const { parseProvisionOptions } = require("./provision-options") as typeof ProvisionOptionsModule;
+      const result = await runProvision({ ...parseProvisionOptions(command), confirm: process.stdin.isTTY ? askOnTerminal : undefined });
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatProvisionResult(result));
       // Not an error: the check ran and found drift. The one error handler passes this code through.
       if (result.mode === "drift" && driftedCells(result).length > 0) process.exitCode = DRIFT_EXIT_CODE;

@@ -90,7 +90,7 @@ function provision(extraEnv: Record<string, string> = {}) {
     models: ["cell-1"],
     modelsDir: join(root, "models"),
     out: join(root, "cdktf.out"),
-    autoApprove: true,
+    mode: { kind: "apply", approval: "auto", onboard: true },
     env: {
       PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`,
       HOME: root,
@@ -200,7 +200,7 @@ test("a wave waits while a shard is missing a manager, and gives up without stop
     models: ["cell-1"],
     modelsDir: join(root, "models"),
     out: join(root, "cdktf.out"),
-    autoApprove: true,
+    mode: { kind: "apply", approval: "auto", onboard: true },
     env: { PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`, HOME: root, GITLAB_TOKEN: fake.adminToken, FAKE_TF_LOG: callLog, FAKE_TF_STATE: stateFile, ...FAKE_ENGINE_SETTINGS_PASS },
     log: (line) => progress.push(line),
     rollClock: { now: () => now, sleep: async (ms) => void (now += ms), timing: { pollMs: 60_000, bootMs: 5 * 60_000 } },
