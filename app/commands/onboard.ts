@@ -1,7 +1,7 @@
 /**
  * `onboard`: reconcile a model's runners with GitLab and keep their tokens in the
  * model's secret store (--rotate, --remove, --dry-run, --status, --prune). Options are
- * parsed once into a mode (./onboard-options.ts); reconciling is a pure plan and its
+ * parsed once into a mode (./onboard-options.ts, on app/cli/parse-options.ts); reconciling is a pure plan and its
  * execution (lib/onboard/). Progress goes to stderr, results to stdout.
  */
 import { Option, type Command } from "commander";
@@ -24,7 +24,9 @@ import { createSecretStore } from "../../lib/secrets/create-store";
 import { acquireCellLock, describeHolder, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
 import { redactSecrets, redactValue } from "../../lib/redact";
 import type { SecretStore } from "../../lib/secrets/store";
-import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, parseOnboardOptions, RETRY_TIMEOUT_ENV, type OnboardFlags, type OnboardMode } from "../cli/onboard-options";
+import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
+import type * as OnboardOptionsModule from "./onboard-options";
+import type { OnboardFlags, OnboardMode } from "./onboard-options";
 
 export interface OnboardOptions extends OnboardFlags {
   /** --model: a path, or a name in the models directory. */
@@ -95,6 +97,8 @@ interface Session {
 export async function runOnboard(options: OnboardOptions): Promise<OnboardResult> {
   const env = options.env ?? process.env;
   const { model, file } = loadModel(options);
+  // Loaded here, not at the top: it brings zod, which --help and --version do without.
+  const { parseOnboardOptions } = require("./onboard-options") as typeof OnboardOptionsModule;
   const { mode, concurrency, retryBudgetMs } = parseOnboardOptions(options, env);
   const shards = selectShards(model, mode.kind === "prune" ? [] : mode.shards);
   // Everything GitLab would refuse is refused here first, before any call (exit 2).

@@ -26,7 +26,7 @@ import { shardCapacity } from "../../lib/review/capacity";
 import { createSecretStore } from "../../lib/secrets/create-store";
 import { redactSecrets, redactValue } from "../../lib/redact";
 import type { SecretStore } from "../../lib/secrets/store";
-import { DEFAULT_CONCURRENCY, RETRY_TIMEOUT_ENV, retryBudgetMs } from "../cli/onboard-options";
+import { DEFAULT_CONCURRENCY, RETRY_TIMEOUT_ENV, retryBudgetMs } from "../cli/gitlab-settings";
 
 export const WORKERS_NOT_REPORTED = "not reported by GitLab (worker instances are in the runner's Prometheus metrics, not reachable from here)";
 

@@ -1,5 +1,5 @@
 /** onboard's flags, parsed once into one mode; every mistake is a usage error (exit 2) before anything runs. */
-import { parseOnboardOptions, type OnboardFlags } from "../../app/cli/onboard-options";
+import { parseOnboardOptions, type OnboardFlags } from "../../app/commands/onboard-options";
 
 const parse = (flags: OnboardFlags, env: NodeJS.ProcessEnv = {}) => parseOnboardOptions(flags, env);
 
@@ -27,19 +27,33 @@ test("numbers and durations come from flags, as text or numbers, else from the v
 });
 
 test.each<[string, OnboardFlags, string]>([
-  ["two modes", { rotate: true, remove: true }, "choose one of --rotate, --remove, --status and --prune, received --rotate and --remove"],
-  ["three modes", { status: true, prune: true, remove: true }, "received --remove and --status and --prune"],
+  ["two modes", { rotate: true, remove: true }, "choose one of --rotate, --remove, --status and --prune: --rotate cannot be combined with --remove"],
+  ["three modes", { status: true, prune: true, remove: true }, "--remove cannot be combined with --status or --prune"],
   ["--require-online without --status", { requireOnline: true }, "--require-online goes with --status"],
   ["--stale-after without --prune", { staleAfter: "7d" }, "--stale-after goes with --prune"],
-  ["--prune with --shard", { prune: true, shards: ["a"] }, "--prune works on the whole cell"],
+  ["--lock-wait with --status, which takes no lock", { status: true, lockWait: "1m" }, "--lock-wait goes with runs that change GitLab (not --status)"],
+  ["--prune with --shard", { prune: true, shards: ["a"] }, "--prune works on the whole cell: leave out --shard"],
   ["--stale-after below GitLab's online window", { prune: true, staleAfter: "1h" }, "at least 2h"],
-  ["--concurrency 0", { concurrency: "0" }, "--concurrency must be a whole number from 1 to 64, received 0"],
-  ["--concurrency two", { concurrency: "two" }, "--concurrency must be a whole number from 1 to 64, received NaN"],
-  ["--concurrency 65", { concurrency: 65 }, "received 65"],
-  ["--retry-timeout soon", { retryTimeout: "soon" }, '--retry-timeout (or $ONBOARD_RETRY_TIMEOUT) must be a Go duration such as "2m" or "90s", received "soon"'],
-  ["--lock-wait -", { lockWait: "-" }, "--lock-wait (or $ONBOARD_LOCK_WAIT)"],
+  ["--concurrency 0", { concurrency: "0" }, '--concurrency must be a whole number from 1 to 64, got "0"'],
+  ["--concurrency two", { concurrency: "two" }, '--concurrency must be a whole number from 1 to 64, got "two"'],
+  ["--concurrency 65", { concurrency: 65 }, "got 65"],
+  ["--retry-timeout soon", { retryTimeout: "soon" }, '--retry-timeout must be a Go duration such as "2m" or "90s", got "soon"'],
+  ["--lock-wait -", { lockWait: "-" }, '--lock-wait must be a Go duration such as "2m" or "90s", got "-"'],
 ])("refuses %s (exit 2)", (_name, flags, message) => {
   expect(() => parse(flags)).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(message) }));
+});
+
+test("switches that are off and empty lists count as not given", () => {
+  expect(parse({ rotate: false, remove: false, status: false, prune: false, dryRun: false, shards: [], requireOnline: false }).mode).toEqual({
+    kind: "reconcile",
+    dryRun: false,
+    shards: [],
+    lockWaitMs: 120_000,
+  });
+});
+
+test("a bad variable is named with its flag", () => {
+  expect(() => parse({}, { ONBOARD_RETRY_TIMEOUT: "soon" })).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining("--retry-timeout (or $ONBOARD_RETRY_TIMEOUT)") }));
 });
 
 test("a bad $ONBOARD_LOCK_WAIT does not stop --status, which takes no lock", () => {

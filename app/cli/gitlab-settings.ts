@@ -1,0 +1,37 @@
+/**
+ * Settings of the commands that talk to GitLab (onboard, status): how many shards at once,
+ * how long one call may keep retrying, how long to wait for a cell's onboard lock. Each is a
+ * flag that falls back to a variable. No zod here: status reads these without loading it.
+ */
+import { UserInputError } from "../../lib/errors";
+import { DEFAULT_RETRY_POLICY } from "../../lib/gitlab/retry";
+import { parseGoDurationSeconds } from "../../lib/model/duration";
+import { DEFAULT_LOCK_WAIT_MS } from "../../lib/state/cell-lock";
+
+export const DEFAULT_CONCURRENCY = 4;
+export const RETRY_TIMEOUT_ENV = "ONBOARD_RETRY_TIMEOUT";
+export const LOCK_WAIT_ENV = "ONBOARD_LOCK_WAIT";
+
+/** --retry-timeout / $ONBOARD_RETRY_TIMEOUT: a Go duration ("90s", "2m") or a number of milliseconds. */
+export function retryBudgetMs(value: string | number | undefined): number {
+  return durationMs(value, DEFAULT_RETRY_POLICY.budgetMs, "--retry-timeout", RETRY_TIMEOUT_ENV);
+}
+
+/** --lock-wait / $ONBOARD_LOCK_WAIT, the same way. */
+export function lockWaitMs(value: string | number | undefined): number {
+  return durationMs(value, DEFAULT_LOCK_WAIT_MS, "--lock-wait", LOCK_WAIT_ENV);
+}
+
+/** Whether a flag's value reads as a duration: a Go duration ("2m") or milliseconds. */
+export function isDuration(value: string | number): boolean {
+  return typeof value === "number" ? Number.isFinite(value) && value >= 0 : parseGoDurationSeconds(value.trim()) !== undefined;
+}
+
+/** A flag or variable holding a Go duration ("90s", "2m") or a number of milliseconds. */
+function durationMs(value: string | number | undefined, fallback: number, flag: string, variable: string): number {
+  if (value === undefined || value === "") return fallback;
+  if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
+  const seconds = typeof value === "string" ? parseGoDurationSeconds(value.trim()) : undefined;
+  if (seconds === undefined) throw new UserInputError(`${flag} (or $${variable}) must be a Go duration such as "2m" or "90s", received ${JSON.stringify(value)}`);
+  return seconds * 1000;
+}
