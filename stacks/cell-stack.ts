@@ -11,7 +11,10 @@ import { AwsCellFleet } from "../constructs/aws/aws-cell-fleet";
 import { GoogleCellFleet } from "../constructs/google/google-cell-fleet";
 import { shardLabels, stackName } from "../lib/model/names";
 import type { RunnerModel } from "../lib/model/schema";
+import { renderCellFiles, type RenderedShardFiles } from "../lib/render/rendered-files";
+import { awsFleetProps } from "./aws-fleet-props";
 import { configureBackend } from "./backend";
+import { googleFleetProps } from "./google-fleet-props";
 import { escapeLiteralTextIn } from "./literal-text";
 import { holdManagerSlots } from "./manager-holds";
 
@@ -21,6 +24,8 @@ export interface CellStackProps {
   readonly workDir?: string;
   /** Manager slots (`shard/slot`) kept at the revision they run (provision's roll). @default none */
   readonly heldManagerSlots?: ReadonlySet<string>;
+  /** The files the cell's VMs boot with, as the synth checked and writes them. @default - rendered here */
+  readonly rendered?: readonly RenderedShardFiles[];
 }
 
 export class CellStack extends TerraformStack {
@@ -33,12 +38,13 @@ export class CellStack extends TerraformStack {
     escapeLiteralTextIn(this);
     const { model } = props;
     configureBackend(this, model, { workDir: props.workDir });
+    const rendered = props.rendered ?? renderCellFiles(model);
 
     if (model.cloud.provider === "google") {
       const google = new GoogleProvider(this, "google", { project: model.cloud.project, region: model.cloud.region });
       // Set through an override: cdktf snake-cases the keys of provider-level maps ("gitlab-cell" -> "gitlab_cell").
       google.addOverride("default_labels", shardLabels(model));
-      new GoogleCellFleet(this, "fleet", { model });
+      new GoogleCellFleet(this, "fleet", googleFleetProps({ ...model, cloud: model.cloud }, rendered));
     } else {
       new AwsProvider(this, "aws", {
         region: model.cloud.region,
@@ -46,7 +52,7 @@ export class CellStack extends TerraformStack {
         allowedAccountIds: model.cloud.account_id ? [model.cloud.account_id] : undefined,
         defaultTags: [{ tags: shardLabels(model) }],
       });
-      new AwsCellFleet(this, "fleet", { model });
+      new AwsCellFleet(this, "fleet", awsFleetProps({ ...model, cloud: model.cloud }, rendered));
     }
     holdManagerSlots(this, props.heldManagerSlots ?? new Set());
   }

@@ -11,7 +11,7 @@ import { App } from "cdktf";
 import { ensureOutputDirectory } from "../lib/output-directory";
 import type { LoadedModel } from "../lib/model/load";
 import { checkRenderedCells } from "../lib/render/check-rendered";
-import { renderedFilesForCell } from "../lib/render/rendered-files";
+import { renderCellFiles, renderedFileList } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
 import { CellStack } from "./cell-stack";
 
@@ -37,10 +37,12 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
   const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
   ensureOutputDirectory(outdir, "the synthesis output directory");
   // Parsed first: a broken template stops here, naming the file, before any stack is written.
-  const rendered = models.map((loaded) => renderedFilesForCell(loaded.model));
-  checkRenderedCells(models.map((loaded, index) => ({ cell: loaded.model.cell.id, files: rendered[index] })));
+  // Rendered once: the check, the files written for review and the stack's templates get the same content.
+  const rendered = models.map((loaded) => renderCellFiles(loaded.model));
+  const files = rendered.map(renderedFileList);
+  checkRenderedCells(models.map((loaded, index) => ({ cell: loaded.model.cell.id, files: files[index] })));
   const app = new App({ outdir, stackTraces: false });
-  const stacks = models.map((loaded) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }) }));
+  const stacks = models.map((loaded, index) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id), rendered: rendered[index] }) }));
   app.synth();
 
   return stacks.map(({ loaded, stack }, index) => {
@@ -52,7 +54,7 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
     // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
     const renderedDir = join(stackDir, "rendered");
     rmSync(renderedDir, { recursive: true, force: true });
-    for (const file of rendered[index]) {
+    for (const file of files[index]) {
       const path = join(renderedDir, file.path);
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, file.content);

@@ -134,11 +134,16 @@ const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,127}$/;
 
 /** What every slot group (manager or worker) must get right before it launches anything. */
 export interface SlotGroupPlacement {
+  /** Name of the launch template and of the Auto Scaling group. */
   readonly name: string;
+  /** The manager slot (0-based) the group belongs to; tagged on its instances as `gitlab-runner-slot`. */
   readonly slot: number;
+  /** AMI id or `resolve:ssm:<parameter>` (resolved by EC2 at each launch). */
   readonly imageId: string;
   readonly instanceType: string;
+  /** Subnets the group may launch in (one per zone, so a lost zone is survived). */
   readonly subnetIds: string[];
+  /** Security groups of the instances (the network's manager or worker group). */
   readonly securityGroupIds: string[];
 }
 

@@ -14,11 +14,12 @@ import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { SLOT_METADATA_KEY } from "../../lib/model/names";
 import { DRAIN_HOOK_NAME, MAX_HOOK_HEARTBEAT_SECONDS } from "../../lib/render/graceful-stop";
-import { checkIntegerRange } from "./checks";
+import { checkIntegerRange, checkNonEmpty, checkUnique } from "./checks";
 import {
   GROUP_METRICS,
   UBUNTU_ROOT_DEVICE,
   checkSlotGroupPlacement,
+  type SlotGroupPlacement,
   checkMetadataTagKeys,
   encodeUserData,
   encryptedRootVolume,
@@ -29,18 +30,8 @@ import {
 } from "./launch-template-parts";
 
 
-export interface RunnerManagerGroupProps {
-  /** Name of the launch template and of the Auto Scaling group (`managerName(model, shard, slot)`). */
-  readonly name: string;
-  /** The manager slot (0-based); tagged on the instance as `gitlab-runner-slot`. */
-  readonly slot: number;
-  /** AMI id or `resolve:ssm:<parameter>` (resolved by EC2 at each launch). */
-  readonly imageId: string;
-  readonly instanceType: string;
-  /** Subnets the group may launch in (the private subnets, one per zone, so a lost zone is survived). */
-  readonly subnetIds: string[];
-  /** Security groups of the manager (the network's manager group). */
-  readonly securityGroupIds: string[];
+/** One manager slot: where and what it launches (SlotGroupPlacement) and how it runs. */
+export interface RunnerManagerSlotProps extends SlotGroupPlacement {
   /** ARN of the instance profile carrying the manager role. */
   readonly instanceProfileArn: string;
   /** The slot's startup script (plain text; encoded to base64 here). It must not contain a token. */
@@ -95,7 +86,8 @@ export interface RunnerManagerGroupProps {
   readonly dependsOn?: ITerraformDependable[];
 }
 
-export class RunnerManagerGroup extends Construct {
+/** One manager slot: a launch template and an Auto Scaling group of exactly one instance. */
+export class RunnerManagerSlot extends Construct {
   public readonly name: string;
   public readonly slot: number;
   public readonly rootVolumeSizeGib: number;
@@ -109,7 +101,7 @@ export class RunnerManagerGroup extends Construct {
   public readonly launchTemplate: LaunchTemplate;
   public readonly autoscalingGroup: AutoscalingGroup;
 
-  constructor(scope: Construct, id: string, props: RunnerManagerGroupProps) {
+  constructor(scope: Construct, id: string, props: RunnerManagerSlotProps) {
     super(scope, id);
     this.name = props.name;
     this.slot = props.slot;
@@ -180,5 +172,38 @@ export class RunnerManagerGroup extends Construct {
       tag: propagatedTags(this.tags),
       dependsOn: props.dependsOn,
     });
+  }
+}
+
+/** Every manager slot of a shard: what the slots share, and per slot its name and startup script. */
+export interface RunnerManagerGroupProps extends Omit<RunnerManagerSlotProps, "name" | "slot" | "userData"> {
+  /** In slot order: slot i is `slots[i]`. */
+  readonly slots: readonly ManagerSlotProps[];
+}
+
+export interface ManagerSlotProps {
+  /** Name of the slot's launch template and Auto Scaling group (`managerName(model, shard, slot)`). */
+  readonly name: string;
+  /** The slot's startup script (plain text; encoded to base64 here). It must not contain a token. */
+  readonly userData: string;
+}
+
+/**
+ * The runner managers of one shard, one RunnerManagerSlot per slot. Not a construct of its own: each
+ * slot stays at `<shard>/manager-<slot>`, the construct path (and so the Terraform address) it has
+ * always had, where a group construct in between would make Terraform replace every manager.
+ */
+export class RunnerManagerGroup {
+  /** In slot order. */
+  public readonly slots: readonly RunnerManagerSlot[];
+  /** Auto Scaling group names, in slot order. */
+  public readonly groupNames: readonly string[];
+
+  constructor(scope: Construct, props: RunnerManagerGroupProps) {
+    const { slots, ...shared } = props;
+    checkNonEmpty(scope, "managers.slots", slots, "manager slot");
+    checkUnique(scope, "managers.slots[].name", slots.map((slot) => slot.name));
+    this.slots = slots.map((slot, index) => new RunnerManagerSlot(scope, `manager-${index}`, { ...shared, ...slot, slot: index }));
+    this.groupNames = this.slots.map((slot) => slot.name);
   }
 }

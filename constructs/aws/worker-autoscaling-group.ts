@@ -8,11 +8,12 @@ import { Construct } from "constructs";
 import { AutoscalingGroup, type AutoscalingGroupConfig } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { SLOT_METADATA_KEY } from "../../lib/model/names";
-import { checkIntegerRange, checkPattern, checkUnique, fail, isToken, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED } from "./checks";
+import { checkIntegerRange, checkNonEmpty, checkPattern, checkUnique, fail, isToken, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED } from "./checks";
 import {
   GROUP_METRICS,
   UBUNTU_ROOT_DEVICE,
   checkSlotGroupPlacement,
+  type SlotGroupPlacement,
   encodeUserData,
   encryptedRootVolume,
   metadataOptions,
@@ -22,18 +23,8 @@ import {
 } from "./launch-template-parts";
 
 
-export interface WorkerAutoscalingGroupProps {
-  /** Name of the launch template and of the Auto Scaling group (`workerGroupName(model, shard, slot)`). */
-  readonly name: string;
-  /** The manager slot that drives this group alone; tagged on the workers. */
-  readonly slot: number;
-  /** AMI id or `resolve:ssm:<parameter>`; an image with Docker, or the user data installs it. */
-  readonly imageId: string;
-  readonly instanceType: string;
-  /** The private subnets (workers never get a public IP). */
-  readonly subnetIds: string[];
-  /** Security groups of the workers (the network's worker group: SSH from managers only). */
-  readonly securityGroupIds: string[];
+/** The worker group of one manager slot: where and what it launches (SlotGroupPlacement) and how it scales. */
+export interface WorkerAutoscalingGroupProps extends SlotGroupPlacement {
   /** Worker startup script (plain text; encoded to base64 here). */
   readonly userData: string;
   /** Upper bound of the group, the manager's `max_instances`. At least 1. */
@@ -165,5 +156,31 @@ export class WorkerAutoscalingGroup extends Construct {
       tag: propagatedTags(this.tags),
       lifecycle: { ignoreChanges: ["desired_capacity"] },
     });
+  }
+}
+
+/** The worker groups of every manager slot of a shard: what they share, and per slot the group's name. */
+export interface WorkerAutoscalingGroupsProps extends Omit<WorkerAutoscalingGroupProps, "name" | "slot"> {
+  /** In slot order: group i is driven by manager slot i alone. */
+  readonly groups: readonly { readonly name: string }[];
+}
+
+/**
+ * The worker groups of one shard, one WorkerAutoscalingGroup per manager slot. Not a construct of its
+ * own: each group stays at `<shard>/workers-<slot>`, the construct path (and so the Terraform address)
+ * it has always had.
+ */
+export class WorkerAutoscalingGroups {
+  /** In slot order. */
+  public readonly groups: readonly WorkerAutoscalingGroup[];
+  /** Auto Scaling group names, in slot order. */
+  public readonly groupNames: readonly string[];
+
+  constructor(scope: Construct, props: WorkerAutoscalingGroupsProps) {
+    const { groups, ...shared } = props;
+    checkNonEmpty(scope, "workers.groups", groups, "worker group");
+    checkUnique(scope, "workers.groups[].name", groups.map((group) => group.name));
+    this.groups = groups.map((group, slot) => new WorkerAutoscalingGroup(scope, `workers-${slot}`, { ...shared, ...group, slot }));
+    this.groupNames = this.groups.map((group) => group.name);
   }
 }

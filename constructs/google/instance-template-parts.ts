@@ -23,6 +23,3 @@ export function privateInterface(subnetwork: string, externalIp: boolean): Compu
     ...(externalIp ? { accessConfig: [{ networkTier: "PREMIUM" }] } : {}),
   };
 }
-
-/** Template name prefixes are derived with the other Google names. */
-export { templateNamePrefix } from "../../lib/model/google-names";

@@ -15,10 +15,10 @@ import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-
 import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
-import { DEFAULT_IMAGES, RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/model/names";
+import { RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/model/names";
 import { GOOGLE_NAME_RULES } from "../../lib/model/name-rules";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
-import { bootDisk, privateInterface, SHIELDED_VM, templateNamePrefix } from "./instance-template-parts";
+import { bootDisk, privateInterface, SHIELDED_VM } from "./instance-template-parts";
 
 /** One manager slot: its group (and VM base) name, zone and rendered startup script. */
 export interface ManagerSlotProps {
@@ -26,6 +26,8 @@ export interface ManagerSlotProps {
   readonly name: string;
   /** Zone of the slot (the same zone as the worker group it drives). */
   readonly zone: string;
+  /** Name prefix of the slot's instance templates (`templateNamePrefix` in lib/model/google-names.ts). */
+  readonly templateNamePrefix: string;
   /** The slot's startup script (bash). Must never contain a runner token. */
   readonly startupScript: string;
 }
@@ -43,8 +45,8 @@ export interface RunnerManagerGroupProps {
   readonly diskSizeGb?: number;
   /** Boot disk type. @default "pd-balanced" */
   readonly diskType?: string;
-  /** Boot image or image family. @default - Ubuntu 24.04 LTS (DEFAULT_IMAGES.google) */
-  readonly image?: string;
+  /** Boot image or image family, such as ubuntu-os-cloud/ubuntu-2404-lts-amd64. */
+  readonly image: string;
   /** Subnetwork name or self link of the managers. */
   readonly subnetwork: string;
   /** Network tags of the managers; the firewall identifies managers by them. @default [] */
@@ -90,7 +92,7 @@ export class RunnerManagerGroup extends Construct {
     super(scope, id);
     this.diskSizeGb = props.diskSizeGb ?? 50;
     this.diskType = props.diskType ?? "pd-balanced";
-    this.image = props.image ?? DEFAULT_IMAGES.google;
+    this.image = props.image;
     this.externalIp = props.externalIp ?? false;
     this.metricsPort = props.metricsPort ?? RUNNER_METRICS_PORT;
     this.autohealing = props.autohealing ?? true;
@@ -118,7 +120,7 @@ export class RunnerManagerGroup extends Construct {
 
     props.slots.forEach((slot, index) => {
       const template = new ComputeInstanceTemplate(this, `Template${index}`, {
-        namePrefix: templateNamePrefix(slot.name),
+        namePrefix: slot.templateNamePrefix,
         project: props.project,
         region: props.region,
         description: `GitLab runner manager slot ${index} (${slot.name}).`,
@@ -176,6 +178,7 @@ export class RunnerManagerGroup extends Construct {
       checkComputeName(this, `slots[${i}].name`, slot.name);
       // The name is also the base name of the group's instances ("<base>-xxxx", at most 63 characters).
       checkName(this, `slots[${i}].name`, slot.name, GOOGLE_NAME_RULES.baseInstanceName);
+      checkName(this, `slots[${i}].templateNamePrefix`, slot.templateNamePrefix, GOOGLE_NAME_RULES.templateNamePrefix);
       if (!isToken(slot.zone) && slot.zone.trim() === "") fail(this, `slots[${i}].zone`, slot.zone, "a zone such as europe-west4-a");
       if (!isToken(slot.startupScript) && slot.startupScript.trim() === "") {
         fail(this, `slots[${i}].startupScript`, slot.startupScript, "the slot's startup script");

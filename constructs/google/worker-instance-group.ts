@@ -18,10 +18,9 @@ import {
   type ComputeInstanceTemplateScheduling,
 } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Construct } from "constructs";
-import { DEFAULT_IMAGES } from "../../lib/model/names";
 import { GOOGLE_NAME_RULES } from "../../lib/model/name-rules";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
-import { bootDisk, privateInterface, SHIELDED_VM, templateNamePrefix } from "./instance-template-parts";
+import { bootDisk, privateInterface, SHIELDED_VM } from "./instance-template-parts";
 
 /** One worker group, driven by the manager slot of the same index. */
 export interface WorkerGroupSlotProps {
@@ -29,6 +28,8 @@ export interface WorkerGroupSlotProps {
   readonly name: string;
   /** Zone of the group (the fleeting plugin's `zone`). */
   readonly zone: string;
+  /** Name prefix of the group's instance templates (`templateNamePrefix` in lib/model/google-names.ts). */
+  readonly templateNamePrefix: string;
 }
 
 export interface WorkerInstanceGroupProps {
@@ -44,8 +45,8 @@ export interface WorkerInstanceGroupProps {
   readonly diskSizeGb?: number;
   /** Boot disk type. @default "pd-balanced" */
   readonly diskType?: string;
-  /** Boot image or image family with Docker (or installable at boot). @default - Ubuntu 24.04 LTS (DEFAULT_IMAGES.google) */
-  readonly image?: string;
+  /** Boot image or image family with Docker (or installable at boot), such as ubuntu-os-cloud/ubuntu-2404-lts-amd64. */
+  readonly image: string;
   /** Subnetwork name or self link of the workers. */
   readonly subnetwork: string;
   /** Network tags of the workers; the SSH firewall rule targets them. @default [] */
@@ -93,7 +94,7 @@ export class WorkerInstanceGroup extends Construct {
     super(scope, id);
     this.diskSizeGb = props.diskSizeGb ?? 100;
     this.diskType = props.diskType ?? "pd-balanced";
-    this.image = props.image ?? DEFAULT_IMAGES.google;
+    this.image = props.image;
     this.spot = props.spot ?? false;
     this.serviceAccountEmail = props.serviceAccountEmail;
     this.groupNames = props.groups.map((group) => group.name);
@@ -101,7 +102,7 @@ export class WorkerInstanceGroup extends Construct {
 
     props.groups.forEach((group, index) => {
       const template = new ComputeInstanceTemplate(this, `Template${index}`, {
-        namePrefix: templateNamePrefix(group.name),
+        namePrefix: group.templateNamePrefix,
         project: props.project,
         region: props.region,
         description: `GitLab runner workers of manager slot ${index} (${group.name}).`,
@@ -152,6 +153,7 @@ export class WorkerInstanceGroup extends Construct {
       checkComputeName(this, `groups[${i}].name`, group.name);
       // The name is also the base name of the group's instances ("<base>-xxxx", at most 63 characters).
       checkName(this, `groups[${i}].name`, group.name, GOOGLE_NAME_RULES.baseInstanceName);
+      checkName(this, `groups[${i}].templateNamePrefix`, group.templateNamePrefix, GOOGLE_NAME_RULES.templateNamePrefix);
       if (!isToken(group.zone) && group.zone.trim() === "") fail(this, `groups[${i}].zone`, group.zone, "a zone such as europe-west4-a");
     });
     checkUnique(this, "groups[].name", this.groupNames);

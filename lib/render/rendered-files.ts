@@ -1,7 +1,8 @@
 /**
- * Every file a cell's VMs boot with, for reviewers: the synth step writes them
- * under cdktf.out/stacks/<stack>/rendered/ so a merge request shows what changes
- * on the machines. Token-free by construction (the token is a placeholder).
+ * Every file a cell's VMs boot with, rendered once per synth: the synth step checks them, writes them
+ * under cdktf.out/stacks/<stack>/rendered/ so a merge request shows what changes on the machines, and
+ * hands the same content to the stack's launch and instance templates. Token-free by construction (the
+ * token is a placeholder).
  */
 import type { RunnerModel } from "../model/schema";
 import { renderConfigToml, renderManagerStartupScript, renderWorkerStartupScript } from "./manager-files";
@@ -14,13 +15,38 @@ export interface RenderedFile {
   readonly template: string;
 }
 
+/** The files of one shard's VMs. */
+export interface RenderedShardFiles {
+  readonly shard: string;
+  /** Per manager slot, in slot order. */
+  readonly managers: readonly { readonly configToml: RenderedFile; readonly startupScript: RenderedFile }[];
+  readonly workerStartupScript: RenderedFile;
+}
+
+/** Per shard of the model, in model order. */
+export function renderCellFiles(model: RunnerModel): RenderedShardFiles[] {
+  return model.shards.map((shard) => ({
+    shard: shard.name,
+    managers: Array.from({ length: shard.managers.count }, (_, slot) => ({
+      configToml: { path: `${shard.name}/manager-${slot}/config.toml`, content: renderConfigToml(model, shard, slot), template: "config.toml.hbs" },
+      startupScript: {
+        path: `${shard.name}/manager-${slot}/startup.sh`,
+        content: renderManagerStartupScript(model, shard, slot),
+        template: "startup/manager.sh.hbs",
+      },
+    })),
+    workerStartupScript: { path: `${shard.name}/worker-startup.sh`, content: renderWorkerStartupScript(model, shard), template: "startup/worker.sh.hbs" },
+  }));
+}
+
+/** The shards' files as one list, in the order they are written. */
+export function renderedFileList(shards: readonly RenderedShardFiles[]): RenderedFile[] {
+  return shards.flatMap((shard) => [
+    ...shard.managers.flatMap((manager) => [manager.configToml, manager.startupScript]),
+    shard.workerStartupScript,
+  ]);
+}
+
 export function renderedFilesForCell(model: RunnerModel): RenderedFile[] {
-  return model.shards.flatMap((shard) => {
-    const managerFiles = Array.from({ length: shard.managers.count }, (_, slot) => [
-      { path: `${shard.name}/manager-${slot}/config.toml`, content: renderConfigToml(model, shard, slot), template: "config.toml.hbs" },
-      { path: `${shard.name}/manager-${slot}/startup.sh`, content: renderManagerStartupScript(model, shard, slot), template: "startup/manager.sh.hbs" },
-    ]).flat();
-    const worker = { path: `${shard.name}/worker-startup.sh`, content: renderWorkerStartupScript(model, shard), template: "startup/worker.sh.hbs" };
-    return [...managerFiles, worker];
-  });
+  return renderedFileList(renderCellFiles(model));
 }

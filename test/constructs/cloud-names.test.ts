@@ -6,10 +6,10 @@
 import { Testing, TerraformStack } from "cdktf";
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
-import { AwsCellFleet } from "../../constructs/aws/aws-cell-fleet";
-import { GoogleCellFleet } from "../../constructs/google/google-cell-fleet";
 import { AWS_NAME_RULES, GOOGLE_NAME_RULES, nameProblem, type NameRule } from "../../lib/model/name-rules";
 import { modelWith } from "../support/models";
+import { awsFleetOf } from "./aws/support";
+import { googleFleetOf } from "./google/support";
 
 type Json = Record<string, any>;
 
@@ -39,7 +39,7 @@ describe("Google Cloud names of a cell with the longest ids", () => {
   });
   const json = synthesize((stack) => {
     new GoogleProvider(stack, "google", {});
-    new GoogleCellFleet(stack, "fleet", { model });
+    googleFleetOf(stack, model);
   });
   const groups = resources(json, "google_compute_instance_group_manager");
 
@@ -94,7 +94,7 @@ describe("AWS names of a cell with the longest ids", () => {
   });
   const json = synthesize((stack) => {
     new AwsProvider(stack, "aws", { region: "eu-west-1" });
-    new AwsCellFleet(stack, "fleet", { model });
+    awsFleetOf(stack, model);
   });
   const namesOf = (type: string, key = "name") => resources(json, type).map((resource) => resource[key] as string);
 

@@ -10,12 +10,12 @@ import { parse as parseToml } from "smol-toml";
 import { Testing, TerraformStack } from "cdktf";
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
-import { AwsCellFleet } from "../../constructs/aws/aws-cell-fleet";
-import { GoogleCellFleet } from "../../constructs/google/google-cell-fleet";
 import { imageArchitecture, machineArchitecture } from "../../lib/model/architecture";
 import { renderConfigToml, renderManagerStartupScript } from "../../lib/render/manager-files";
 import { expectSucceeded, ScriptSandbox } from "../render/support/script-sandbox";
 import { runBin, STACK_TRACE_LINE } from "../support/cli";
+import { awsFleetOf } from "../constructs/aws/support";
+import { googleFleetOf } from "../constructs/google/support";
 import { modelWith } from "../support/models";
 import { BASE_MODEL } from "./invalid-cases";
 
@@ -51,7 +51,7 @@ describe("an arm64 shard", () => {
   it("boots the Ubuntu 24.04 arm64 SSM parameter on AWS, managers and workers", () => {
     const stack = new TerraformStack(Testing.app(), "arm");
     new AwsProvider(stack, "aws", { region: "eu-west-1" });
-    new AwsCellFleet(stack, "fleet", { model: armAws });
+    awsFleetOf(stack, armAws);
     const templates = Object.values(JSON.parse(Testing.synth(stack)).resource.aws_launch_template) as Array<{ image_id: string; instance_type: string }>;
     expect(templates).toHaveLength(4);
     for (const template of templates) {
@@ -62,7 +62,7 @@ describe("an arm64 shard", () => {
   it("boots the ubuntu-2404-lts-arm64 family on Google Cloud, and amd64 for the other shard", () => {
     const stack = new TerraformStack(Testing.app(), "arm");
     new GoogleProvider(stack, "google", {});
-    new GoogleCellFleet(stack, "fleet", { model: armGoogle });
+    googleFleetOf(stack, armGoogle);
     const templates = Object.values(JSON.parse(Testing.synth(stack)).resource.google_compute_instance_template) as Array<{
       machine_type: string;
       disk: Array<{ source_image: string }>;

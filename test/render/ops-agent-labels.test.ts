@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { Testing, TerraformStack } from "cdktf";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { parse as parseYaml } from "yaml";
-import { GoogleCellFleet } from "../../constructs/google/google-cell-fleet";
 import type { FleetAlert } from "../../constructs/google/fleet-monitoring";
 import { OPS_AGENT_CONFIG_FILE } from "../../lib/render/ops-agent-config";
 import { renderManagerStartupScript } from "../../lib/render/manager-files";
+import { googleFleetOf } from "../constructs/google/support";
 import { exampleModel } from "../support/models";
 import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
 
@@ -51,7 +51,7 @@ function agentLabelsOf(shardIndex: number, slot: number): Record<string, string>
 
 const stack = new TerraformStack(Testing.app(), "monitoring");
 new GoogleProvider(stack, "google", {});
-const fleet = new GoogleCellFleet(stack, "fleet", { model });
+const fleet = googleFleetOf(stack, model);
 const alerts: FleetAlert[] = fleet.monitoring!.alerts;
 const [dashboardResource] = Object.values(JSON.parse(Testing.synth(stack)).resource.google_monitoring_dashboard) as Array<{ dashboard_json: string }>;
 const dashboardQueries: string[] = JSON.parse(dashboardResource.dashboard_json).mosaicLayout.tiles.map(

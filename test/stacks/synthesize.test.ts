@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { loadModelFile } from "../../lib/model/load";
 import { synthesizeCells } from "../../stacks/synthesize";
+import { decodeUserData } from "../constructs/aws/support";
 import { MODELS_DIR } from "../support/models";
 
 function filesUnder(dir: string): string[] {
@@ -54,6 +55,24 @@ describe("synthesizeCells over the examples", () => {
         expect(rendered).toContain(`rendered/${shard.name}/manager-${slot}/startup.sh`);
       }
       expect(rendered).toContain(`rendered/${shard.name}/worker-startup.sh`);
+    }
+  });
+
+  it("boots every VM with exactly the file written for reviewers (the scripts are rendered once, for both)", () => {
+    const google = JSON.parse(readFileSync(cells[0].stackJsonFile, "utf8"));
+    // Terraform reads "$${" and "%%{" in a JSON string as the literal "${" and "%{" (stacks/literal-text.ts escapes them).
+    const startupScripts = Object.values(google.resource.google_compute_instance_template).map((template: any) =>
+      (template.metadata["startup-script"] as string).replace(/\$\$\{/g, "${").replace(/%%\{/g, "%{"),
+    );
+    const aws = JSON.parse(readFileSync(cells[1].stackJsonFile, "utf8"));
+    const userData = Object.values(aws.resource.aws_launch_template).map((template: any) => decodeUserData(template.user_data));
+    for (const [cell, booted] of [[cells[0], startupScripts], [cells[1], userData]] as const) {
+      const scripts = filesUnder(join(cell.stackDir, "rendered"))
+        .filter((path) => path.endsWith(".sh"))
+        .map((path) => readFileSync(path, "utf8"));
+      // One template per manager slot and per worker group; the shard's worker groups share one script.
+      expect(new Set(booted)).toEqual(new Set(scripts));
+      expect(booted.length).toBeGreaterThan(scripts.length);
     }
   });
 

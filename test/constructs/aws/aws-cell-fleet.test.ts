@@ -2,7 +2,7 @@ import { AutoscalingPolicy } from "@cdktf/provider-aws/lib/autoscaling-policy";
 import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric-alarm";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { Vpc } from "@cdktf/provider-aws/lib/vpc";
-import { AwsCellFleet, managerRoleName } from "../../../constructs/aws/aws-cell-fleet";
+import { managerRoleName } from "../../../lib/model/aws-names";
 import {
   DEFAULT_IMAGES,
   cacheBucketName,
@@ -15,6 +15,7 @@ import type { RunnerModel, Shard } from "../../../lib/model/schema";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../../lib/render/manager-files";
 import { exampleModel, modelWith } from "../../support/models";
 import {
+  awsFleetOf,
   awsTestStack,
   decodeUserData,
   expectNoTokenShapedStrings,
@@ -28,7 +29,7 @@ import {
 
 function synthFleet(model: RunnerModel) {
   const stack = awsTestStack();
-  const fleet = new AwsCellFleet(stack, "fleet", { model });
+  const fleet = awsFleetOf(stack, model);
   return { fleet, ...synthJson(stack) };
 }
 
@@ -75,7 +76,7 @@ describe("AwsCellFleet over models/cell-2.yaml", () => {
       expect(decodeUserData(launchTemplateOf(json, asg).user_data)).toBe(renderWorkerStartupScript(model, shard));
     }
     expect(Object.keys(resourcesOf(json, "aws_autoscaling_group"))).toHaveLength(shard.managers.count * 2);
-    expect(fleet.shards[shard.name].workerGroups.map((group) => group.name)).toEqual(workerNames);
+    expect(fleet.shards[0].workers.groupNames).toEqual(workerNames);
   });
 
   test("THEN spot workers come through a mixed instances policy, and nothing sets a scaling policy", () => {
@@ -118,7 +119,8 @@ describe("AwsCellFleet over models/cell-2.yaml", () => {
   });
 
   test("THEN the shard's resources live under shard-<name> and use the shared names", () => {
-    const shardFleet = fleet.shards[shard.name];
+    const shardFleet = fleet.shards[0];
+    expect(shardFleet.name).toBe(shard.name);
     expect(shardFleet.scope.node.id).toBe(`shard-${shard.name}`);
     expect(shardFleet.iam.roleName).toBe(managerRoleName(model, shard));
     expect(shardFleet.cache?.bucketName).toBe(cacheBucketName(model, shard));
@@ -191,12 +193,12 @@ describe("AwsCellFleet variants", () => {
     const { json, fleet } = synthFleet(model);
     const documents = Object.entries(json.data.aws_iam_policy_document) as [string, Json][];
     expect(documents).toHaveLength(2);
-    for (const shard of model.shards) {
+    model.shards.forEach((shard, index) => {
       const [, document] = documents.find(([id]) => id.includes(`shard-${shard.name}_`))!;
       const scale = document.statement.find((statement: Json) => statement.sid === "ScaleOwnWorkerGroups");
-      const own = fleet.shards[shard.name].workerGroups.map((group) => `\${aws_autoscaling_group.${asgNamed(json, group.name)[0]}.arn}`);
+      const own = fleet.shards[index].workers.groups.map((group) => `\${aws_autoscaling_group.${asgNamed(json, group.name)[0]}.arn}`);
       expect(scale.resources).toEqual(own);
-    }
+    });
     const onDemand = asgNamed(json, workerGroupName(model, model.shards[1], 0))[1];
     expect(onDemand.mixed_instances_policy).toBeUndefined();
     expect(onDemand.launch_template).toBeDefined();
@@ -276,13 +278,18 @@ describe("AwsCellFleet variants", () => {
       m.network.existing = { network: "vpc-0123456789abcdef0", subnets };
       m.network.public_ips = true;
     });
-    const { fleet } = synthFleet(model);
-    expect(fleet.managerSubnetIds).toEqual(subnets);
+    const { fleet, json } = synthFleet(model);
+    for (const name of fleet.shards.flatMap((shardFleet) => shardFleet.managers.groupNames)) {
+      expect(asgNamed(json, name)[1].vpc_zone_identifier).toEqual(subnets);
+    }
     expect(warningsUnder(fleet)).toEqual([expect.stringContaining("internet gateway")]);
   });
 
-  test("fails when the model is for google", () => {
-    expect(() => synthFleet(exampleModel("cell-1"))).toThrow('AwsCellFleet: cloud.provider of cell cell-1 is "google"; expected "aws".');
+  test("fails when two shards share a name: the name keys the outputs and the shard's construct scope", () => {
+    const model = modelWith("cell-2", (m) => {
+      m.shards.push(structuredClone(m.shards[0]));
+    });
+    expect(() => synthFleet(model)).toThrow(/test\/fleet: shards\[\]\.name is .*"spot-amd64" appears more than once/);
   });
 
   test("fails when max_instances is 0", () => {

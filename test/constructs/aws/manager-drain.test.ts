@@ -3,18 +3,17 @@
  * hook for as long as the shard's longest job, and the managers may complete that hook on their own
  * groups and no others.
  */
-import { AwsCellFleet } from "../../../constructs/aws/aws-cell-fleet";
-import { RunnerManagerGroup } from "../../../constructs/aws/runner-manager-group";
+import { RunnerManagerSlot } from "../../../constructs/aws/runner-manager-group";
 import { FleetingIam } from "../../../constructs/aws/fleeting-iam";
 import { managerName } from "../../../lib/model/names";
 import type { RunnerModel } from "../../../lib/model/schema";
 import { DRAIN_HOOK_NAME, gracefulStopSeconds } from "../../../lib/render/graceful-stop";
 import { exampleModel, modelWith } from "../../support/models";
-import { awsTestStack, resourcesOf, statementWithSid, synthJson, type Json } from "./support";
+import { awsFleetOf, awsTestStack, resourcesOf, statementWithSid, synthJson, type Json } from "./support";
 
 function synthFleet(model: RunnerModel) {
   const stack = awsTestStack();
-  new AwsCellFleet(stack, "fleet", { model });
+  awsFleetOf(stack, model);
   return synthJson(stack).json;
 }
 
@@ -64,7 +63,7 @@ describe("AWS manager drain on termination", () => {
   test("WHEN a group is built alone THEN the default drain is 1 h plus the margin, and out-of-range values are refused", () => {
     const build = (drainTimeoutSeconds?: number) => {
       const stack = awsTestStack();
-      return new RunnerManagerGroup(stack, "manager", {
+      return new RunnerManagerSlot(stack, "manager", {
         name: "cell-9-main-mgr-0",
         slot: 0,
         imageId: "ami-0123456789abcdef0",

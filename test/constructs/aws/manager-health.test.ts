@@ -2,11 +2,10 @@
  * AWS manager health and paging: the managers may report their own groups' instances Unhealthy (and no
  * other group's), and the job-failure alarm counts system failures only, never a job's own script failing.
  */
-import { AwsCellFleet } from "../../../constructs/aws/aws-cell-fleet";
 import { JOB_FAILED_PATTERN, JOB_FINISHED_PATTERN } from "../../../constructs/aws/fleet-monitoring";
 import { managerName, workerGroupName } from "../../../lib/model/names";
 import { exampleModel, modelWith } from "../../support/models";
-import { awsTestStack, resourcesOf, synthJson, type Json } from "./support";
+import { awsFleetOf, awsTestStack, resourcesOf, synthJson, type Json } from "./support";
 
 /**
  * CloudWatch Logs JSON filter terms of the form `$.msg = "text"` and `$.msg = "prefix*"` (a trailing `*`
@@ -40,7 +39,7 @@ describe("AWS job failure alarm", () => {
 
   test("the synthesized metric filter uses the system-failure pattern", () => {
     const stack = awsTestStack();
-    new AwsCellFleet(stack, "fleet", { model: exampleModel("cell-2") });
+    awsFleetOf(stack, exampleModel("cell-2"));
     const filters = Object.values(resourcesOf(synthJson(stack).json, "aws_cloudwatch_log_metric_filter"));
     const failed = filters.filter((filter) => filter.metric_transformation.name === "JobsFailed");
     expect(failed.length).toBe(1);
@@ -54,7 +53,7 @@ describe("AWS manager health", () => {
       draft.shards.push({ ...structuredClone(draft.shards[0]), name: "other" });
     });
     const stack = awsTestStack();
-    new AwsCellFleet(stack, "fleet", { model });
+    awsFleetOf(stack, model);
     const json = synthJson(stack).json;
     const statements = Object.values(json.data.aws_iam_policy_document as Record<string, Json>).flatMap((doc) => doc.statement);
     const health = statements.filter((statement: Json) => statement.actions.includes("autoscaling:SetInstanceHealth"));

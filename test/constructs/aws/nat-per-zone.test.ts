@@ -6,15 +6,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AwsCellFleet } from "../../../constructs/aws/aws-cell-fleet";
 import type { RunnerModel } from "../../../lib/model/schema";
 import { runBin } from "../../support/cli";
 import { MODELS_DIR, modelWith } from "../../support/models";
-import { awsTestStack, resourcesOf, synthJson, type Json } from "./support";
+import { awsFleetOf, awsTestStack, resourcesOf, synthJson, type Json } from "./support";
 
 function synthFleet(model: RunnerModel): Json {
   const stack = awsTestStack();
-  new AwsCellFleet(stack, "fleet", { model });
+  awsFleetOf(stack, model);
   return synthJson(stack).json;
 }
 

@@ -1,6 +1,6 @@
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
-import { RunnerManagerGroup, type RunnerManagerGroupProps } from "../../../constructs/aws/runner-manager-group";
+import { RunnerManagerGroup, RunnerManagerSlot, type RunnerManagerSlotProps } from "../../../constructs/aws/runner-manager-group";
 import { SLOT_METADATA_KEY } from "../../../lib/model/names";
 import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
@@ -9,9 +9,9 @@ import { awsTestStack, decodeUserData, expectNoTokenShapedStrings, resourcesOf, 
 const SUBNETS = ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"];
 const SCRIPT = '#!/usr/bin/env bash\nset -euo pipefail\necho "slot ${SLOT} of ${HOME}"\n';
 
-function synthManager(props: Partial<RunnerManagerGroupProps> = {}) {
+function synthManager(props: Partial<RunnerManagerSlotProps> = {}) {
   const stack = awsTestStack();
-  const group = new RunnerManagerGroup(stack, "manager-1", {
+  const group = new RunnerManagerSlot(stack, "manager-1", {
     name: "cell-9-main-mgr-1",
     slot: 1,
     imageId: "ami-0123456789abcdef0",
@@ -29,7 +29,7 @@ function synthManager(props: Partial<RunnerManagerGroupProps> = {}) {
   return { group, template, asg, ...result };
 }
 
-describe("RunnerManagerGroup", () => {
+describe("RunnerManagerSlot", () => {
   describe("launch template", () => {
     test("THEN IMDSv2 is required with a hop limit of 1, and instance tags are readable (the slot tag)", () => {
       const { text } = synthManager();
@@ -156,5 +156,43 @@ describe("RunnerManagerGroup", () => {
     test("fails when a tag key cannot be read through instance metadata", () => {
       expect(() => synthManager({ tags: { "team/owner": "x" } })).toThrow(/tags key is "team\/owner"; expected a tag key readable through instance metadata/);
     });
+  });
+});
+
+describe("RunnerManagerGroup", () => {
+  const shared = {
+    imageId: "ami-0123456789abcdef0",
+    instanceType: "t3.medium",
+    subnetIds: SUBNETS,
+    securityGroupIds: ["sg-0123456789abcdef0"],
+    instanceProfileArn: "arn:aws:iam::123456789012:instance-profile/cell-9-main-runner-manager",
+  };
+  const slots = [
+    { name: "cell-9-main-mgr-0", userData: "#!/bin/bash\necho 0\n" },
+    { name: "cell-9-main-mgr-1", userData: "#!/bin/bash\necho 1\n" },
+  ];
+
+  test("THEN slot i is `manager-<i>` of the scope it is given, running its own script and tagged with its number", () => {
+    const stack = awsTestStack();
+    const group = new RunnerManagerGroup(stack, { ...shared, slots });
+    expect(group.groupNames).toEqual(slots.map((slot) => slot.name));
+    expect(group.slots.map((slot) => slot.node.path)).toEqual(["test/manager-0", "test/manager-1"]);
+    const { json } = synthJson(stack);
+    const templates = Object.values(resourcesOf(json, "aws_launch_template"));
+    slots.forEach((slot, index) => {
+      const template = templates.find((candidate) => candidate.name === slot.name)!;
+      expect(decodeUserData(template.user_data)).toBe(slot.userData);
+      expect(template.tags[SLOT_METADATA_KEY]).toBe(String(index));
+    });
+  });
+
+  test("fails when there is no slot", () => {
+    expect(() => new RunnerManagerGroup(awsTestStack(), { ...shared, slots: [] })).toThrow("test: managers.slots is []; expected at least one manager slot.");
+  });
+
+  test("fails when two slots share a name: they would be one Auto Scaling group", () => {
+    expect(() => new RunnerManagerGroup(awsTestStack(), { ...shared, slots: [slots[0], slots[0]] })).toThrow(
+      /test: managers\.slots\[\]\.name is .*"cell-9-main-mgr-0" appears more than once/,
+    );
   });
 });

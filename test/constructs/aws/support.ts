@@ -2,6 +2,11 @@
 import { gunzipSync } from "node:zlib";
 import { Testing, TerraformStack } from "cdktf";
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
+import type { Construct } from "constructs";
+import { AwsCellFleet } from "../../../constructs/aws/aws-cell-fleet";
+import type { RunnerModel } from "../../../lib/model/schema";
+import { renderCellFiles } from "../../../lib/render/rendered-files";
+import { awsFleetProps } from "../../../stacks/aws-fleet-props";
 
 export const TEST_REGION = "eu-west-1";
 
@@ -71,4 +76,10 @@ export function decodeUserData(base64: string): string {
   const bytes = Buffer.from(base64, "base64");
   const isGzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
   return (isGzip ? gunzipSync(bytes) : bytes).toString("utf8");
+}
+
+/** The cell fleet of an AWS model, built as the cell stack builds it (stacks/aws-fleet-props.ts). */
+export function awsFleetOf(scope: Construct, model: RunnerModel, id = "fleet"): AwsCellFleet {
+  if (model.cloud.provider !== "aws") throw new Error(`test model ${model.cell.id} is not an AWS model`);
+  return new AwsCellFleet(scope, id, awsFleetProps({ ...model, cloud: model.cloud }, renderCellFiles(model)));
 }

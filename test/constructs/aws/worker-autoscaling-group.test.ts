@@ -1,7 +1,7 @@
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { AutoscalingPolicy } from "@cdktf/provider-aws/lib/autoscaling-policy";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
-import { WorkerAutoscalingGroup, type WorkerAutoscalingGroupProps } from "../../../constructs/aws/worker-autoscaling-group";
+import { WorkerAutoscalingGroup, WorkerAutoscalingGroups, type WorkerAutoscalingGroupProps } from "../../../constructs/aws/worker-autoscaling-group";
 import { awsTestStack, decodeUserData, expectNoTokenShapedStrings, resourcesOf, synthJson } from "./support";
 
 const SUBNETS = ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1", "subnet-0123456789abcdef2"];
@@ -119,5 +119,36 @@ describe("WorkerAutoscalingGroup", () => {
     test("fails when a subnet id is not a subnet id", () => {
       expect(() => synthWorkers({ subnetIds: ["private-a"] })).toThrow(/subnetIds\[0\] is "private-a"; expected a subnet id/);
     });
+  });
+});
+
+describe("WorkerAutoscalingGroups", () => {
+  const shared = {
+    imageId: "ami-0123456789abcdef0",
+    instanceType: "m7i.large",
+    subnetIds: SUBNETS,
+    securityGroupIds: ["sg-0123456789abcdef1"],
+    userData: SCRIPT,
+    maxInstances: 5,
+  };
+  const groups = [{ name: "cell-9-main-wrk-0" }, { name: "cell-9-main-wrk-1" }];
+
+  test("THEN group i is `workers-<i>` of the scope it is given and belongs to manager slot i", () => {
+    const stack = awsTestStack();
+    const workers = new WorkerAutoscalingGroups(stack, { ...shared, groups });
+    expect(workers.groupNames).toEqual(groups.map((group) => group.name));
+    expect(workers.groups.map((group) => [group.node.path, group.slot])).toEqual([["test/workers-0", 0], ["test/workers-1", 1]]);
+    const asgs = Object.values(resourcesOf(synthJson(stack).json, "aws_autoscaling_group"));
+    expect(asgs.map((asg) => asg.name).sort()).toEqual(groups.map((group) => group.name));
+  });
+
+  test("fails when there is no group", () => {
+    expect(() => new WorkerAutoscalingGroups(awsTestStack(), { ...shared, groups: [] })).toThrow("test: workers.groups is []; expected at least one worker group.");
+  });
+
+  test("fails when two slots share a group: two managers would fight over its instances", () => {
+    expect(() => new WorkerAutoscalingGroups(awsTestStack(), { ...shared, groups: [groups[0], groups[0]] })).toThrow(
+      /test: workers\.groups\[\]\.name is .*"cell-9-main-wrk-0" appears more than once/,
+    );
   });
 });

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
 import { StorageBucket } from "@cdktf/provider-google/lib/storage-bucket";
-import { GoogleCellFleet } from "../../../constructs/google/google-cell-fleet";
 import { UserInputError } from "../../../lib/errors";
 import {
   cacheBucketName,
@@ -14,11 +13,11 @@ import {
 import type { RunnerModel } from "../../../lib/model/schema";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../../lib/render/manager-files";
 import { exampleModel, modelWith } from "../../support/models";
-import { googleTestStack, resourcesOf, resourceTypes, RUNNER_TOKEN_SHAPE, synth, warningsOf } from "./support";
+import { googleFleetOf, googleTestStack, resourcesOf, resourceTypes, RUNNER_TOKEN_SHAPE, synth, warningsOf } from "./support";
 
 function fleetOf(model: RunnerModel) {
   const stack = googleTestStack();
-  const fleet = new GoogleCellFleet(stack, "fleet", { model });
+  const fleet = googleFleetOf(stack, model);
   return { stack, fleet, json: synth(stack) };
 }
 
@@ -59,9 +58,10 @@ describe("GoogleCellFleet over models/cell-1.yaml", () => {
   test("worker groups are never shared: every name is distinct and differs from every manager group", () => {
     const names = resourcesOf(json, "google_compute_instance_group_manager").map((group) => group.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const shardFleet of fleet.shards) {
-      expect(shardFleet.workers.groupNames).toHaveLength(shardFleet.shard.managers.count);
-    }
+    fleet.shards.forEach((shardFleet, index) => {
+      expect(shardFleet.name).toBe(model.shards[index].name);
+      expect(shardFleet.workers.groupNames).toHaveLength(model.shards[index].managers.count);
+    });
   });
 
   test("each shard lives in its own construct scope", () => {
@@ -103,8 +103,8 @@ describe("GoogleCellFleet over models/cell-1.yaml", () => {
     expect(grants.map((grant) => grant.secret_id).sort()).toEqual(
       model.shards.map((shard) => secretLocation(model, shard).googleSecretId).sort(),
     );
-    fleet.shards.forEach((shardFleet) => {
-      expect(shardFleet.iam.tokenSecretId).toBe(secretLocation(model, shardFleet.shard).googleSecretId);
+    fleet.shards.forEach((shardFleet, index) => {
+      expect(shardFleet.iam.tokenSecretId).toBe(secretLocation(model, model.shards[index]).googleSecretId);
     });
   });
 
@@ -220,24 +220,20 @@ describe("GoogleCellFleet variations", () => {
     expect(resourcesOf(json, "google_compute_firewall").every((rule) => rule.network === "shared-vpc")).toBe(true);
   });
 
-  test("fails when the model is for aws", () => {
-    expect(() => fleetOf(exampleModel("cell-2"))).toThrow(UserInputError);
-    expect(() => fleetOf(exampleModel("cell-2"))).toThrow(/cloud\.provider is "aws"; the Google Cloud fleet needs "google"/);
-  });
-
-  test("fails when a slot count is 0", () => {
+  test("fails when a shard has no manager slot", () => {
     const model = modelWith("cell-1", (m) => {
       m.shards[0].managers.count = 0;
     });
     expect(() => fleetOf(model)).toThrow(UserInputError);
-    expect(() => fleetOf(model)).toThrow(/shard small-amd64: managers\.count is 0; expected at least 1 manager slot/);
+    expect(() => fleetOf(model)).toThrow("test/fleet/shard-small-amd64/iam: workerGroups is []; expected at least one worker group.");
   });
 
-  test("fails when the secrets store is AWS SSM", () => {
+  test("fails when two shards share a name: the name keys the outputs and the shard's construct scope", () => {
     const model = modelWith("cell-1", (m) => {
-      m.secrets.store = "aws-ssm";
+      m.shards[1].name = m.shards[0].name;
     });
-    expect(() => fleetOf(model)).toThrow(/secrets\.store is "aws-ssm"/);
+    expect(() => fleetOf(model)).toThrow(UserInputError);
+    expect(() => fleetOf(model)).toThrow(/test\/fleet: shards\[\]\.name is .*"small-amd64" appears more than once/);
   });
 
   test("fails when a monitoring range is 0.0.0.0/0", () => {

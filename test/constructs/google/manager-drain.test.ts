@@ -2,15 +2,14 @@
  * Google Cloud managers drain before their group replaces them: the groups update opportunistically,
  * and the managers may read and update (recreate in) their own shard's manager groups only.
  */
-import { GoogleCellFleet } from "../../../constructs/google/google-cell-fleet";
 import { managerName, zoneOfSlot } from "../../../lib/model/names";
 import { exampleModel } from "../../support/models";
-import { googleTestStack, resourcesOf, synth } from "./support";
+import { googleFleetOf, googleTestStack, resourcesOf, synth } from "./support";
 
 function synthFleet() {
   const model = exampleModel("cell-1");
   const stack = googleTestStack();
-  const fleet = new GoogleCellFleet(stack, "fleet", { model });
+  const fleet = googleFleetOf(stack, model);
   return { model, fleet, text: synth(stack) };
 }
 

@@ -7,8 +7,8 @@ import { SLOT_METADATA_KEY } from "../../../lib/model/names";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
 
 const SLOTS = [
-  { name: "cell-9-small-mgr-0", zone: "europe-west4-a", startupScript: "#!/bin/bash\necho slot 0\n" },
-  { name: "cell-9-small-mgr-1", zone: "europe-west4-b", startupScript: "#!/bin/bash\necho slot 1\n" },
+  { name: "cell-9-small-mgr-0", zone: "europe-west4-a", templateNamePrefix: "cell-9-small-mgr-0-", startupScript: "#!/bin/bash\necho slot 0\n" },
+  { name: "cell-9-small-mgr-1", zone: "europe-west4-b", templateNamePrefix: "cell-9-small-mgr-1-", startupScript: "#!/bin/bash\necho slot 1\n" },
 ];
 
 function managersOf(props: Partial<RunnerManagerGroupProps> = {}) {
@@ -16,6 +16,7 @@ function managersOf(props: Partial<RunnerManagerGroupProps> = {}) {
   const group = new RunnerManagerGroup(stack, "managers", {
     slots: SLOTS,
     machineType: "e2-standard-2",
+    image: "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64",
     subnetwork: "runners-ew4",
     networkTags: ["cell-9-small-manager"],
     serviceAccountEmail: "rm-cell-9-small@acme-test-project.iam.gserviceaccount.com",
@@ -128,7 +129,12 @@ describe("RunnerManagerGroup", () => {
     expect(group.diskSizeGb).toBe(50);
     expect(group.externalIp).toBe(false);
     expect(group.metricsPort).toBe(9252);
-    expect(group.image).toBe("projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64");
+  });
+
+  test("fails when a template name prefix is longer than Google keeps collision-free", () => {
+    const prefix = `${"a".repeat(40)}-`;
+    expect(() => managersOf({ slots: [{ ...SLOTS[0], templateNamePrefix: prefix }] })).toThrow(UserInputError);
+    expect(() => managersOf({ slots: [{ ...SLOTS[0], templateNamePrefix: prefix }] })).toThrow(/slots\[0\]\.templateNamePrefix is "a{40}-"/);
   });
 
   test("fails when there are no slots", () => {

@@ -1,7 +1,11 @@
 /** Test helpers for the Google constructs: a stack with a Google provider, and readers of synthesized JSON. */
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { Testing, TerraformStack } from "cdktf";
-import type { IConstruct } from "constructs";
+import type { Construct, IConstruct } from "constructs";
+import { GoogleCellFleet } from "../../../constructs/google/google-cell-fleet";
+import type { RunnerModel } from "../../../lib/model/schema";
+import { renderCellFiles } from "../../../lib/render/rendered-files";
+import { googleFleetProps } from "../../../stacks/google-fleet-props";
 
 export const TEST_PROJECT = "acme-test-project";
 export const TEST_REGION = "europe-west4";
@@ -43,3 +47,9 @@ export function warningsOf(scope: IConstruct): string[] {
 
 /** What a GitLab runner authentication token looks like; synthesized JSON must never contain one. */
 export const RUNNER_TOKEN_SHAPE = /glrt-[A-Za-z0-9_-]{20,}/;
+
+/** The cell fleet of a Google Cloud model, built as the cell stack builds it (stacks/google-fleet-props.ts). */
+export function googleFleetOf(scope: Construct, model: RunnerModel, id = "fleet"): GoogleCellFleet {
+  if (model.cloud.provider !== "google") throw new Error(`test model ${model.cell.id} is not a Google Cloud model`);
+  return new GoogleCellFleet(scope, id, googleFleetProps({ ...model, cloud: model.cloud }, renderCellFiles(model)));
+}

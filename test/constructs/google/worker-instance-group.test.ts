@@ -5,8 +5,8 @@ import { UserInputError } from "../../../lib/errors";
 import { googleTestStack, resourcesOf, resourceTypes, synth } from "./support";
 
 const GROUPS = [
-  { name: "cell-9-small-wrk-0", zone: "europe-west4-a" },
-  { name: "cell-9-small-wrk-1", zone: "europe-west4-b" },
+  { name: "cell-9-small-wrk-0", zone: "europe-west4-a", templateNamePrefix: "cell-9-small-wrk-0-" },
+  { name: "cell-9-small-wrk-1", zone: "europe-west4-b", templateNamePrefix: "cell-9-small-wrk-1-" },
 ];
 
 function workersOf(props: Partial<WorkerInstanceGroupProps> = {}) {
@@ -14,6 +14,7 @@ function workersOf(props: Partial<WorkerInstanceGroupProps> = {}) {
   const group = new WorkerInstanceGroup(stack, "workers", {
     groups: GROUPS,
     machineType: "n2d-standard-2",
+    image: "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64",
     subnetwork: "runners-ew4",
     networkTags: ["cell-9-small-worker"],
     startupScript: "#!/bin/bash\necho worker\n",
