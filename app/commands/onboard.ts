@@ -11,14 +11,12 @@ import { UserInputError } from "../../lib/errors";
 import { createGitLabClient, type GitLabClient } from "../../lib/gitlab/client";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
-import { DEFAULT_STALE_AFTER, formatPruneReport, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
-import { collectShardStatus, formatStatusTable, type ShardStatus } from "../../lib/gitlab/status";
+import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
+import { collectShardStatus } from "../../lib/gitlab/status";
 import { loadModelFile } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import type { RunnerModel, Shard } from "../../lib/model/schema";
-import { formatSteps } from "../../lib/onboard/format-plan";
 import { uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../lib/onboard/outcome";
-import type { ShardPlan } from "../../lib/onboard/plan";
 import { reconcileCell } from "../../lib/onboard/reconcile-cell";
 import { createSecretStore } from "../../lib/secrets/create-store";
 import { acquireCellLock, describeHolder, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
@@ -27,6 +25,9 @@ import type { SecretStore } from "../../lib/secrets/store";
 import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
 import type * as OnboardOptionsModule from "./onboard-options";
 import type { OnboardFlags, OnboardMode } from "./onboard-options";
+import { formatOnboardReport, type OnboardResult } from "./onboard-report";
+
+export { formatOnboardReport, type OnboardResult };
 
 export interface OnboardOptions extends OnboardFlags {
   /** --model: a path, or a name in the models directory. */
@@ -52,27 +53,6 @@ export interface OnboardOptions extends OnboardFlags {
   readonly stateDir?: string;
   /** A lock not refreshed for this long is taken over (its process died). @default 10s */
   readonly lockStaleMs?: number;
-}
-
-export interface OnboardResult {
-  readonly ok: boolean;
-  readonly exitCode: 0 | 1;
-  readonly mode: OnboardMode["kind"];
-  readonly dryRun: boolean;
-  readonly model: string;
-  readonly cell: string;
-  readonly gitlabUrl: string;
-  /** Per shard, for reconcile/rotate/remove. */
-  readonly shards: readonly ShardOutcome[];
-  /** With --dry-run (reconcile/rotate/remove): the plan, step by step, that a run would carry out. */
-  readonly plan?: readonly ShardPlan[];
-  /** Per shard, for --status. */
-  readonly status?: readonly ShardStatus[];
-  /** For --prune: what was (or would be) deleted. */
-  readonly prune?: PruneReport;
-  /** Why the run failed, one line each. */
-  readonly problems: readonly string[];
-  readonly notices: readonly string[];
 }
 
 /** What every mode of a run shares once the model and options are read. */
@@ -244,44 +224,6 @@ function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
     throw new UserInputError(`--shard ${unknown.join(", ")}: no such shard in cell ${model.cell.id}; expected one of ${[...known].join(", ")}`);
   }
   return model.shards.filter((shard) => names.includes(shard.name));
-}
-
-const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: string]> = {
-  create: ["created", "would create"],
-  update: ["updated", "would update"],
-  adopt: ["recovered", "would recover"],
-  rotate: ["rotated", "would rotate"],
-  delete: ["deleted", "would delete"],
-  none: ["unchanged", "unchanged"],
-  blocked: ["blocked", "blocked"],
-  unchecked: ["not checked", "not checked"],
-};
-
-export function formatOnboardReport(result: OnboardResult): string {
-  const lines: string[] = [`cell ${result.cell} on ${result.gitlabUrl}${result.dryRun ? " (dry run: nothing was changed)" : ""}`];
-  if (result.prune) {
-    lines.push(...formatPruneReport(result.prune));
-  } else if (result.status) {
-    lines.push(formatStatusTable(result.status).trimEnd());
-  } else {
-    const width = Math.max(...result.shards.map((outcome) => outcome.shard.length), 5);
-    const plans = new Map((result.plan ?? []).map((plan) => [plan.shard, plan]));
-    for (const outcome of result.shards) {
-      const [done, planned] = ACTION_WORDS[outcome.action];
-      const verb = outcome.error ? `failed (${planned.replace("would ", "")})` : outcome.dryRun ? planned : done;
-      const runner = outcome.runnerId === undefined ? "" : ` runner #${outcome.runnerId}`;
-      lines.push(`  ${outcome.shard.padEnd(width)}  ${verb}${runner}: ${outcome.reason}`);
-      const plan = plans.get(outcome.shard);
-      if (plan) for (const step of formatSteps(plan)) lines.push(`      ${step}`);
-      for (const change of outcome.changes) lines.push(`      ${change}`);
-      if (outcome.tokenStored) lines.push(`      token stored in ${outcome.secret}`);
-      for (const note of outcome.notes) lines.push(`      note: ${note}`);
-      if (outcome.error) lines.push(`      error: ${outcome.error}`);
-    }
-  }
-  for (const notice of result.notices) lines.push(`warning: ${notice}`);
-  for (const problem of result.problems) lines.push(`error: ${problem}`);
-  return `${redactSecrets(lines.join("\n"))}\n`;
 }
 
 export function onboardCommand(): Command {

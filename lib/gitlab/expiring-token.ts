@@ -16,7 +16,6 @@
  */
 import type { Shard } from "../model/schema";
 import type { IssuedToken } from "./client";
-import { GitLabApiError } from "./errors";
 
 /** Where GitLab decides that runner tokens expire. */
 const EXPIRATION_SETTINGS =
@@ -30,12 +29,4 @@ export function expiringTokenProblem(shard: Shard, issued: IssuedToken): string 
     "The shard's managers share that one token, and renewing it resets it for all of them at once, so runner-fleet does not use expiring tokens. " +
     `Turn off ${EXPIRATION_SETTINGS}, then run onboard again; rotate on a schedule with onboard --rotate instead (managers pick up a rotated token within a minute).`
   );
-}
-
-/** A refused token; the message says what became of the runner. */
-export class ExpiringTokenError extends GitLabApiError {
-  constructor(message: string) {
-    super(message, "rejected", false);
-    this.name = "ExpiringTokenError";
-  }
 }

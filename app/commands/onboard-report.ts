@@ -1,0 +1,67 @@
+/** What an onboard run reports, and that report for people (stdout; --json prints the result itself). */
+import { formatPruneReport, type PruneReport } from "../../lib/gitlab/prune";
+import { formatStatusTable, type ShardStatus } from "../../lib/gitlab/status";
+import { formatSteps } from "../../lib/onboard/format-plan";
+import type { ShardOutcome } from "../../lib/onboard/outcome";
+import type { ShardPlan } from "../../lib/onboard/plan";
+import { redactSecrets } from "../../lib/redact";
+import type { OnboardMode } from "./onboard-options";
+
+export interface OnboardResult {
+  readonly ok: boolean;
+  readonly exitCode: 0 | 1;
+  readonly mode: OnboardMode["kind"];
+  readonly dryRun: boolean;
+  readonly model: string;
+  readonly cell: string;
+  readonly gitlabUrl: string;
+  /** Per shard, for reconcile/rotate/remove. */
+  readonly shards: readonly ShardOutcome[];
+  /** With --dry-run (reconcile/rotate/remove): the plan, step by step, that a run would carry out. */
+  readonly plan?: readonly ShardPlan[];
+  /** Per shard, for --status. */
+  readonly status?: readonly ShardStatus[];
+  /** For --prune: what was (or would be) deleted. */
+  readonly prune?: PruneReport;
+  /** Why the run failed, one line each. */
+  readonly problems: readonly string[];
+  readonly notices: readonly string[];
+}
+
+const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: string]> = {
+  create: ["created", "would create"],
+  update: ["updated", "would update"],
+  adopt: ["recovered", "would recover"],
+  rotate: ["rotated", "would rotate"],
+  delete: ["deleted", "would delete"],
+  none: ["unchanged", "unchanged"],
+  blocked: ["blocked", "blocked"],
+  unchecked: ["not checked", "not checked"],
+};
+
+export function formatOnboardReport(result: OnboardResult): string {
+  const lines: string[] = [`cell ${result.cell} on ${result.gitlabUrl}${result.dryRun ? " (dry run: nothing was changed)" : ""}`];
+  if (result.prune) {
+    lines.push(...formatPruneReport(result.prune));
+  } else if (result.status) {
+    lines.push(formatStatusTable(result.status).trimEnd());
+  } else {
+    const width = Math.max(...result.shards.map((outcome) => outcome.shard.length), 5);
+    const plans = new Map((result.plan ?? []).map((plan) => [plan.shard, plan]));
+    for (const outcome of result.shards) {
+      const [done, planned] = ACTION_WORDS[outcome.action];
+      const verb = outcome.error ? `failed (${planned.replace("would ", "")})` : outcome.dryRun ? planned : done;
+      const runner = outcome.runnerId === undefined ? "" : ` runner #${outcome.runnerId}`;
+      lines.push(`  ${outcome.shard.padEnd(width)}  ${verb}${runner}: ${outcome.reason}`);
+      const plan = plans.get(outcome.shard);
+      if (plan) for (const step of formatSteps(plan)) lines.push(`      ${step}`);
+      for (const change of outcome.changes) lines.push(`      ${change}`);
+      if (outcome.tokenStored) lines.push(`      token stored in ${outcome.secret}`);
+      for (const note of outcome.notes) lines.push(`      note: ${note}`);
+      if (outcome.error) lines.push(`      error: ${outcome.error}`);
+    }
+  }
+  for (const notice of result.notices) lines.push(`warning: ${notice}`);
+  for (const problem of result.problems) lines.push(`error: ${problem}`);
+  return `${redactSecrets(lines.join("\n"))}\n`;
+}
