@@ -378,6 +378,9 @@ describe("--dry-run prints the plan", () => {
     const text = formatOnboardReport(result);
     expect(text).toContain(`1. update runner #${runner.id}: paused`);
     expect(text).toContain(`1. delete duplicate runner #${duplicate.id}`);
+    // The plan is made from what was read, tokens aside: neither the stored tokens nor the runners' appear.
+    const tokens = [...setup.model.shards.map((shard) => stored(shard).token), ...[...fake.runners.values()].map((entry) => entry.token)];
+    for (const token of tokens) expect(JSON.stringify(result) + text).not.toContain(token);
   });
 
   test("a run without --dry-run reports outcomes, not a plan", async () => {
