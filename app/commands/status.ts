@@ -14,6 +14,7 @@ import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } fr
 import pLimit from "p-limit";
 import { OperationalError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
+import { isOutOfReach } from "../../lib/gitlab/errors";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs } from "../../lib/gitlab/retry";
 import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../../lib/gitlab/status";
 import type { TokenCheck } from "../../lib/gitlab/verify-token";
@@ -163,7 +164,7 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
       limit(async (): Promise<ShardStatus> => {
         if (unreachable) return { shard: shard.name, foundBy: "none", managers: [], onlineManagers: 0, error: unreachable };
         const status = await collectShardStatus(statusContext, shard);
-        if (status.error && /cannot reach GitLab|kept failing/.test(status.error)) unreachable ??= `not checked: GitLab is out of reach (see shard ${shard.name})`;
+        if (status.errorKind && isOutOfReach(status.errorKind)) unreachable ??= `not checked: GitLab is out of reach (see shard ${shard.name})`;
         return status;
       }),
     ),

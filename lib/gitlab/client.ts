@@ -1,74 +1,44 @@
 /**
- * The few GitLab runner calls onboarding needs, on @gitbeaker/rest with our own
- * requester (./requester.ts: one attempt per try, retries by ./retry.ts) and, for the
- * endpoints gitbeaker 43.8 lacks, its raw requester:
- * - POST /runners/:id/reset_authentication_token
- * - GET  /runners/:id/managers
- * - GET  /runners/:id/jobs
- * - POST /runners/verify and DELETE /runners/managers (with a runner token)
- * Every failure leaves as a GitLabApiError with a plain, redacted message.
+ * The one place that builds GitLab clients: @gitbeaker/rest resources whose HTTP layer
+ * is our requester (./requester.ts: one retry policy, ./retry.ts). gitbeaker makes the
+ * calls it has (runners, users, merge request notes, with its pagination); typed
+ * wrappers on the same requester cover what gitbeaker 43.8.0 lacks:
+ * - GET    /runners/:id/managers (not paginated by GitLab: it presents them all)
+ * - POST   /runners/:id/reset_authentication_token
+ * - POST   /runners/verify and DELETE /runners/managers with a runner token
+ *   (Runners.verify has no token parameter; there is no manager endpoint).
+ * GitLab's answers are checked against its documented shapes (./gitlab-shapes.ts), and every
+ * failure leaves as a GitLabApiError with a `kind` and a plain, redacted message.
  */
-import { Runners, Users } from "@gitbeaker/rest";
-import { describeGitLabFailure, isMissingObject } from "./errors";
-import { createRequesterFn, GitLabHttpError, type Requester, type RequesterSettings } from "./requester";
+import { MergeRequestNotes, Runners, Users } from "@gitbeaker/rest";
+import { z } from "zod";
+import { describeGitLabFailure, GitLabApiError, type FailureHints } from "./errors";
+import { gitlabRequesterFn, UnexpectedAnswerError, type RequesterSettings } from "./requester";
+import {
+  issuedTokenShape,
+  mergeRequestNoteShape,
+  runnerDetailsShape,
+  runnerJobShape,
+  runnerManagerShape,
+  runnerSummaryShape,
+  resetTokenShape,
+  tokenVerificationShape,
+  type AccessLevel,
+  type IssuedToken,
+  type MergeRequestNote,
+  type RunnerDetails,
+  type RunnerJob,
+  type RunnerManager,
+  type RunnerSummary,
+  type RunnerTypeName,
+} from "./gitlab-shapes";
 
-export type RunnerTypeName = "instance_type" | "group_type" | "project_type";
-export type AccessLevel = "not_protected" | "ref_protected";
-
-/** A runner as GET /runners/all lists it. */
-export interface RunnerSummary {
-  readonly id: number;
-  readonly description: string | null;
-  readonly runner_type: RunnerTypeName;
-  readonly paused: boolean;
-  readonly online: boolean | null;
-  readonly status: string;
-}
-
-/** GET /runners/:id */
-export interface RunnerDetails extends RunnerSummary {
-  readonly tag_list: string[] | null;
-  readonly run_untagged: boolean;
-  readonly locked: boolean;
-  readonly access_level: string;
-  readonly maximum_timeout: number | null;
-  readonly maintenance_note: string | null;
-  readonly contacted_at?: string | null;
-  readonly version?: string | null;
-  readonly groups?: ReadonlyArray<{ readonly id: number }>;
-  readonly projects?: ReadonlyArray<{ readonly id: number }>;
-}
-
-/** GET /runners/:id/managers: one per machine (system_id) that uses the runner's token. */
-export interface RunnerManager {
-  readonly id: number;
-  readonly system_id: string;
-  readonly version: string | null;
-  readonly platform?: string | null;
-  readonly architecture?: string | null;
-  readonly ip_address: string | null;
-  readonly created_at?: string | null;
-  readonly contacted_at: string | null;
-  readonly status: "online" | "offline" | "stale" | "never_contacted" | string;
-}
-
-/** GET /runners/:id/jobs: one job the runner has taken (only the fields we read). */
-export interface RunnerJob {
-  readonly id: number;
-  readonly status: string;
-}
+export type { AccessLevel, IssuedToken, MergeRequestNote, RunnerDetails, RunnerJob, RunnerManager, RunnerSummary, RunnerTypeName } from "./gitlab-shapes";
 
 /** What POST /runners/verify says of a runner token. */
 export type TokenVerification =
   | { readonly valid: true; readonly runnerId: number; readonly tokenExpiresAt: string | null }
   | { readonly valid: false; readonly reason: string };
-
-/** What POST /user/runners and the reset endpoints give back. The token is a secret. */
-export interface IssuedToken {
-  readonly id: number;
-  readonly token: string;
-  readonly token_expires_at: string | null;
-}
 
 /** Settings GitLab keeps per runner that the model decides, with GitLab's names. */
 export interface RunnerSettings {
@@ -95,6 +65,12 @@ export interface RunnerScope {
   readonly projectId?: number;
   /** Only runners carrying all of these tags. */
   readonly tags?: readonly string[];
+}
+
+/** A merge request, as CI names it (CI_PROJECT_ID may be an id or a URL-encoded path). */
+export interface MergeRequestRef {
+  readonly projectId: string | number;
+  readonly iid: number;
 }
 
 export interface GitLabClient {
@@ -126,29 +102,40 @@ export interface GitLabClient {
   deleteRunnerManager(token: string, systemId: string, action: string): Promise<boolean>;
 }
 
+/** What `review --post` and `provision --post` need: one merge request's notes. */
+export interface MergeRequestNotesClient {
+  /** GET /projects/:id/merge_requests/:iid/notes, oldest first, all pages. */
+  listMergeRequestNotes(mergeRequest: MergeRequestRef, action: string): Promise<MergeRequestNote[]>;
+  /** POST /projects/:id/merge_requests/:iid/notes. Not retried on 5xx or a lost answer (it would add a second note). */
+  createMergeRequestNote(mergeRequest: MergeRequestRef, body: string, action: string): Promise<MergeRequestNote>;
+  /** PUT /projects/:id/merge_requests/:iid/notes/:note_id */
+  editMergeRequestNote(mergeRequest: MergeRequestRef, noteId: number, body: string, action: string): Promise<MergeRequestNote>;
+}
+
 export interface GitLabClientOptions extends RequesterSettings {
-  /** Root URL of the instance (model gitlab.url). */
+  /** Root URL of the instance (model gitlab.url, CI_SERVER_URL). */
   readonly url: string;
-  /** Admin (or Owner) token. */
+  /** A personal, group or project access token. */
   readonly token: string;
   /** Name of the variable the token came from, for messages. */
   readonly tokenEnv: string;
   /** More secrets to keep out of messages (runner tokens seen in this run). */
   readonly knownSecrets?: () => readonly string[];
+  /** What to tell the user per kind of failure, when the default (runner administration) does not fit. */
+  readonly hints?: FailureHints;
 }
 
 /** Items per page when listing; GitLab's maximum. */
 export const LIST_PAGE_SIZE = 100;
 
-export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
-  const baseUrl = options.url.replace(/\/+$/, "");
-  const requesterFn = createRequesterFn(options);
-  // queryTimeout null: each attempt has its own time limit in the requester.
-  const config = { host: baseUrl, token: options.token, requesterFn, queryTimeout: null } as const;
-  const runners = new Runners(config as unknown as ConstructorParameters<typeof Runners>[0]);
-  const users = new Users(config as unknown as ConstructorParameters<typeof Users>[0]);
-  const raw: Requester = runners.requester as unknown as Requester;
+/** PUT /runners/:id takes maintenance_note; gitbeaker 43.8's EditRunnerOptions does not list it. */
+type RunnerEdit = NonNullable<Parameters<Runners["edit"]>[1]> & { maintenanceNote?: string };
 
+/** gitbeaker's settings for every resource: our requester, and no overall time limit (each attempt has its own). */
+function connect(options: GitLabClientOptions) {
+  const baseUrl = options.url.replace(/\/+$/, "");
+  const config = { host: baseUrl, token: options.token, requesterFn: gitlabRequesterFn(options), queryTimeout: null };
+  /** Runs a call; any failure leaves as a GitLabApiError saying what `action` could not do. */
   const guard = async <T>(action: string, call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -158,17 +145,29 @@ export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
         baseUrl,
         tokenEnv: options.tokenEnv,
         secrets: [options.token, ...(options.knownSecrets?.() ?? [])],
+        hints: options.hints,
       });
     }
   };
-  const orUndefinedWhenMissing = async <T>(call: () => Promise<T>): Promise<T | undefined> => {
+  return { baseUrl, config, guard };
+}
+
+export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
+  const { baseUrl, config, guard } = connect(options);
+  const runners = new Runners(config);
+  const users = new Users(config);
+  // gitbeaker's requester (ours), for the endpoints it has no method for.
+  const raw = runners.requester;
+  /** Runs `call`; a GitLab failure that is `expected` becomes `fallback` (an answer, not a failure). */
+  const unless = async <T>(action: string, call: () => Promise<T>, expected: (error: GitLabApiError) => boolean, fallback: (error: GitLabApiError) => T): Promise<T> => {
     try {
-      return await call();
+      return await guard(action, call);
     } catch (error) {
-      if (isMissingObject(error)) return undefined;
+      if (error instanceof GitLabApiError && expected(error)) return fallback(error);
       throw error;
     }
   };
+  const missing = (error: GitLabApiError) => error.kind === "not-found";
 
   return {
     baseUrl,
@@ -186,90 +185,102 @@ export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
           maximumTimeout: runner.maximum_timeout,
           maintenanceNote: runner.maintenance_note,
         });
-        return expectIssuedToken(created, "POST /api/v4/user/runners");
+        return answer(issuedTokenShape, created, "POST /api/v4/user/runners");
       }),
     getRunner: (id, action) =>
-      guard(action, () => orUndefinedWhenMissing(async () => (await runners.show(id)) as unknown as RunnerDetails)),
+      unless(action, async () => answer(runnerDetailsShape, await runners.show(id), `GET /api/v4/runners/${id}`), missing, () => undefined),
     listRunners: (scope, action) =>
       guard(action, async () => {
-        const filters = {
-          type: scope.runnerType,
-          ...(scope.tags && scope.tags.length > 0 ? { tagList: [...scope.tags] } : {}),
-          perPage: LIST_PAGE_SIZE,
-        };
-        const owner = scope.groupId !== undefined ? { groupId: scope.groupId } : scope.projectId !== undefined ? { projectId: scope.projectId } : {};
-        const listed = await runners.all({ ...owner, ...filters } as Parameters<typeof runners.all>[0]);
-        return listed as unknown as RunnerSummary[];
+        const filters = { type: scope.runnerType, perPage: LIST_PAGE_SIZE, ...(scope.tags && scope.tags.length > 0 ? { tagList: [...scope.tags] } : {}) };
+        // No `page`: gitbeaker then follows Link rel="next" through every page.
+        const listed =
+          scope.groupId !== undefined
+            ? await runners.all({ groupId: scope.groupId, ...filters })
+            : scope.projectId !== undefined
+              ? await runners.all({ projectId: scope.projectId, ...filters })
+              : await runners.all(filters);
+        return answer(z.array(runnerSummaryShape), listed, `GET the ${scope.runnerType} runners`);
       }),
     updateRunner: (id, changes, action) =>
       guard(action, async () => {
-        const body = Object.fromEntries(Object.entries(changes).map(([key, value]) => [key, Array.isArray(value) ? [...value] : value]));
-        return (await runners.edit(id, body as Parameters<typeof runners.edit>[1])) as unknown as RunnerDetails;
+        const edit: RunnerEdit = {
+          description: changes.description,
+          tagList: changes.tag_list === undefined ? undefined : [...changes.tag_list],
+          runUntagged: changes.run_untagged,
+          locked: changes.locked,
+          accessLevel: changes.access_level,
+          maximumTimeout: changes.maximum_timeout,
+          paused: changes.paused,
+          maintenanceNote: changes.maintenance_note,
+        };
+        return answer(runnerDetailsShape, await runners.edit(id, edit), `PUT /api/v4/runners/${id}`);
       }),
     deleteRunner: (id, action) =>
-      guard(action, async () => (await orUndefinedWhenMissing(async () => runners.remove({ runnerId: id }).then(() => true))) ?? false),
+      unless(
+        action,
+        async () => {
+          await runners.remove({ runnerId: id });
+          return true;
+        },
+        missing,
+        () => false,
+      ),
     resetRunnerToken: (id, action) =>
       guard(action, async () => {
-        const path = `runners/${encodeURIComponent(String(id))}/reset_authentication_token`;
-        const response = await raw.post(path);
-        return expectIssuedToken({ id, ...(response.body as object) }, `POST /api/v4/${path}`);
+        const path = `runners/${encodeURIComponent(id)}/reset_authentication_token`;
+        const reset = answer(resetTokenShape, (await raw.post(path)).body, `POST /api/v4/${path}`);
+        return { id, token: reset.token, token_expires_at: reset.token_expires_at };
       }),
     listRunnerManagers: (id, action) =>
-      guard(action, async () => {
-        const managers: RunnerManager[] = [];
-        // GitLab paginates this list too; follow X-Next-Page.
-        for (let page = 1; page > 0; ) {
-          const response = await raw.get(`runners/${encodeURIComponent(String(id))}/managers`, { searchParams: { page, perPage: LIST_PAGE_SIZE } });
-          managers.push(...((response.body as RunnerManager[]) ?? []));
-          page = Number(response.headers["x-next-page"] || 0);
-        }
-        return managers;
-      }),
+      guard(action, async () => answer(z.array(runnerManagerShape), (await raw.get(`runners/${encodeURIComponent(id)}/managers`)).body, `GET /api/v4/runners/${id}/managers`)),
     listRunnerJobs: (id, status, action) =>
-      guard(action, async () => {
-        const jobs: RunnerJob[] = [];
-        for (let page = 1; page > 0; ) {
-          const response = await raw.get(`runners/${encodeURIComponent(String(id))}/jobs`, { searchParams: { status, page, perPage: LIST_PAGE_SIZE } });
-          jobs.push(...((response.body as RunnerJob[]) ?? []));
-          page = Number(response.headers["x-next-page"] || 0);
-        }
-        return jobs;
-      }),
+      guard(action, async () => answer(z.array(runnerJobShape), await runners.allJobs(id, { status, perPage: LIST_PAGE_SIZE }), `GET /api/v4/runners/${id}/jobs`)),
     verifyRunnerToken: (token, systemId, action) =>
-      guard(action, async (): Promise<TokenVerification> => {
-        try {
-          const response = await raw.post("runners/verify", { body: { token, systemId } });
-          const body = (response.body ?? {}) as { id?: unknown; token_expires_at?: unknown };
-          return {
-            valid: true,
-            runnerId: typeof body.id === "number" ? body.id : Number.NaN,
-            tokenExpiresAt: typeof body.token_expires_at === "string" ? body.token_expires_at : null,
-          };
-        } catch (error) {
-          if (error instanceof GitLabHttpError && (error.status === 403 || error.status === 422)) {
-            return { valid: false, reason: error.status === 422 ? "GitLab says the runner is orphaned (422)" : "GitLab refused the token (403): it is wrong, reset or expired" };
-          }
-          throw error;
-        }
-      }),
+      unless(
+        action,
+        async (): Promise<TokenVerification> => {
+          const verified = answer(tokenVerificationShape, (await raw.post("runners/verify", { body: { token, systemId } })).body, "POST /api/v4/runners/verify");
+          return { valid: true, runnerId: verified.id, tokenExpiresAt: verified.token_expires_at ?? null };
+        },
+        (error) => error.status === 403 || error.status === 422,
+        (error) => ({ valid: false, reason: error.status === 422 ? "GitLab says the runner is orphaned (422)" : "GitLab refused the token (403): it is wrong, reset or expired" }),
+      ),
     deleteRunnerManager: (token, systemId, action) =>
-      guard(action, async () => {
-        try {
+      unless(
+        action,
+        async () => {
           await raw.delete("runners/managers", { body: { token, systemId } });
           return true;
-        } catch (error) {
-          if (error instanceof GitLabHttpError && error.status === 404) return false;
-          throw error;
-        }
-      }),
+        },
+        missing,
+        () => false,
+      ),
   };
 }
 
-function expectIssuedToken(value: unknown, call: string): IssuedToken {
-  const record = value as Partial<IssuedToken> | undefined;
-  if (!record || typeof record.token !== "string" || typeof record.id !== "number") {
-    // Shaped like an HTTP failure so the message explains the call; the body is not echoed (it may hold a token).
-    throw new GitLabHttpError(call.split(" ")[0], call.split(" ")[1], 502, "unexpected answer without a runner token", "", undefined, new Headers());
-  }
-  return { id: record.id, token: record.token, token_expires_at: record.token_expires_at ?? null };
+export function createMergeRequestNotesClient(options: GitLabClientOptions): MergeRequestNotesClient {
+  const { config, guard } = connect(options);
+  const notes = new MergeRequestNotes(config);
+  return {
+    listMergeRequestNotes: (mr, action) =>
+      guard(action, async () =>
+        // No `page`: gitbeaker follows Link rel="next" through every page.
+        answer(z.array(mergeRequestNoteShape), await notes.all(mr.projectId, mr.iid, { perPage: LIST_PAGE_SIZE, sort: "asc", orderBy: "created_at" }), `GET ${notesPath(mr)}`),
+      ),
+    createMergeRequestNote: (mr, body, action) => guard(action, async () => answer(mergeRequestNoteShape, await notes.create(mr.projectId, mr.iid, body), `POST ${notesPath(mr)}`)),
+    editMergeRequestNote: (mr, noteId, body, action) =>
+      guard(action, async () => answer(mergeRequestNoteShape, await notes.edit(mr.projectId, mr.iid, noteId, { body }), `PUT ${notesPath(mr)}/${noteId}`)),
+  };
+}
+
+/** `value` checked against GitLab's documented `shape`; the body is never echoed (it may hold a token). */
+function answer<S extends z.ZodType>(shape: S, value: unknown, call: string): z.infer<S> {
+  const parsed = shape.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new UnexpectedAnswerError(call, issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : "unreadable");
+}
+
+function notesPath(mr: MergeRequestRef): string {
+  return `/api/v4/projects/${encodeURIComponent(mr.projectId)}/merge_requests/${mr.iid}/notes`;
 }

@@ -5,7 +5,7 @@
  */
 import { OperationalError } from "../errors";
 import { redactSecrets, redactValue } from "../redact";
-import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./requester";
+import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./requester";
 import { RetryBudgetExceededError, formatMs } from "./retry";
 
 export type GitLabFailureKind =
@@ -16,8 +16,13 @@ export type GitLabFailureKind =
   | "no-api"
   | "unreachable"
   | "server"
+  | "conflict"
   | "rate-limited"
+  | "unexpected-answer"
   | "gave-up";
+
+/** What to tell the user for a kind of failure, when the default (runner administration) does not fit the call. */
+export type FailureHints = Partial<Record<"forbidden" | "not-found", string>>;
 
 /** An OperationalError (exit 1) that still knows what kind of failure it was. */
 export class GitLabApiError extends OperationalError {
@@ -37,6 +42,11 @@ export class GitLabApiError extends OperationalError {
   }
 }
 
+/** GitLab cannot be used at all for now (not reached, or kept failing past the retry budget): later calls of the run would fail the same way. */
+export function isOutOfReach(kind: GitLabFailureKind): boolean {
+  return kind === "unreachable" || kind === "gave-up";
+}
+
 export interface FailureContext {
   /** What we were doing, as a verb phrase: "create the runner of shard small-amd64". */
   readonly action: string;
@@ -44,6 +54,7 @@ export interface FailureContext {
   readonly tokenEnv: string;
   /** Secret values to scrub from messages even when they carry no known prefix. */
   readonly secrets?: readonly (string | undefined)[];
+  readonly hints?: FailureHints;
 }
 
 /** GitLab's error text in any of its body shapes: {"error"}, {"message": "..."}, {"message": {field: [..]}}. */
@@ -96,6 +107,9 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       { cause: error },
     );
   }
+  if (error instanceof UnexpectedAnswerError) {
+    return make("unexpected-answer", `GitLab at ${at} answered ${error.call} with something other than the documented shape (${error.detail}). Check gitlab.url: a proxy may stand in front of GitLab.`, false);
+  }
   if (error instanceof NotGitLabApiError) {
     return make(
       "no-api",
@@ -129,7 +143,10 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       case error.status === 403:
         return make(
           "forbidden",
-          `GitLab at ${at} refused (${answer}). The token in $${context.tokenEnv} needs the api scope (or create_runner and manage_runner), and instance runners need an administrator's token (group and project runners: the Owner role).`,
+          `GitLab at ${at} refused (${answer}). ${
+            context.hints?.forbidden ??
+            `The token in $${context.tokenEnv} needs the api scope (or create_runner and manage_runner), and instance runners need an administrator's token (group and project runners: the Owner role).`
+          }`,
           false,
           403,
         );
@@ -148,7 +165,9 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
           404,
         );
       case error.status === 404:
-        return make("not-found", answer, false, 404);
+        return make("not-found", context.hints?.["not-found"] ? `${answer}: ${context.hints["not-found"]}` : answer, false, 404);
+      case error.status === 409 || error.status === 412:
+        return make("conflict", `GitLab at ${at} refused the change in the object's current state (${answer}).`, false, error.status);
       case error.status === 429:
         return make("rate-limited", `GitLab at ${at} is rate limiting this token (${answer}).`, false, 429);
       case error.status >= 500:

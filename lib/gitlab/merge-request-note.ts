@@ -7,9 +7,8 @@
  * cannot write notes, so the token is a project access token with `api` scope
  * (Reporter is enough), kept in a masked CI variable.
  */
-import { Gitlab } from "@gitbeaker/rest";
-import { OperationalError, UserInputError } from "../errors";
-import { redactValue } from "../redact";
+import { UserInputError } from "../errors";
+import { createMergeRequestNotesClient, type GitLabClientOptions } from "./client";
 
 export const DEFAULT_TOKEN_VARIABLES: readonly string[] = ["GITLAB_REVIEW_TOKEN", "GITLAB_TOKEN"];
 
@@ -58,56 +57,30 @@ export function readMergeRequestNoteTarget(env: NodeJS.ProcessEnv, tokenEnv?: st
   return { serverUrl: serverUrl.replace(/\/+$/, ""), projectId, mergeRequestIid, token: env[tokenVariable!]!.trim(), tokenVariable: tokenVariable! };
 }
 
-/** Edits the note whose body contains `marker`, or creates it when there is none. */
-export async function upsertMergeRequestNote(target: MergeRequestNoteTarget, body: string, marker: string): Promise<NoteUpsertResult> {
+/** How the note's client talks to GitLab: the retry budget and clock, as for onboarding. */
+export type NoteConnection = Pick<GitLabClientOptions, "policy" | "clock" | "onRetry" | "attemptTimeoutMs">;
+
+/** Edits the note whose body contains `marker`, or creates it when there is none. Failures are GitLabApiErrors. */
+export async function upsertMergeRequestNote(target: MergeRequestNoteTarget, body: string, marker: string, connection: NoteConnection = {}): Promise<NoteUpsertResult> {
   if (!body.includes(marker)) throw new Error("the note body must contain its marker, or the next run would add a second note");
-  const api = new Gitlab({ host: target.serverUrl, token: target.token });
-  try {
-    // No `page` option: gitbeaker then follows the Link rel="next" headers through every page.
-    const notes = await api.MergeRequestNotes.all(target.projectId, target.mergeRequestIid, { perPage: 100, sort: "asc", orderBy: "created_at" });
-    const existing = notes.find((note) => !note.system && typeof note.body === "string" && note.body.includes(marker));
-    if (existing) {
-      await api.MergeRequestNotes.edit(target.projectId, target.mergeRequestIid, existing.id, { body });
-      return { action: "updated", noteId: existing.id };
-    }
-    const created = await api.MergeRequestNotes.create(target.projectId, target.mergeRequestIid, body);
-    return { action: "created", noteId: created.id };
-  } catch (error) {
-    throw noteError(error, target);
+  const where = `merge request !${target.mergeRequestIid} of project ${target.projectId}`;
+  const client = createMergeRequestNotesClient({
+    ...connection,
+    url: target.serverUrl,
+    token: target.token,
+    tokenEnv: target.tokenVariable,
+    hints: {
+      forbidden: `The token in $${target.tokenVariable} may not comment on ${where}: it needs the api scope and at least the Reporter role.`,
+      "not-found": `${where} does not exist, or the token in $${target.tokenVariable} cannot see it`,
+    },
+  });
+  const mergeRequest = { projectId: target.projectId, iid: target.mergeRequestIid };
+  const notes = await client.listMergeRequestNotes(mergeRequest, `read the notes of ${where}`);
+  const existing = notes.find((note) => !note.system && note.body.includes(marker));
+  if (existing) {
+    await client.editMergeRequestNote(mergeRequest, existing.id, body, `update the review note on ${where}`);
+    return { action: "updated", noteId: existing.id };
   }
-}
-
-/** Turns API failures into messages that say what to fix, without the token or the request. */
-function noteError(error: unknown, target: MergeRequestNoteTarget): Error {
-  if (error instanceof UserInputError || error instanceof OperationalError) return error;
-  const where = `merge request !${target.mergeRequestIid} of project ${target.projectId} at ${target.serverUrl}`;
-  const status = statusOf(error);
-  const detail = error instanceof Error ? error.message : String(error);
-  const safe = (text: string) => redactValue(text, target.token);
-  switch (status) {
-    case 401:
-      return new OperationalError(safe(`GitLab rejected the token in ${target.tokenVariable} (401 Unauthorized): it is invalid, expired or revoked`));
-    case 403:
-      return new OperationalError(
-        safe(`the token in ${target.tokenVariable} may not comment on ${where} (403 Forbidden): it needs api scope and at least the Reporter role`),
-      );
-    case 404:
-      return new OperationalError(safe(`${where} was not found (404), or the token in ${target.tokenVariable} cannot see it`));
-    case undefined:
-      return new OperationalError(safe(`could not reach GitLab at ${target.serverUrl} to post the review note: ${causeText(error) ?? detail}`));
-    default:
-      return new OperationalError(safe(`GitLab answered ${status} while posting the review note on ${where}: ${detail}`));
-  }
-}
-
-function statusOf(error: unknown): number | undefined {
-  const cause = (error as { cause?: { response?: { status?: unknown } } } | undefined)?.cause;
-  const status = cause?.response?.status;
-  return typeof status === "number" ? status : undefined;
-}
-
-function causeText(error: unknown): string | undefined {
-  const cause = (error as { cause?: unknown } | undefined)?.cause;
-  if (cause instanceof Error) return `${(error as Error).message} (${cause.message})`;
-  return undefined;
+  const created = await client.createMergeRequestNote(mergeRequest, body, `post the review note on ${where}`);
+  return { action: "created", noteId: created.id };
 }

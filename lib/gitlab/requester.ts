@@ -1,40 +1,19 @@
 /**
- * The HTTP requester we hand to gitbeaker (`requesterFn`) in place of its default one:
- * one fetch per attempt, retries decided by ./retry.ts (gitbeaker's built-in retry
- * ignores Retry-After and backs off for microseconds), typed errors that keep the
- * status, the body and the headers so ./errors.ts can explain them.
- *
- * It also serves the endpoints gitbeaker lacks (`resource.requester.post(...)`).
+ * The request handler we plug into gitbeaker's requester hook (`requesterFn`, built
+ * with @gitbeaker/requester-utils' createRequesterFn). gitbeaker keeps what it does
+ * well: URLs, snake_case bodies, query encoding (`tag_list[]=a`), auth headers,
+ * Link-header pagination. We replace only the part that sends the request, because
+ * its built-in retry (429/502 only, 10 tries 2**i * 0.25 ms apart) is effectively
+ * immediate and ignores Retry-After:
+ * - one fetch per attempt, with its own time limit;
+ * - retries decided by ./retry.ts (Retry-After honoured, a time budget per call,
+ *   transient failures retried, permanent ones not, creates never sent twice blindly);
+ * - failures that keep the status, GitLab's body and the headers, so ./errors.ts can
+ *   say what went wrong. They never leave lib/gitlab: the client turns them into
+ *   GitLabApiError.
  */
+import { createRequesterFn, type RequesterType, type RequestOptions, type ResourceOptions } from "@gitbeaker/requester-utils";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, rateLimitWaitMs, withRetry, type FailureClass, type RetryClock, type RetryEvent, type RetryPolicy } from "./retry";
-
-/** gitbeaker's requester shapes (structurally the same as @gitbeaker/requester-utils' types). */
-export interface FormattedResponse<T = unknown> {
-  body: T;
-  headers: Record<string, string>;
-  status: number;
-}
-export interface RequestOptions {
-  body?: FormData | Record<string, unknown>;
-  searchParams?: Record<string, unknown>;
-  sudo?: string | number;
-  method?: string;
-  asStream?: boolean;
-  signal?: AbortSignal;
-}
-type RequestFn = <T = any>(endpoint: string, options?: RequestOptions) => Promise<FormattedResponse<T>>;
-export interface Requester {
-  get: RequestFn;
-  post: RequestFn;
-  put: RequestFn;
-  patch: RequestFn;
-  delete: RequestFn;
-}
-export interface ResourceOptions {
-  headers: Record<string, string>;
-  authHeaders: Record<string, () => Promise<string>>;
-  url: string;
-}
 
 /** GitLab answered with an HTTP error status. */
 export class GitLabHttpError extends Error {
@@ -80,6 +59,19 @@ export class NotGitLabApiError extends Error {
   }
 }
 
+/** A success whose body is not what GitLab documents for the call (the body is not kept: it may hold a token). */
+export class UnexpectedAnswerError extends Error {
+  constructor(
+    /** "POST /api/v4/user/runners" */
+    readonly call: string,
+    /** Where the body differs, e.g. "token: expected string". */
+    readonly detail: string,
+  ) {
+    super(`${call} answered an unexpected shape: ${detail}`);
+    this.name = "UnexpectedAnswerError";
+  }
+}
+
 export interface RequesterSettings {
   readonly policy?: RetryPolicy;
   readonly clock?: RetryClock;
@@ -90,9 +82,9 @@ export interface RequesterSettings {
 
 /**
  * Whether a failed request may be sent again without looking first. A POST that
- * creates something (POST /user/runners) may have succeeded even when its answer was
- * lost; the reconciler decides what to do. Resetting a token again is harmless: the
- * newest token wins; verifying a token again only refreshes its contact time.
+ * creates something (POST /user/runners, a merge request note) may have succeeded even
+ * when its answer was lost; the caller decides what to do. Resetting a token again is
+ * harmless: the newest token wins; verifying a token again only refreshes its contact time.
  */
 export function isRetrySafe(method: string, endpoint: string): boolean {
   if (method !== "POST") return true;
@@ -102,6 +94,7 @@ export function isRetrySafe(method: string, endpoint: string): boolean {
 /** Network failures worth another try. An unknown host (ENOTFOUND) is a wrong URL, not a hiccup. */
 const TRANSIENT_NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
+/** The transient/permanent split: a 429 always waits and retries; 5xx and network hiccups only when the request is safe to resend. */
 export function classifyFailure(error: unknown, retrySafe: boolean, nowMs: number): FailureClass {
   if (error instanceof GitLabHttpError) {
     if (error.status === 429) {
@@ -116,75 +109,60 @@ export function classifyFailure(error: unknown, retrySafe: boolean, nowMs: numbe
   return { kind: "fatal" };
 }
 
-export function createRequesterFn(settings: RequesterSettings = {}): (resource: ResourceOptions) => Requester {
-  return (resource) => {
-    const call =
-      (method: string): RequestFn =>
-      async (endpoint, options = {}) => {
-        const retrySafe = isRetrySafe(method, endpoint);
-        const clock = settings.clock ?? SYSTEM_CLOCK;
-        return withRetry(() => requestOnce(resource, method, endpoint, options, settings.attemptTimeoutMs ?? 30_000), {
-          policy: settings.policy ?? DEFAULT_RETRY_POLICY,
-          clock,
-          classify: (error) => classifyFailure(error, retrySafe, clock.now()),
-          onRetry: (event) => settings.onRetry?.({ ...event, method, path: apiPath(endpoint) }),
-        });
-      };
-    return { get: call("GET"), post: call("POST"), put: call("PUT"), patch: call("PATCH"), delete: call("DELETE") };
-  };
+/** gitbeaker's `requesterFn`: its own option handling (body, query, auth), our sending and retrying. */
+export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: ResourceOptions) => RequesterType {
+  const clock = settings.clock ?? SYSTEM_CLOCK;
+  const timeoutMs = settings.attemptTimeoutMs ?? 30_000;
+  // gitbeaker's client-side rate limiter (rateLimiters, 3000 requests a minute by default) is
+  // not applied: GitLab's own limits answer 429 with Retry-After, which the retry honours.
+  return createRequesterFn(
+    async (_resource, prepared) => prepared,
+    (endpoint, options) => {
+      const prepared: RequestOptions = options ?? {};
+      const method = prepared.method ?? "GET";
+      const url = new URL(endpoint, prepared.prefixUrl?.endsWith("/") ? prepared.prefixUrl : `${prepared.prefixUrl ?? ""}/`);
+      url.search = prepared.searchParams ?? "";
+      return withRetry(() => sendOnce(url, prepared, method, timeoutMs), {
+        policy: settings.policy ?? DEFAULT_RETRY_POLICY,
+        clock,
+        classify: (error) => classifyFailure(error, isRetrySafe(method, url.pathname), clock.now()),
+        onRetry: (event) => settings.onRetry?.({ ...event, method, path: url.pathname }),
+      });
+    },
+  );
 }
 
-async function requestOnce(resource: ResourceOptions, method: string, endpoint: string, options: RequestOptions, timeoutMs: number): Promise<FormattedResponse<any>> {
-  const base = resource.url.endsWith("/") ? resource.url : `${resource.url}/`;
-  const url = new URL(endpoint, base);
-  const query = formatQuery(options.searchParams ?? {});
-  if (query) url.search = query;
-  const headers: Record<string, string> = { ...resource.headers, accept: "application/json" };
-  for (const [name, value] of Object.entries(resource.authHeaders)) headers[name] = await value();
-  if (options.sudo !== undefined) headers.sudo = String(options.sudo);
-  let body: string | undefined;
-  if (options.body && !(options.body instanceof FormData)) {
-    body = JSON.stringify(decamelizeKeys(options.body));
-    headers["content-type"] = "application/json";
-  }
-  const path = apiPath(endpoint);
-  const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+async function sendOnce(url: URL, prepared: RequestOptions, method: string, timeoutMs: number) {
+  const headers = { ...prepared.headers, accept: "application/json" };
+  const signal = prepared.signal ? AbortSignal.any([prepared.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  // As messages show it: "/api/v4/runners/12" (no query: it may carry filters, never needed to explain a failure).
+  const path = url.pathname;
 
   let response: Response;
-  try {
-    response = await fetch(url, { method, headers, body, signal });
-  } catch (cause) {
-    throw new GitLabNetworkError(method, path, networkErrorCode(cause), { cause });
-  }
-  const contentType = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   let text: string;
   try {
+    response = await fetch(url, { method, headers, body: prepared.body, signal });
     text = await response.text();
   } catch (cause) {
     throw new GitLabNetworkError(method, path, networkErrorCode(cause), { cause });
   }
+  const contentType = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   const isJson = contentType === "application/json" || contentType.endsWith("+json");
   if (!response.ok) {
     throw new GitLabHttpError(method, path, response.status, response.statusText, contentType, isJson ? parseJson(text) : text, response.headers);
   }
-  if (response.status === 204 || (text === "" && method === "DELETE")) {
-    return { body: null, headers: Object.fromEntries(response.headers.entries()), status: response.status };
-  }
+  const headersOut = Object.fromEntries(response.headers.entries());
+  if (response.status === 204 || text === "") return { body: null, headers: headersOut, status: response.status };
   if (!isJson) throw new NotGitLabApiError(method, path, response.status, contentType);
-  return { body: parseJson(text), headers: Object.fromEntries(response.headers.entries()), status: response.status };
+  return { body: parseJson(text), headers: headersOut, status: response.status };
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string): any {
   try {
     return JSON.parse(text);
   } catch {
     return text;
   }
-}
-
-/** "/api/v4/runners/12": how paths appear in messages. */
-function apiPath(endpoint: string): string {
-  return `/api/v4/${endpoint.replace(/^\//, "").split("?")[0]}`;
 }
 
 function networkErrorCode(error: unknown): string {
@@ -198,25 +176,4 @@ function networkErrorCode(error: unknown): string {
     current = candidate.cause;
   }
   return innermost;
-}
-
-/** `tagList` -> `tag_list`: gitbeaker hands us camelCase option names. */
-export function decamelize(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
-}
-
-function decamelizeKeys(object: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined).map(([key, value]) => [decamelize(key), value]));
-}
-
-/** GitLab's query encoding as gitbeaker does it: snake_case names, arrays as `name[]=a&name[]=b`. */
-export function formatQuery(params: Record<string, unknown>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined || value === null) continue;
-    const name = decamelize(key);
-    if (Array.isArray(value)) for (const item of value) search.append(`${name}[]`, String(item));
-    else search.append(name, String(value));
-  }
-  return search.toString();
 }

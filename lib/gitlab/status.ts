@@ -10,6 +10,7 @@ import { OperationalError } from "../errors";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { SecretStore } from "../secrets/store";
 import type { GitLabClient } from "./client";
+import { GitLabApiError, type GitLabFailureKind } from "./errors";
 import { locateRunner } from "./locate-runner";
 import { desiredRunner } from "./runner-spec";
 import { checkRunnerToken, type TokenCheck } from "./verify-token";
@@ -42,6 +43,8 @@ export interface ShardStatus {
   /** What GitLab says of the stored token (with `verifyToken`, when a token is stored). */
   readonly tokenCheck?: TokenCheck;
   readonly error?: string;
+  /** What kind of GitLab failure `error` is, when it is one. */
+  readonly errorKind?: GitLabFailureKind;
 }
 
 export interface StatusContext {
@@ -94,7 +97,8 @@ export async function collectShardStatus(ctx: StatusContext, shard: Shard): Prom
     };
   } catch (error) {
     if (!(error instanceof OperationalError)) throw error;
-    return { shard: shard.name, foundBy: "none", managers: [], onlineManagers: 0, error: error.message };
+    const errorKind = error instanceof GitLabApiError ? { errorKind: error.kind } : {};
+    return { shard: shard.name, foundBy: "none", managers: [], onlineManagers: 0, error: error.message, ...errorKind };
   }
 }
 

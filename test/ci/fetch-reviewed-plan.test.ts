@@ -1,64 +1,34 @@
 /**
- * ci/fetch-reviewed-plan.sh with the real curl against a local stand-in for GitLab's API
- * (the two endpoints it calls, with the headers and paths GitLab documents in
- * doc/api/commits.md "merge requests associated with a commit" and doc/api/job_artifacts.md
- * "download a single artifact file by reference name"). Real GitLab is not reachable here.
+ * ci/fetch-reviewed-plan.sh with the real curl against the fake GitLab (the two endpoints it
+ * calls, with the headers and paths GitLab documents in doc/api/commits.md "merge requests
+ * associated with a commit" and doc/api/job_artifacts.md "download a single artifact file by
+ * reference name"). Real GitLab is not reachable here.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { FakeMergeRequest } from "../support/fake-gitlab";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 
 const SCRIPT = join(__dirname, "..", "..", "ci", "fetch-reviewed-plan.sh");
 const SHA = "c0ffee".padEnd(40, "0");
 
-interface Seen {
-  readonly url: string;
-  readonly headers: IncomingMessage["headers"];
-}
+const PLAN = "plan-out/cell-1/stacks/cell-1/cell-1.tfplan";
+const REF = "refs/merge-requests/17/head";
 
 describe("ci/fetch-reviewed-plan.sh", () => {
-  let server: Server;
-  let base: string;
-  let seen: Seen[];
+  const gitlab = useFakeGitLab();
   let dest: string;
-  let mergeRequests: unknown;
-  let artifacts: Record<string, string>;
-  const reviewToken = `glpat-${randomBytes(15).toString("base64url")}`;
-  const jobToken = `glcbt-${randomBytes(15).toString("base64url")}`;
+  let reviewed: FakeMergeRequest;
 
-  beforeEach(async () => {
-    seen = [];
+  beforeEach(() => {
     dest = join(mkdtempSync(join(tmpdir(), "fetch-plan-")), "reviewed-plan", "cell-1");
-    mergeRequests = [{ iid: 17, state: "merged" }];
-    artifacts = {
-      "plan-out/cell-1/stacks/cell-1/cell-1.tfplan": "PLAN-BYTES",
-      "plan-out/cell-1/stacks/cell-1/cell-1.tfplan.inputs.json": '{"format":1}',
-    };
-    server = createServer((request, response) => {
-      seen.push({ url: request.url ?? "", headers: request.headers });
-      const url = new URL(request.url ?? "/", "http://localhost");
-      if (url.pathname === `/api/v4/projects/42/repository/commits/${SHA}/merge_requests` && request.headers["private-token"] === reviewToken) {
-        response.end(JSON.stringify(mergeRequests));
-        return;
-      }
-      const prefix = "/api/v4/projects/42/jobs/artifacts/refs%2Fmerge-requests%2F17%2Fhead/raw/";
-      const raw = request.url?.startsWith(prefix) ? decodeURIComponent(url.pathname.slice(prefix.length)) : undefined;
-      if (raw && artifacts[raw] !== undefined && url.searchParams.get("job") === "plan:cell-1" && request.headers["job-token"] === jobToken) {
-        response.end(artifacts[raw]);
-        return;
-      }
-      response.statusCode = 404;
-      response.end('{"message":"404 Not found"}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v4`;
+    reviewed = gitlab.fake.mergeRequests.addMergeRequest("42", 17, { state: "merged", commits: [SHA] });
+    gitlab.fake.artifacts.add("42", REF, "plan:cell-1", PLAN, "PLAN-BYTES");
+    gitlab.fake.artifacts.add("42", REF, "plan:cell-1", `${PLAN}.inputs.json`, '{"format":1}');
   });
-  afterEach(async () => {
-    await new Promise((resolve) => server.close(resolve));
+  afterEach(() => {
     rmSync(join(dest, "..", ".."), { recursive: true, force: true });
   });
 
@@ -70,7 +40,14 @@ describe("ci/fetch-reviewed-plan.sh", () => {
       child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
       child.on("close", (code) => resolve({ status: code ?? -1, output }));
     });
-  const ciEnv = () => ({ CI_API_V4_URL: base, CI_PROJECT_ID: "42", CI_COMMIT_SHA: SHA, CI_JOB_TOKEN: jobToken, GITLAB_REVIEW_TOKEN: reviewToken });
+  // The review token: a project access token with api scope (here the fake's read-only one: listing is all it does).
+  const ciEnv = () => ({
+    CI_API_V4_URL: `${gitlab.fake.url}/api/v4`,
+    CI_PROJECT_ID: "42",
+    CI_COMMIT_SHA: SHA,
+    CI_JOB_TOKEN: gitlab.fake.jobToken,
+    GITLAB_REVIEW_TOKEN: gitlab.fake.readOnlyToken,
+  });
 
   it("passes shellcheck", () => {
     const result = spawnSync("shellcheck", [SCRIPT], { encoding: "utf8" });
@@ -85,14 +62,18 @@ describe("ci/fetch-reviewed-plan.sh", () => {
     expect(readFileSync(join(dest, "cell-1.tfplan"), "utf8")).toBe("PLAN-BYTES");
     expect(readFileSync(join(dest, "cell-1.tfplan.inputs.json"), "utf8")).toBe('{"format":1}');
     // The review token only lists merge requests; artifacts come with the job token.
-    expect(seen[0].headers["private-token"]).toBe(reviewToken);
-    expect(seen.slice(1).every((entry) => entry.headers["job-token"] === jobToken && entry.headers["private-token"] === undefined)).toBe(true);
-    expect(result.output).not.toContain(reviewToken);
-    expect(result.output).not.toContain(jobToken);
+    const requests = gitlab.fake.requests;
+    expect(requests.map((request) => [request.path, request.credentials, request.status])).toEqual([
+      [`/api/v4/projects/42/repository/commits/${SHA}/merge_requests`, ["private-token"], 200],
+      [`/api/v4/projects/42/jobs/artifacts/refs%2Fmerge-requests%2F17%2Fhead/raw/${PLAN}`, ["job-token"], 200],
+      [`/api/v4/projects/42/jobs/artifacts/refs%2Fmerge-requests%2F17%2Fhead/raw/${PLAN}.inputs.json`, ["job-token"], 200],
+    ]);
+    expect(result.output).not.toContain(gitlab.fake.readOnlyToken);
+    expect(result.output).not.toContain(gitlab.fake.jobToken);
   });
 
   it("fetches nothing, and exits 0, for a commit that merged no merge request", async () => {
-    mergeRequests = [{ iid: 3, state: "opened" }];
+    reviewed.state = "opened";
     const result = await run(ciEnv());
     expect(result.status).toBe(0);
     expect(result.output).toContain("is not the merge of a merge request");
@@ -100,7 +81,7 @@ describe("ci/fetch-reviewed-plan.sh", () => {
   });
 
   it("leaves no half download when the inputs record is missing", async () => {
-    delete artifacts["plan-out/cell-1/stacks/cell-1/cell-1.tfplan.inputs.json"];
+    gitlab.fake.artifacts.remove("42", REF, "plan:cell-1", `${PLAN}.inputs.json`);
     const result = await run(ciEnv());
     expect(result.status).toBe(0);
     expect(result.output).toContain("has no plan artifact");
@@ -113,6 +94,6 @@ describe("ci/fetch-reviewed-plan.sh", () => {
     const result = await run(withoutToken);
     expect(result.status).toBe(0);
     expect(result.output).toContain("GITLAB_REVIEW_TOKEN is not set");
-    expect(seen).toEqual([]);
+    expect(gitlab.fake.requests).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { OperationalError, UserInputError } from "../../lib/errors";
+import { GitLabApiError } from "../../lib/gitlab/errors";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type MergeRequestNoteTarget } from "../../lib/gitlab/merge-request-note";
 import { REVIEW_MARKER } from "../../lib/review/render-review";
-import { startFakeGitLabNotes, type FakeGitLabNotes } from "../support/fake-gitlab-notes";
+import { fakeClock } from "../onboard/helpers";
+import { closedPort, useFakeGitLab } from "../support/fake-gitlab-setup";
 
 const PROJECT = "42";
 const IID = 7;
@@ -10,22 +12,21 @@ const IID = 7;
 /** Tokens are made at run time, never committed. */
 const makeToken = () => `glpat-${randomBytes(12).toString("hex")}`;
 
-describe("upsertMergeRequestNote against a fake GitLab", () => {
-  const token = makeToken();
-  const readOnlyToken = makeToken();
-  let gitlab: FakeGitLabNotes;
+describe("upsertMergeRequestNote against the fake GitLab", () => {
+  const gitlab = useFakeGitLab();
   let target: MergeRequestNoteTarget;
+  const notes = () => gitlab.fake.mergeRequests.notes(PROJECT, IID);
+  const seed = (bodies: string[], options?: { system?: boolean }) => gitlab.fake.mergeRequests.seed(PROJECT, IID, bodies, options);
 
-  beforeEach(async () => {
-    gitlab = await startFakeGitLabNotes({ token, readOnlyToken, mergeRequests: [`${PROJECT}!${IID}`] });
+  beforeEach(() => {
+    gitlab.fake.mergeRequests.addMergeRequest(PROJECT, IID);
     target = readMergeRequestNoteTarget({
-      CI_SERVER_URL: gitlab.url,
+      CI_SERVER_URL: gitlab.fake.url,
       CI_PROJECT_ID: PROJECT,
       CI_MERGE_REQUEST_IID: String(IID),
-      GITLAB_REVIEW_TOKEN: token,
+      GITLAB_REVIEW_TOKEN: gitlab.fake.adminToken,
     });
   });
-  afterEach(() => gitlab.close());
 
   it("creates the note once, then updates it instead of adding another", async () => {
     const first = await upsertMergeRequestNote(target, `${REVIEW_MARKER}\nfirst review`, REVIEW_MARKER);
@@ -33,27 +34,23 @@ describe("upsertMergeRequestNote against a fake GitLab", () => {
 
     expect(first.action).toBe("created");
     expect(second).toEqual({ action: "updated", noteId: first.noteId });
-    expect(gitlab.notes(PROJECT, IID).map((note) => note.body)).toEqual([`${REVIEW_MARKER}\nsecond review`]);
+    expect(notes().map((note) => note.body)).toEqual([`${REVIEW_MARKER}\nsecond review`]);
   });
 
   it("follows pagination to find its note among many comments", async () => {
-    gitlab.seed(PROJECT, IID, ["a human comment"]);
-    gitlab.seed(PROJECT, IID, [`${REVIEW_MARKER}\nold review`]);
-    gitlab.seed(
-      PROJECT,
-      IID,
-      Array.from({ length: 150 }, (_, index) => `comment ${index}`),
-    );
-    gitlab.seed(PROJECT, IID, [`${REVIEW_MARKER} mentioned by the system`], { system: true });
+    seed(["a human comment"]);
+    seed([`${REVIEW_MARKER}\nold review`]);
+    seed(Array.from({ length: 150 }, (_, index) => `comment ${index}`));
+    seed([`${REVIEW_MARKER} mentioned by the system`], { system: true });
 
     const result = await upsertMergeRequestNote(target, `${REVIEW_MARKER}\nnew review`, REVIEW_MARKER);
 
     expect(result.action).toBe("updated");
-    const notes = gitlab.notes(PROJECT, IID);
-    expect(notes).toHaveLength(153);
-    expect(notes.filter((note) => note.body.includes("new review"))).toHaveLength(1);
-    expect(notes[1].body).toBe(`${REVIEW_MARKER}\nnew review`);
-    const pages = gitlab.requests.filter((request) => request.method === "GET").map((request) => request.query.page ?? "1");
+    const all = notes();
+    expect(all).toHaveLength(153);
+    expect(all.filter((note) => note.body.includes("new review"))).toHaveLength(1);
+    expect(all[1].body).toBe(`${REVIEW_MARKER}\nnew review`);
+    const pages = gitlab.fake.requests.filter((request) => request.method === "GET").map((request) => new URLSearchParams(request.query).get("page") ?? "1");
     expect(pages).toEqual(["1", "2"]);
   });
 
@@ -61,18 +58,20 @@ describe("upsertMergeRequestNote against a fake GitLab", () => {
     const wrong = makeToken();
     const error = await upsertMergeRequestNote({ ...target, token: wrong }, `${REVIEW_MARKER}\nx`, REVIEW_MARKER).catch((caught: unknown) => caught);
 
-    expect(error).toBeInstanceOf(OperationalError);
-    expect((error as Error).message).toMatch(/GitLab rejected the token in GITLAB_REVIEW_TOKEN \(401/);
+    expect(error).toBeInstanceOf(GitLabApiError);
+    expect(error).toMatchObject({ kind: "unauthorized", status: 401 });
+    expect((error as Error).message).toMatch(/rejected the token in \$GITLAB_REVIEW_TOKEN \(.*401/);
     expect((error as Error).message).not.toContain(wrong);
   });
 
   it("fails when the token may not write (403)", async () => {
-    const error = await upsertMergeRequestNote({ ...target, token: readOnlyToken }, `${REVIEW_MARKER}\nx`, REVIEW_MARKER).catch(
+    const error = await upsertMergeRequestNote({ ...target, token: gitlab.fake.readOnlyToken }, `${REVIEW_MARKER}\nx`, REVIEW_MARKER).catch(
       (caught: unknown) => caught,
     );
 
-    expect(error).toBeInstanceOf(OperationalError);
-    expect((error as Error).message).toMatch(/may not comment on merge request !7 of project 42 .*403 Forbidden/);
+    expect(error).toMatchObject({ kind: "forbidden", status: 403 });
+    expect((error as Error).message).toMatch(/403 "insufficient_scope.*may not comment on merge request !7 of project 42: it needs the api scope/);
+    expect(notes()).toEqual([]);
   });
 
   it("fails when the merge request does not exist (404)", async () => {
@@ -80,17 +79,44 @@ describe("upsertMergeRequestNote against a fake GitLab", () => {
       (caught: unknown) => caught,
     );
 
-    expect(error).toBeInstanceOf(OperationalError);
-    expect((error as Error).message).toMatch(/merge request !99 of project 42 .* was not found \(404\)/);
+    expect(error).toMatchObject({ kind: "not-found", status: 404 });
+    expect((error as Error).message).toMatch(/answered 404 .*merge request !99 of project 42 does not exist/);
   });
 
-  it("fails when GitLab cannot be reached", async () => {
-    const error = await upsertMergeRequestNote({ ...target, serverUrl: "http://127.0.0.1:9" }, `${REVIEW_MARKER}\nx`, REVIEW_MARKER).catch(
+  it("fails when GitLab cannot be reached, after retrying within the budget", async () => {
+    const clock = fakeClock();
+    const connection = { clock, policy: { budgetMs: 5_000, baseDelayMs: 500, maxDelayMs: 2_000 } };
+    const serverUrl = `http://127.0.0.1:${await closedPort()}`;
+    const error = await upsertMergeRequestNote({ ...target, serverUrl }, `${REVIEW_MARKER}\nx`, REVIEW_MARKER, connection).catch(
       (caught: unknown) => caught,
     );
 
     expect(error).toBeInstanceOf(OperationalError);
-    expect((error as Error).message).toMatch(/could not reach GitLab at http:\/\/127\.0\.0\.1:9/);
+    expect(error).toMatchObject({ kind: "gave-up" });
+    expect((error as Error).message).toContain(`cannot reach GitLab at ${serverUrl} (GET /api/v4/projects/42/merge_requests/7/notes): the connection was refused`);
+    expect(clock.waits.length).toBeGreaterThan(0);
+    expect(clock.waits.reduce((sum, wait) => sum + wait, 0)).toBeLessThanOrEqual(5_000);
+  });
+
+  it("waits what a 429 asks, and does not post twice", async () => {
+    const clock = fakeClock();
+    gitlab.fake.rateLimitNext("POST", /\/merge_requests\/7\/notes$/, 1, { retryAfterSeconds: 4 });
+
+    const result = await upsertMergeRequestNote(target, `${REVIEW_MARKER}\nrated`, REVIEW_MARKER, { clock });
+
+    expect(result.action).toBe("created");
+    expect(clock.waits).toEqual([4_000]);
+    expect(notes().map((note) => note.body)).toEqual([`${REVIEW_MARKER}\nrated`]);
+  });
+
+  it("does not post again after a 5xx: the note may exist", async () => {
+    const clock = fakeClock();
+    gitlab.fake.failNext("POST", /\/merge_requests\/7\/notes$/, 1, 502);
+
+    const error = await upsertMergeRequestNote(target, `${REVIEW_MARKER}\nx`, REVIEW_MARKER, { clock }).catch((caught: unknown) => caught);
+
+    expect(error).toMatchObject({ kind: "server", status: 502, outcomeUnknown: true });
+    expect(gitlab.fake.requests.filter((request) => request.method === "POST")).toHaveLength(1);
   });
 });
 

@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
-import { startFakeGitLabNotes } from "../support/fake-gitlab-notes";
 import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
 import { runBin, runBinAsync, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
@@ -311,8 +310,10 @@ describe("bin/provision: side effects come last", () => {
 
 describe("bin/provision --plan --post", () => {
   it("keeps one note per cell on the merge request: created, then updated", async () => {
-    const token = `glpat-${randomBytes(15).toString("base64url")}`;
-    const gitlab = await startFakeGitLabNotes({ token, mergeRequests: ["42!7"] });
+    const gitlab = new FakeGitLab();
+    await gitlab.start();
+    gitlab.mergeRequests.addMergeRequest("42", 7);
+    const token = gitlab.adminToken;
     const root = mkdtempSync(join(tmpdir(), "provision-post-"));
     try {
       const env = {
@@ -329,12 +330,12 @@ describe("bin/provision --plan --post", () => {
 
       expect([first.status, second.status]).toEqual([0, 0]);
       expect([JSON.parse(first.stdout).cells[0].note.action, JSON.parse(second.stdout).cells[0].note.action]).toEqual(["created", "updated"]);
-      const notes = gitlab.notes("42", 7);
+      const notes = gitlab.mergeRequests.notes("42", 7);
       expect(notes).toHaveLength(1);
       expect(notes[0].body).toContain("<!-- runner-fleet-plan:cell-2 -->");
       expect(first.stdout + first.stderr + second.stderr).not.toContain(token);
     } finally {
-      await gitlab.close();
+      await gitlab.stop();
       rmSync(root, { recursive: true, force: true });
     }
   });

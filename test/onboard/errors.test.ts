@@ -1,48 +1,30 @@
 /** What the user reads when GitLab cannot be used: plain words, exit 1, never a token. */
-import { createServer } from "node:net";
 import { runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { createGitLabClient, type NewRunner } from "../../lib/gitlab/client";
 import { GitLabApiError } from "../../lib/gitlab/errors";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
-import { FakeGitLab, randomText } from "../support/fake-gitlab";
-import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import { randomText } from "../support/fake-gitlab";
+import { closedPort, useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock } from "./helpers";
 
-let fake: FakeGitLab;
-let setup: FakeModelSetup;
-
-beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  setup = fakeModel(fake);
-});
-afterEach(() => fake.stop());
+const gitlab = useFakeGitLab();
 
 function onboard(options: Partial<OnboardOptions> = {}) {
-  return runOnboard({ runnerModel: setup.model, env: setup.env, ...fakeClock(), log: () => {}, retryTimeout: "10s", ...options });
+  return runOnboard({ runnerModel: gitlab.setup.model, env: gitlab.setup.env, ...fakeClock(), log: () => {}, retryTimeout: "10s", ...options });
 }
 
-function client(token = fake.adminToken) {
-  return createGitLabClient({ url: fake.url, token, tokenEnv: "GITLAB_TOKEN", clock: fakeClock() });
+function client(token = gitlab.fake.adminToken) {
+  return createGitLabClient({ url: gitlab.fake.url, token, tokenEnv: "GITLAB_TOKEN", clock: fakeClock() });
 }
 
 function aRunner(change: Partial<NewRunner> = {}): NewRunner {
-  return { ...desiredRunner(setup.model, setup.model.shards[0]), ...change };
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return { ...desiredRunner(gitlab.setup.model, gitlab.setup.model.shards[0]), ...change };
 }
 
 test("fails when the token is wrong (401), naming the variable and not the token", async () => {
   const badToken = `glpat-${randomText(20)}`;
 
-  const result = await onboard({ env: { ...setup.env, GITLAB_TOKEN: badToken } });
+  const result = await onboard({ env: { ...gitlab.setup.env, GITLAB_TOKEN: badToken } });
 
   expect(result.exitCode).toBe(1);
   expect(result.problems[0]).toContain("rejected the token in $GITLAB_TOKEN");
@@ -51,11 +33,11 @@ test("fails when the token is wrong (401), naming the variable and not the token
 });
 
 test("fails when the token is not an administrator's (403), saying what is needed", async () => {
-  const result = await onboard({ env: { ...setup.env, GITLAB_TOKEN: fake.userToken } });
+  const result = await onboard({ env: { ...gitlab.setup.env, GITLAB_TOKEN: gitlab.fake.userToken } });
 
   expect(result.exitCode).toBe(1);
   expect(result.problems[0]).toMatch(/refused .*403.*api scope.*administrator/);
-  expect(JSON.stringify(result)).not.toContain(fake.userToken);
+  expect(JSON.stringify(result)).not.toContain(gitlab.fake.userToken);
 });
 
 test("fails when GitLab refuses a runner, quoting its {message} text", async () => {
@@ -90,7 +72,7 @@ test("fails when GitLab refuses an update, listing its {message: {field: [...]}}
 
 test("fails when the host refuses connections, after retrying within the budget", async () => {
   const port = await closedPort();
-  setup = fakeModel(fake, (model) => {
+  gitlab.remodel((model) => {
     model.gitlab.url = `http://127.0.0.1:${port}`;
   });
 
@@ -103,7 +85,7 @@ test("fails when the host refuses connections, after retrying within the budget"
 });
 
 test("fails when the host name does not resolve, without retrying", async () => {
-  setup = fakeModel(fake, (model) => {
+  gitlab.remodel((model) => {
     model.gitlab.url = "http://gitlab.does-not-exist.invalid";
   });
   const clock = fakeClock();
@@ -115,8 +97,8 @@ test("fails when the host name does not resolve, without retrying", async () => 
 });
 
 test("fails when the URL serves a web page instead of the API", async () => {
-  setup = fakeModel(fake, (model) => {
-    model.gitlab.url = `${fake.url}/html-site`;
+  gitlab.remodel((model) => {
+    model.gitlab.url = `${gitlab.fake.url}/html-site`;
   });
 
   const result = await onboard({ shards: ["small-amd64"] });
@@ -128,8 +110,8 @@ test("fails when the URL serves a web page instead of the API", async () => {
 });
 
 test("fails when the URL has no /api/v4 (404 page)", async () => {
-  setup = fakeModel(fake, (model) => {
-    model.gitlab.url = `${fake.url}/somewhere-else`;
+  gitlab.remodel((model) => {
+    model.gitlab.url = `${gitlab.fake.url}/somewhere-else`;
   });
 
   const result = await onboard({ shards: ["small-amd64"] });
@@ -140,7 +122,7 @@ test("fails when the URL has no /api/v4 (404 page)", async () => {
 });
 
 test("fails when GitLab has no such route ({error: 404 Not Found}), as on an old GitLab", async () => {
-  fake.disableRoute("POST", /^\/user\/runners$/);
+  gitlab.fake.disableRoute("POST", /^\/user\/runners$/);
 
   const result = await onboard({ shards: ["small-amd64"] });
 

@@ -1,6 +1,6 @@
 /**
  * Onboarding refuses runner tokens that expire (lib/gitlab/expiring-token.ts says why), against
- * the fake GitLab with token expiration turned on.
+ * the gitlab.fake GitLab with token expiration turned on.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,29 +8,19 @@ import { runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { secretLocation } from "../../lib/model/names";
 import type { Shard } from "../../lib/model/schema";
-import { FakeGitLab } from "../support/fake-gitlab";
-import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock } from "./helpers";
 
+const gitlab = useFakeGitLab();
 const EXPIRES_AT = "2027-01-15T10:00:00.000Z";
 
-let fake: FakeGitLab;
-let setup: FakeModelSetup;
-
-beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  setup = fakeModel(fake);
-});
-afterEach(() => fake.stop());
-
-const onboard = (options: Partial<OnboardOptions> = {}) => runOnboard({ runnerModel: setup.model, env: setup.env, ...fakeClock(), log: () => {}, ...options });
-const storedFile = (shard: Shard) => join(setup.secretsDir, secretLocation(setup.model, shard).localFileName);
-const runnersOf = (shard: Shard) => [...fake.runners.values()].filter((runner) => runner.maintenance_note.includes(runnerMarker(setup.model, shard)));
+const onboard = (options: Partial<OnboardOptions> = {}) => runOnboard({ runnerModel: gitlab.setup.model, env: gitlab.setup.env, ...fakeClock(), log: () => {}, ...options });
+const storedFile = (shard: Shard) => join(gitlab.setup.secretsDir, secretLocation(gitlab.setup.model, shard).localFileName);
+const runnersOf = (shard: Shard) => [...gitlab.fake.runners.values()].filter((runner) => runner.maintenance_note.includes(runnerMarker(gitlab.setup.model, shard)));
 
 test("a new runner whose token expires is deleted again, nothing is stored, and the error says why and what to change", async () => {
-  fake.tokenExpiresAt = EXPIRES_AT;
-  const shard = setup.model.shards[0];
+  gitlab.fake.tokenExpiresAt = EXPIRES_AT;
+  const shard = gitlab.setup.model.shards[0];
 
   const result = await onboard({ shards: [shard.name] });
 
@@ -42,15 +32,15 @@ test("a new runner whose token expires is deleted again, nothing is stored, and 
   expect(result.shards[0].error).toContain("The new runner was deleted again.");
   expect(runnersOf(shard)).toEqual([]);
   expect(existsSync(storedFile(shard))).toBe(false);
-  const deletes = fake.requests.filter((request) => request.method === "DELETE" && /^\/api\/v4\/runners\/\d+$/.test(request.path));
+  const deletes = gitlab.fake.requests.filter((request) => request.method === "DELETE" && /^\/api\/v4\/runners\/\d+$/.test(request.path));
   expect(deletes).toHaveLength(1);
 });
 
 test("a rotation that yields an expiring token stores it (the old one is already refused) and fails the shard", async () => {
-  const shard = setup.model.shards[0];
+  const shard = gitlab.setup.model.shards[0];
   expect((await onboard({ shards: [shard.name] })).exitCode).toBe(0);
   const oldToken = JSON.parse(readFileSync(storedFile(shard), "utf8")).token;
-  fake.tokenExpiresAt = EXPIRES_AT;
+  gitlab.fake.tokenExpiresAt = EXPIRES_AT;
 
   const result = await onboard({ rotate: true, shards: [shard.name] });
 
@@ -65,11 +55,11 @@ test("a rotation that yields an expiring token stores it (the old one is already
 });
 
 test("once expiration is off again, rotating replaces the expiring token and succeeds", async () => {
-  const shard = setup.model.shards[0];
+  const shard = gitlab.setup.model.shards[0];
   await onboard({ shards: [shard.name] });
-  fake.tokenExpiresAt = EXPIRES_AT;
+  gitlab.fake.tokenExpiresAt = EXPIRES_AT;
   await onboard({ rotate: true, shards: [shard.name] });
-  fake.tokenExpiresAt = null;
+  gitlab.fake.tokenExpiresAt = null;
 
   const result = await onboard({ rotate: true, shards: [shard.name] });
 

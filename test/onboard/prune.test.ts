@@ -1,5 +1,5 @@
 /**
- * `onboard --prune` against the fake GitLab: runners of removed shards and stale
+ * `onboard --prune` against the gitlab.fake GitLab: runners of removed shards and stale
  * managers go, with their secrets; runners without this cell's marker never do,
  * including a neighbour cell whose id starts the same (cell-1 and cell-10).
  */
@@ -10,14 +10,15 @@ import { parseStaleAfter, readRunnerMarker, staleReason } from "../../lib/gitlab
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import type { RunnerModel } from "../../lib/model/schema";
 import { runBinAsync, STACK_TRACE_LINE } from "../support/cli";
-import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
+import { type FakeRunner } from "../support/fake-gitlab";
 import { writeFleet, type FleetSetup } from "../support/fleet-models";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock } from "./helpers";
 
+const gitlab = useFakeGitLab();
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-let fake: FakeGitLab;
 let fleet: FleetSetup;
 /** cell-1 after its large-amd64 shard was removed from the model. */
 let shrunk: RunnerModel;
@@ -25,24 +26,21 @@ let foreign: FakeRunner;
 let lookalike: FakeRunner;
 
 beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  fleet = writeFleet(fake, [
+  fleet = writeFleet(gitlab.fake, [
     { id: "cell-1", from: "cell-1" },
     { id: "cell-10", from: "cell-1" },
   ]);
   for (const model of Object.values(fleet.models)) await runOnboard({ runnerModel: model, env: fleet.env, ...fakeClock(), log: () => {} });
-  foreign = fake.seedRunner({ description: "team-x runner", maintenance_note: "hand-made, no marker", tag_list: ["team-x"] });
-  lookalike = fake.seedRunner({ description: "cell-1x", maintenance_note: "[runner-fleet cell=cell-1x shard=large-amd64]" });
+  foreign = gitlab.fake.seedRunner({ description: "team-x runner", maintenance_note: "hand-made, no marker", tag_list: ["team-x"] });
+  lookalike = gitlab.fake.seedRunner({ description: "cell-1x", maintenance_note: "[runner-fleet cell=cell-1x shard=large-amd64]" });
   shrunk = structuredClone(fleet.models["cell-1"]);
   shrunk.shards = shrunk.shards.filter((shard) => shard.name !== "large-amd64");
 });
-afterEach(() => fake.stop());
 
 function runnerOf(cell: string, shard: string): FakeRunner {
   const model = fleet.models[cell];
   const marker = runnerMarker(model, model.shards.find((candidate) => candidate.name === shard)!);
-  return [...fake.runners.values()].find((runner) => runner.maintenance_note.includes(marker))!;
+  return [...gitlab.fake.runners.values()].find((runner) => runner.maintenance_note.includes(marker))!;
 }
 
 function prune(options: Partial<OnboardOptions> = {}) {
@@ -54,17 +52,17 @@ const secretFile = (cell: string, shard: string) => join(fleet.secretsDir, `${ce
 /** small-amd64 of cell-1: one manager online, one offline for 3 hours, one gone for 2 days, one registered 3 days ago that never called. */
 function agedManagers(): FakeRunner {
   const small = runnerOf("cell-1", "small-amd64");
-  fake.addManager(small.id, 3 * MINUTE, "s_online");
-  fake.addManager(small.id, 3 * HOUR, "s_3h");
-  fake.addManager(small.id, 2 * DAY, "s_2d");
-  fake.addManager(small.id, null, "s_never").created_at = new Date(Date.now() - 3 * DAY).toISOString();
+  gitlab.fake.addManager(small.id, 3 * MINUTE, "s_online");
+  gitlab.fake.addManager(small.id, 3 * HOUR, "s_3h");
+  gitlab.fake.addManager(small.id, 2 * DAY, "s_2d");
+  gitlab.fake.addManager(small.id, null, "s_never").created_at = new Date(Date.now() - 3 * DAY).toISOString();
   return small;
 }
 
 test("--dry-run lists the removed shard's runner with its secret and the stale managers, and changes nothing", async () => {
   agedManagers();
   const large = runnerOf("cell-1", "large-amd64");
-  const before = fake.requests.length;
+  const before = gitlab.fake.requests.length;
 
   const result = await prune({ dryRun: true });
 
@@ -76,8 +74,8 @@ test("--dry-run lists the removed shard's runner with its secret and the stale m
     ["s_2d", false],
     ["s_never", false],
   ]);
-  expect(fake.requests.slice(before).filter((request) => request.method !== "GET")).toEqual([]);
-  expect(fake.runners.has(large.id)).toBe(true);
+  expect(gitlab.fake.requests.slice(before).filter((request) => request.method !== "GET")).toEqual([]);
+  expect(gitlab.fake.runners.has(large.id)).toBe(true);
   expect(existsSync(secretFile("cell-1", "large-amd64"))).toBe(true);
   const text = formatOnboardReport(result);
   expect(text).toContain(`would delete runner #${large.id} (never_contacted) of removed shard large-amd64 and its secret`);
@@ -89,31 +87,31 @@ test("deletes the removed shard's runner and its secret, and the stale managers 
   const small = agedManagers();
   const large = runnerOf("cell-1", "large-amd64");
   const neighbours = fleet.models["cell-10"].shards.map((shard) => runnerOf("cell-10", shard.name).id);
-  const before = fake.requests.length;
+  const before = gitlab.fake.requests.length;
 
   const result = await prune();
 
   expect(result.exitCode).toBe(0);
   expect(result.prune!.runners).toEqual([expect.objectContaining({ runnerId: large.id, deleted: true, secretRemoved: true })]);
-  expect(fake.runners.has(large.id)).toBe(false);
+  expect(gitlab.fake.runners.has(large.id)).toBe(false);
   expect(existsSync(secretFile("cell-1", "large-amd64"))).toBe(false);
   expect(small.managers.map((manager) => manager.system_id)).toEqual(["s_online", "s_3h"]);
   // Managers are deleted with the runner token and system_id, as GitLab requires.
-  const managerDeletes = fake.requests.filter((request) => request.method === "DELETE" && request.path === "/api/v4/runners/managers");
+  const managerDeletes = gitlab.fake.requests.filter((request) => request.method === "DELETE" && request.path === "/api/v4/runners/managers");
   expect(managerDeletes.map((request) => [request.body.system_id, request.body.token === small.token])).toEqual([
     ["s_2d", true],
     ["s_never", true],
   ]);
   // Untouched: the foreign runner, the look-alike marker, cell-10 (same shard names, an id that starts with cell-1) and its secrets.
-  for (const id of [foreign.id, lookalike.id, ...neighbours, small.id]) expect(fake.runners.has(id)).toBe(true);
+  for (const id of [foreign.id, lookalike.id, ...neighbours, small.id]) expect(gitlab.fake.runners.has(id)).toBe(true);
   for (const shard of ["small-amd64", "large-amd64"]) expect(existsSync(secretFile("cell-10", shard))).toBe(true);
   expect(existsSync(secretFile("cell-1", "small-amd64"))).toBe(true);
-  expect(fake.writeCalls().filter((request) => request.method === "DELETE" && request.path.startsWith("/api/v4/runners/") && request.path !== "/api/v4/runners/managers").map((request) => request.path)).toEqual([
+  expect(gitlab.fake.writeCalls().filter((request) => request.method === "DELETE" && request.path.startsWith("/api/v4/runners/") && request.path !== "/api/v4/runners/managers").map((request) => request.path)).toEqual([
     `/api/v4/runners/${large.id}`,
   ]);
   // An administrator's search covers every runner of the instance, not only the ones the token "owns"
   // (the listings after it are the kept shards' own lookups, which also look for duplicates).
-  expect(fake.requests.slice(before).filter((request) => request.path === "/api/v4/runners/all").map((request) => new URLSearchParams(request.query).get("type")).slice(0, 3)).toEqual([
+  expect(gitlab.fake.requests.slice(before).filter((request) => request.path === "/api/v4/runners/all").map((request) => new URLSearchParams(request.query).get("type")).slice(0, 3)).toEqual([
     "instance_type",
     "group_type",
     "project_type",
@@ -127,11 +125,11 @@ test("with a group Owner's token, searches the model's groups, prunes there, and
     for (const shard of copy.shards) Object.assign(shard, { runner_type: "group", group_id: 10 });
     return copy;
   };
-  const ownerEnv = { ...fleet.env, GITLAB_TOKEN: fake.userToken };
+  const ownerEnv = { ...fleet.env, GITLAB_TOKEN: gitlab.fake.userToken };
   const grouped = asGroup(fleet.models["cell-10"]);
   await runOnboard({ runnerModel: grouped, env: ownerEnv, ...fakeClock(), log: () => {} });
-  const groupForeign = fake.seedRunner({ runner_type: "group_type", group_id: 10, description: "team-y" });
-  const removed = [...fake.runners.values()].find((runner) => runner.runner_type === "group_type" && runner.maintenance_note.includes("cell=cell-20 shard=large-amd64"))!;
+  const groupForeign = gitlab.fake.seedRunner({ runner_type: "group_type", group_id: 10, description: "team-y" });
+  const removed = [...gitlab.fake.runners.values()].find((runner) => runner.runner_type === "group_type" && runner.maintenance_note.includes("cell=cell-20 shard=large-amd64"))!;
   const remaining = structuredClone(grouped);
   remaining.shards = remaining.shards.filter((shard) => shard.name !== "large-amd64");
 
@@ -140,14 +138,14 @@ test("with a group Owner's token, searches the model's groups, prunes there, and
   expect(result.prune!.searched).toBe("the runners of group 10");
   expect(result.notices).toEqual([expect.stringContaining("not an administrator's")]);
   expect(result.prune!.runners).toEqual([expect.objectContaining({ runnerId: removed.id, deleted: true })]);
-  expect(fake.runners.has(removed.id)).toBe(false);
-  expect(fake.runners.has(groupForeign.id)).toBe(true);
-  expect(fake.runners.has(runnerOf("cell-10", "large-amd64").id)).toBe(true);
+  expect(gitlab.fake.runners.has(removed.id)).toBe(false);
+  expect(gitlab.fake.runners.has(groupForeign.id)).toBe(true);
+  expect(gitlab.fake.runners.has(runnerOf("cell-10", "large-amd64").id)).toBe(true);
 });
 
 test("keeps a removed shard's runner whose managers are still online, and fails naming them", async () => {
   const large = runnerOf("cell-1", "large-amd64");
-  fake.addManager(large.id, 2 * MINUTE, "s_still_running");
+  gitlab.fake.addManager(large.id, 2 * MINUTE, "s_still_running");
 
   const result = await prune();
 
@@ -155,7 +153,7 @@ test("keeps a removed shard's runner whose managers are still online, and fails 
   expect(result.problems).toEqual([
     `runner #${large.id} of removed shard large-amd64: still has 1 online manager(s) (s_still_running): run provision to remove the shard's VMs first, then prune`,
   ]);
-  expect(fake.runners.has(large.id)).toBe(true);
+  expect(gitlab.fake.runners.has(large.id)).toBe(true);
   expect(existsSync(secretFile("cell-1", "large-amd64"))).toBe(true);
 });
 
@@ -179,7 +177,7 @@ test("--stale-after 2h also takes the manager offline for 3 hours; the online on
 
 test("a secret under the removed shard's name that holds another runner's token is left in place", async () => {
   const file = secretFile("cell-1", "large-amd64");
-  const other = fake.seedRunner();
+  const other = gitlab.fake.seedRunner();
   writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), runnerId: other.id, token: other.token }));
 
   const result = await prune();
@@ -223,11 +221,11 @@ test.each([
 });
 
 test.each(["1h", "a week", "-3d"])("fails when --stale-after is %s (exit 2)", async (text) => {
-  const requests = fake.requests.length;
+  const requests = gitlab.fake.requests.length;
 
   await expect(prune({ staleAfter: text })).rejects.toMatchObject({ exitCode: 2 });
 
-  expect(fake.requests).toHaveLength(requests);
+  expect(gitlab.fake.requests).toHaveLength(requests);
 });
 
 test("fails when --stale-after comes without --prune, or --prune with --shard (exit 2)", async () => {
@@ -248,7 +246,7 @@ describe("bin/onboard --prune", () => {
     const report = JSON.parse(result.stdout);
     expect(report.mode).toBe("prune");
     expect(report.prune.runners).toEqual([expect.objectContaining({ runnerId: large.id, shard: "large-amd64", deleted: true, secretRemoved: true })]);
-    expect(fake.runners.has(large.id)).toBe(false);
+    expect(gitlab.fake.runners.has(large.id)).toBe(false);
     expect(result.stdout + result.stderr).not.toMatch(/glrt-[A-Za-z0-9_]{6}/);
   });
 

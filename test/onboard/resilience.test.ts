@@ -7,44 +7,39 @@ import { secretLocation } from "../../lib/model/names";
 import type { Shard } from "../../lib/model/schema";
 import { LocalSecretStore } from "../../lib/secrets/local-store";
 import { SecretStoreError, type SecretStore } from "../../lib/secrets/store";
-import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
-import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import { type FakeRunner } from "../support/fake-gitlab";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock, type FakeClock } from "./helpers";
 
-let fake: FakeGitLab;
-let setup: FakeModelSetup;
+const gitlab = useFakeGitLab();
 let clock: FakeClock;
 let shard: Shard;
 
 beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  setup = fakeModel(fake);
   clock = fakeClock(Date.now());
-  shard = setup.model.shards[0];
+  shard = gitlab.setup.model.shards[0];
 });
-afterEach(() => fake.stop());
 
 function onboard(options: Partial<OnboardOptions> = {}) {
-  return runOnboard({ runnerModel: setup.model, env: setup.env, shards: [shard.name], ...clock, log: () => {}, ...options });
+  return runOnboard({ runnerModel: gitlab.setup.model, env: gitlab.setup.env, shards: [shard.name], ...clock, log: () => {}, ...options });
 }
 
 function runnersOfShard(): FakeRunner[] {
-  return [...fake.runners.values()].filter((runner) => runner.maintenance_note.includes(runnerMarker(setup.model, shard)));
+  return [...gitlab.fake.runners.values()].filter((runner) => runner.maintenance_note.includes(runnerMarker(gitlab.setup.model, shard)));
 }
 
 function storedToken(): string | undefined {
-  const file = join(setup.secretsDir, secretLocation(setup.model, shard).localFileName);
+  const file = join(gitlab.setup.secretsDir, secretLocation(gitlab.setup.model, shard).localFileName);
   return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).token : undefined;
 }
 
 function calls(method: string, path: RegExp) {
-  return fake.requests.filter((request) => request.method === method && path.test(request.path));
+  return gitlab.fake.requests.filter((request) => request.method === method && path.test(request.path));
 }
 
 /** A local store whose writes fail. */
 function brokenStore(): SecretStore {
-  const real = new LocalSecretStore(setup.model);
+  const real = new LocalSecretStore(gitlab.setup.model);
   return {
     kind: real.kind,
     needsCredentials: false,
@@ -59,7 +54,7 @@ function brokenStore(): SecretStore {
 
 describe("rate limits", () => {
   test("a 429 waits what Retry-After asks", async () => {
-    fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { retryAfterSeconds: 7 });
+    gitlab.fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { retryAfterSeconds: 7 });
 
     const result = await onboard();
 
@@ -69,7 +64,7 @@ describe("rate limits", () => {
   });
 
   test("a 429 without Retry-After waits until RateLimit-Reset", async () => {
-    fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { resetInSeconds: 30 });
+    gitlab.fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { resetInSeconds: 30 });
 
     await onboard();
 
@@ -79,7 +74,7 @@ describe("rate limits", () => {
   });
 
   test("a 429 on the create is retried: GitLab did not process it", async () => {
-    fake.rateLimitNext("POST", /^\/user\/runners$/, 2, { retryAfterSeconds: 3 });
+    gitlab.fake.rateLimitNext("POST", /^\/user\/runners$/, 2, { retryAfterSeconds: 3 });
 
     const result = await onboard();
 
@@ -92,7 +87,7 @@ describe("rate limits", () => {
 
 describe("GitLab failures", () => {
   test("5xx answers are retried with backoff, then the run succeeds", async () => {
-    fake.failNext("GET", /^\/runners\/all$/, 2, 503);
+    gitlab.fake.failNext("GET", /^\/runners\/all$/, 2, 503);
 
     const result = await onboard();
 
@@ -103,18 +98,18 @@ describe("GitLab failures", () => {
   });
 
   test("fails when GitLab keeps failing past the retry budget, with a clear error", async () => {
-    fake.failNext("GET", /^\/runners\/all$/, 10_000, 500);
+    gitlab.fake.failNext("GET", /^\/runners\/all$/, 10_000, 500);
 
     const result = await onboard({ retryTimeout: "30s" });
 
     expect(result.exitCode).toBe(1);
     expect(result.shards[0].error).toMatch(/kept failing; gave up after \d+ attempts .*retry budget 30s.*500/);
     expect(clock.waits.reduce((sum, wait) => sum + wait, 0)).toBeLessThanOrEqual(30_000);
-    expect(fake.writeCalls()).toHaveLength(0);
+    expect(gitlab.fake.writeCalls()).toHaveLength(0);
   });
 
   test("fails when a 429 asks to wait longer than the budget, without waiting", async () => {
-    fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { retryAfterSeconds: 600 });
+    gitlab.fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { retryAfterSeconds: 600 });
 
     const result = await onboard({ retryTimeout: "2m" });
 
@@ -124,7 +119,7 @@ describe("GitLab failures", () => {
   });
 
   test("a 5xx on the create looks for the runner before creating again", async () => {
-    fake.failNext("POST", /^\/user\/runners$/, 1, 502);
+    gitlab.fake.failNext("POST", /^\/user\/runners$/, 1, 502);
 
     const result = await onboard();
 
@@ -138,7 +133,7 @@ describe("GitLab failures", () => {
   });
 
   test("a create whose answer was lost is recovered by its marker, not created again", async () => {
-    fake.dropNextCreateResponses(1);
+    gitlab.fake.dropNextCreateResponses(1);
 
     const result = await onboard();
 
@@ -149,7 +144,7 @@ describe("GitLab failures", () => {
     expect(others).toHaveLength(0);
     expect(calls("POST", new RegExp(`/runners/${runner.id}/reset_authentication_token$`))).toHaveLength(1);
     expect(storedToken()).toBe(runner.token);
-    expect(fake.tokenWorks(storedToken()!)).toBe(true);
+    expect(gitlab.fake.tokenWorks(storedToken()!)).toBe(true);
   });
 });
 
@@ -161,7 +156,7 @@ describe("secret store failures", () => {
     expect(result.shards[0].error).toContain("disk full (simulated)");
     expect(result.shards[0].error).toContain("deleted again");
     expect(calls("DELETE", /\/runners\/\d+$/)).toHaveLength(1);
-    expect(fake.runners.size).toBe(0);
+    expect(gitlab.fake.runners.size).toBe(0);
 
     const healed = await onboard();
     expect(healed.shards[0]).toMatchObject({ action: "create", tokenStored: true });
@@ -169,7 +164,7 @@ describe("secret store failures", () => {
   });
 
   test("when the runner cannot be deleted either, the next run adopts it", async () => {
-    fake.failNext("DELETE", /^\/runners\/\d+$/, 10_000, 500);
+    gitlab.fake.failNext("DELETE", /^\/runners\/\d+$/, 10_000, 500);
 
     const failed = await onboard({ secretStore: brokenStore(), retryTimeout: "10s" });
 

@@ -1,6 +1,6 @@
 /** The retry policy on its own: backoff, what 429s ask for, the time budget. */
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, rateLimitWaitMs, RetryBudgetExceededError, withRetry, type FailureClass } from "../../lib/gitlab/retry";
-import { classifyFailure, formatQuery, GitLabHttpError, GitLabNetworkError, isRetrySafe } from "../../lib/gitlab/requester";
+import { classifyFailure, GitLabHttpError, GitLabNetworkError, isRetrySafe } from "../../lib/gitlab/requester";
 import { fakeClock } from "./helpers";
 
 const policy = { budgetMs: 10_000, baseDelayMs: 100, maxDelayMs: 1_000 };
@@ -96,6 +96,7 @@ describe("which requests are retried", () => {
 
   test("a create is never sent again after a 5xx or a lost connection; a 429 is", () => {
     expect(isRetrySafe("POST", "user/runners")).toBe(false);
+    expect(isRetrySafe("POST", "projects/42/merge_requests/7/notes")).toBe(false);
     expect(classifyFailure(http("POST", 502), false, now)).toEqual({ kind: "fatal" });
     expect(classifyFailure(new GitLabNetworkError("POST", "/x", "UND_ERR_SOCKET", { cause: null }), false, now)).toEqual({ kind: "fatal" });
     expect(classifyFailure(http("POST", 429, { "retry-after": "2" }), false, now)).toMatchObject({ kind: "rate-limited", waitMs: 2000 });
@@ -113,10 +114,4 @@ describe("which requests are retried", () => {
     expect(classifyFailure(http("GET", 401), true, now)).toEqual({ kind: "fatal" });
     expect(classifyFailure(new GitLabNetworkError("GET", "/x", "ENOTFOUND", { cause: null }), true, now)).toEqual({ kind: "fatal" });
   });
-});
-
-test("formatQuery encodes like gitbeaker: snake_case names and name[] arrays", () => {
-  expect(formatQuery({ type: "instance_type", tagList: ["a", "b c"], perPage: 100, paused: undefined })).toBe(
-    "type=instance_type&tag_list%5B%5D=a&tag_list%5B%5D=b+c&per_page=100",
-  );
 });

@@ -2,38 +2,32 @@
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import type { Shard } from "../../lib/model/schema";
-import { FakeGitLab } from "../support/fake-gitlab";
-import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock, runnerChanges } from "./helpers";
 
+const gitlab = useFakeGitLab();
 const HOUR = 3600_000;
-let fake: FakeGitLab;
-let setup: FakeModelSetup;
 let small: Shard;
 let large: Shard;
 
 beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  setup = fakeModel(fake);
-  [small, large] = setup.model.shards;
+  [small, large] = gitlab.setup.model.shards;
   await onboard();
 });
-afterEach(() => fake.stop());
 
 function onboard(options: Partial<OnboardOptions> = {}) {
-  return runOnboard({ runnerModel: setup.model, env: setup.env, ...fakeClock(), log: () => {}, ...options });
+  return runOnboard({ runnerModel: gitlab.setup.model, env: gitlab.setup.env, ...fakeClock(), log: () => {}, ...options });
 }
 
 function runnerIdOf(shard: Shard): number {
-  return [...fake.runners.values()].find((runner) => runner.maintenance_note.includes(runnerMarker(setup.model, shard)))!.id;
+  return [...gitlab.fake.runners.values()].find((runner) => runner.maintenance_note.includes(runnerMarker(gitlab.setup.model, shard)))!.id;
 }
 
 test("lists each shard's runner with its managers' status", async () => {
-  fake.addManager(runnerIdOf(small), 5 * 60_000, "s_online");
-  fake.addManager(runnerIdOf(small), 10 * 24 * HOUR, "s_stale");
-  fake.addManager(runnerIdOf(large), null, "s_new");
-  const before = runnerChanges(fake.requests).length;
+  gitlab.fake.addManager(runnerIdOf(small), 5 * 60_000, "s_online");
+  gitlab.fake.addManager(runnerIdOf(small), 10 * 24 * HOUR, "s_stale");
+  gitlab.fake.addManager(runnerIdOf(large), null, "s_new");
+  const before = runnerChanges(gitlab.fake.requests).length;
 
   const result = await onboard({ status: true });
 
@@ -49,15 +43,15 @@ test("lists each shard's runner with its managers' status", async () => {
     }),
     expect.objectContaining({ shard: large.name, onlineManagers: 0, managers: [expect.objectContaining({ systemId: "s_new", status: "never_contacted" })] }),
   ]);
-  expect(runnerChanges(fake.requests)).toHaveLength(before);
+  expect(runnerChanges(gitlab.fake.requests)).toHaveLength(before);
   const table = formatOnboardReport(result);
   expect(table).toMatch(new RegExp(`${small.name}\\s+#${runnerIdOf(small)}\\s+online\\s+1/2 online\\s+stored`));
   expect(table).toContain("manager s_stale: stale");
 });
 
 test("--require-online fails when a shard has no online manager, naming it", async () => {
-  fake.addManager(runnerIdOf(small), 60_000);
-  fake.addManager(runnerIdOf(large), 3 * HOUR);
+  gitlab.fake.addManager(runnerIdOf(small), 60_000);
+  gitlab.fake.addManager(runnerIdOf(large), 3 * HOUR);
 
   const result = await onboard({ status: true, requireOnline: true });
 
@@ -66,8 +60,8 @@ test("--require-online fails when a shard has no online manager, naming it", asy
 });
 
 test("--require-online passes when every shard has an online manager", async () => {
-  fake.addManager(runnerIdOf(small), 60_000);
-  fake.addManager(runnerIdOf(large), 60_000);
+  gitlab.fake.addManager(runnerIdOf(small), 60_000);
+  gitlab.fake.addManager(runnerIdOf(large), 60_000);
 
   const result = await onboard({ status: true, requireOnline: true });
 
@@ -75,7 +69,7 @@ test("--require-online passes when every shard has an online manager", async () 
 });
 
 test("reports a shard whose runner is missing", async () => {
-  fake.runners.delete(runnerIdOf(large));
+  gitlab.fake.runners.delete(runnerIdOf(large));
 
   const result = await onboard({ status: true, requireOnline: true });
 

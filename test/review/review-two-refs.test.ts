@@ -1,12 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runReview } from "../../app/commands/review";
 import { OperationalError, UserInputError } from "../../lib/errors";
 import { REVIEW_MARKER } from "../../lib/review/render-review";
 import { synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
-import { startFakeGitLabNotes } from "../support/fake-gitlab-notes";
+import { FakeGitLab } from "../support/fake-gitlab";
 import { CHECKOUT_ROOT, createFakeSynthRepo, type TempRepo } from "./review-temp-repo";
 
 const MODEL = (machineType: string) => `project: fleet-prod\nregion: europe-west4\nmachine_type: ${machineType}\n`;
@@ -113,22 +112,23 @@ describe("review over two refs of a repository (fake synth)", () => {
   });
 
   it("posts one note on the merge request and updates it on the next run", async () => {
-    const token = `glpat-${randomBytes(12).toString("hex")}`;
-    const gitlab = await startFakeGitLabNotes({ token, mergeRequests: ["42!7"] });
+    const gitlab = new FakeGitLab();
+    await gitlab.start();
+    gitlab.mergeRequests.addMergeRequest("42", 7);
     try {
-      const env = { CI_SERVER_URL: gitlab.url, CI_PROJECT_ID: "42", CI_MERGE_REQUEST_IID: "7", GITLAB_REVIEW_TOKEN: token };
+      const env = { CI_SERVER_URL: gitlab.url, CI_PROJECT_ID: "42", CI_MERGE_REQUEST_IID: "7", GITLAB_REVIEW_TOKEN: gitlab.adminToken };
       repo.write("models/cell-1.yaml", MODEL("e2-medium"));
       const first = await runReview({ cwd: repo.dir, base, post: true, env });
       repo.write("models/cell-1.yaml", MODEL("e2-large"));
       const second = await runReview({ cwd: repo.dir, base, post: true, env });
 
       expect([first.note?.action, second.note?.action]).toEqual(["created", "updated"]);
-      const notes = gitlab.notes("42", 7);
+      const notes = gitlab.mergeRequests.notes("42", 7);
       expect(notes).toHaveLength(1);
       expect(notes[0].body).toBe(second.markdown);
       expect(notes[0].body).toContain('"e2-large"');
     } finally {
-      await gitlab.close();
+      await gitlab.stop();
     }
   });
 

@@ -4,15 +4,23 @@
  * creation with glrt-t1_/t2_/t3_ tokens generated at run time, listings with
  * GitLab's filters and pagination headers, details, updates, deletion, managers,
  * token reset and verify (which, as in GitLab, records the calling manager and its contact),
- * manager deletion by runner token, a runner's jobs; GitLab's error bodies; Rack::Attack 429s; fault injection
- * (5xx, 429, a create whose response is dropped); a log of every request.
+ * manager deletion by runner token, a runner's jobs; merge requests, their notes and the commits
+ * they were merged as (./fake-gitlab-merge-requests.ts); job artifacts by ref (./fake-gitlab-artifacts.ts);
+ * GitLab's error bodies; Rack::Attack 429s; fault injection (5xx, 429, a create whose response is
+ * dropped); a log of every request. It is the tests' only GitLab: it follows the documented
+ * contract, not our client (test/onboard/fake-gitlab.test.ts checks it against the document).
  *
  * Paths outside /api/v4 answer like a web server: a 404 HTML page, or with
  * `/html-site/...` a 200 HTML page (a URL that is not a GitLab instance).
  */
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { forbidden, HttpAnswer, paginate, parseBody, rackAttack429, randomText, readBody, send } from "./fake-gitlab-http";
+import { ARTIFACT_ROUTE, FakeJobArtifacts } from "./fake-gitlab-artifacts";
+import { COMMIT_MERGE_REQUESTS_ROUTE, FakeMergeRequests, NOTES_ROUTE } from "./fake-gitlab-merge-requests";
+
+export { randomText } from "./fake-gitlab-http";
+export type { FakeMergeRequest, FakeNote } from "./fake-gitlab-merge-requests";
 
 export type FakeRunnerType = "instance_type" | "group_type" | "project_type";
 
@@ -68,16 +76,20 @@ export interface LoggedRequest {
   /** The parsed request body (requests carry settings, never runner tokens, except POST /runners/verify and DELETE /runners/managers). */
   body: Record<string, unknown>;
   status: number;
+  /** The headers that carried a token (PRIVATE-TOKEN, Authorization, JOB-TOKEN), by name, never the values. */
+  readonly credentials: readonly string[];
 }
 
 interface FakeUser {
   readonly admin: boolean;
+  /** A token with the read_api scope only: every write answers 403 insufficient_scope. */
+  readonly readOnly?: boolean;
   readonly ownedGroups: readonly number[];
   readonly ownedProjects: readonly number[];
 }
 
 type Fault =
-  | { kind: "status"; method: string; route: RegExp; remaining: number; status: number }
+  | { kind: "status"; method: string; route: RegExp; remaining: number; status: number; body?: unknown }
   | { kind: "rate-limit"; method: string; route: RegExp; remaining: number; retryAfterSeconds?: number; resetInSeconds?: number }
   | { kind: "drop-create"; remaining: number };
 
@@ -90,25 +102,19 @@ const TOKEN_PREFIX: Record<FakeRunnerType, string> = { instance_type: "t1_", gro
 const TWO_HOURS_MS = 2 * 3600_000;
 const SEVEN_DAYS_MS = 7 * 24 * 3600_000;
 
-/** A random string of `length` letters and digits, generated at run time. */
-export function randomText(length: number): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  return [...randomBytes(length)].map((byte) => alphabet[byte % alphabet.length]).join("");
-}
-
-class HttpAnswer {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
 export class FakeGitLab {
   /** An administrator's personal access token. */
   readonly adminToken = `glpat-${randomText(20)}`;
   /** A non-admin user's token, Owner of group 10 and project 20. */
   readonly userToken = `glpat-${randomText(20)}`;
+  /** An administrator's token with the read_api scope only. */
+  readonly readOnlyToken = `glpat-${randomText(20)}`;
+  /** A CI job's CI_JOB_TOKEN: it may download artifacts, nothing else here. */
+  readonly jobToken = `glcbt-${randomText(20)}`;
+  /** Merge requests, their notes, the commits they were merged as. */
+  readonly mergeRequests = new FakeMergeRequests();
+  /** Files CI jobs left behind. */
+  readonly artifacts = new FakeJobArtifacts();
   readonly runners = new Map<number, FakeRunner>();
   readonly requests: LoggedRequest[] = [];
   /** Token lifetime GitLab announces; null: tokens do not expire. */
@@ -129,6 +135,7 @@ export class FakeGitLab {
   constructor() {
     this.users.set(this.adminToken, { admin: true, ownedGroups: [], ownedProjects: [] });
     this.users.set(this.userToken, { admin: false, ownedGroups: [10], ownedProjects: [20] });
+    this.users.set(this.readOnlyToken, { admin: true, readOnly: true, ownedGroups: [], ownedProjects: [] });
   }
 
   get url(): string {
@@ -154,6 +161,11 @@ export class FakeGitLab {
   /** The next `count` requests matching `method` and `route` answer `status` (default 500). */
   failNext(method: string, route: RegExp, count: number, status = 500): void {
     this.faults.push({ kind: "status", method, route, remaining: count, status });
+  }
+
+  /** The next matching request answers `status` with `body`, as a proxy or a changed GitLab might. */
+  answerNext(method: string, route: RegExp, status: number, body: unknown): void {
+    this.faults.push({ kind: "status", method, route, remaining: 1, status, body });
   }
 
   /** The next `count` matching requests get Rack::Attack's 429. */
@@ -241,7 +253,8 @@ export class FakeGitLab {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", this.baseUrl);
     const method = req.method ?? "GET";
-    const entry: LoggedRequest = { method, path: url.pathname, query: url.search.replace(/^\?/, ""), body: {}, status: 0 };
+    const credentials = ["private-token", "authorization", "job-token"].filter((name) => req.headers[name] !== undefined);
+    const entry: LoggedRequest = { method, path: url.pathname, query: url.search.replace(/^\?/, ""), body: {}, status: 0, credentials };
     this.requests.push(entry);
     const rawBody = await readBody(req);
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
@@ -274,7 +287,7 @@ export class FakeGitLab {
 
     if (this.disabledRoutes.some((route) => route.method === method && route.route.test(endpoint))) return new HttpAnswer(404, { error: "404 Not Found" });
     const fault = this.takeFault(method, endpoint);
-    if (fault?.kind === "status") return new HttpAnswer(fault.status, { message: `${fault.status} Internal Server Error` });
+    if (fault?.kind === "status") return new HttpAnswer(fault.status, fault.body ?? { message: `${fault.status} Internal Server Error` });
     if (fault?.kind === "rate-limit") return rackAttack429(fault.retryAfterSeconds, fault.resetInSeconds);
 
     const body = parseBody(rawBody, req.headers["content-type"]);
@@ -282,11 +295,22 @@ export class FakeGitLab {
     if (method === "POST" && endpoint === "/runners/verify") return this.verify(body);
     if (method === "DELETE" && endpoint === "/runners/managers") return this.deleteManager(body);
 
+    let match: RegExpMatchArray | null;
+    // A CI job token opens only the routes GitLab marks job_token_allowed, such as artifact downloads.
+    if (method === "GET" && (match = endpoint.match(ARTIFACT_ROUTE)) && req.headers["job-token"] === this.jobToken) return this.artifacts.handle(match, url);
+
     const user = this.authenticate(req, url);
     if (!user) return new HttpAnswer(401, { message: "401 Unauthorized" });
-
-    let match: RegExpMatchArray | null;
+    if (user.readOnly && method !== "GET") {
+      return new HttpAnswer(403, { error: "insufficient_scope", error_description: "The request requires higher privileges than provided by the access token.", scope: "api" });
+    }
     if (method === "POST" && endpoint === "/user/runners") return this.create(user, body, res);
+    const projectRoute = endpoint.match(NOTES_ROUTE) ?? endpoint.match(COMMIT_MERGE_REQUESTS_ROUTE) ?? endpoint.match(ARTIFACT_ROUTE);
+    // A project the user cannot see does not exist for them.
+    if (projectRoute && !user.admin && !user.ownedProjects.includes(Number(projectRoute[1]))) return new HttpAnswer(404, { message: "404 Project Not Found" });
+    if ((match = endpoint.match(NOTES_ROUTE))) return this.mergeRequests.handle(method, match, url, body);
+    if (method === "GET" && (match = endpoint.match(COMMIT_MERGE_REQUESTS_ROUTE))) return this.mergeRequests.ofCommit(match);
+    if (method === "GET" && (match = endpoint.match(ARTIFACT_ROUTE))) return this.artifacts.handle(match, url);
     if (method === "GET" && endpoint === "/runners/all") {
       if (!user.admin) return forbidden();
       return this.list(url, () => true);
@@ -313,13 +337,14 @@ export class FakeGitLab {
         this.runners.delete(runner.id);
         return new HttpAnswer(204, null);
       }
-      if (sub === "/managers" && method === "GET") return this.paginate(url, runner.managers.map((manager) => ({ ...manager, status: contactStatus(manager.contacted_at, manager.created_at) })));
+      // Not paginated: GitLab presents runner.runner_managers whole (lib/api/ci/runners.rb).
+      if (sub === "/managers" && method === "GET") return new HttpAnswer(200, runner.managers.map((manager) => ({ ...manager, status: contactStatus(manager.contacted_at, manager.created_at) })));
       if (sub === "/jobs" && method === "GET") {
         const status = url.searchParams.get("status");
         if (status !== null && !JOB_STATUSES.includes(status as FakeJobStatus)) return new HttpAnswer(400, { error: "status does not have a valid value" });
         const systemId = url.searchParams.get("system_id");
         const jobs = runner.jobs.filter((job) => (status === null || job.status === status) && (systemId === null || job.system_id === systemId));
-        return this.paginate(url, [...jobs].reverse().map((job) => ({ id: job.id, status: job.status, runner: { id: runner.id } })));
+        return paginate(url, [...jobs].reverse().map((job) => ({ id: job.id, status: job.status, runner: { id: runner.id } })));
       }
       if (sub === "/reset_authentication_token" && method === "POST") {
         runner.token = this.newToken(runner.runner_type);
@@ -473,36 +498,9 @@ export class FakeGitLab {
       .map((runner) => this.summary(runner))
       .filter((runner) => status === null || runner.status === status || (status === "paused" && runner.paused) || (status === "active" && !runner.paused))
       .sort((a, b) => a.id - b.id);
-    return this.paginate(url, items);
+    return paginate(url, items);
   }
 
-  private paginate(url: URL, items: unknown[]): HttpAnswer {
-    const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 20) || 20));
-    const totalPages = Math.max(1, Math.ceil(items.length / perPage));
-    const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
-    const slice = items.slice((page - 1) * perPage, page * perPage);
-    const pageUrl = (number: number) => {
-      const link = new URL(url.toString());
-      link.searchParams.set("page", String(number));
-      link.searchParams.set("per_page", String(perPage));
-      return link.toString();
-    };
-    const links = [
-      ...(page > 1 ? [`<${pageUrl(page - 1)}>; rel="prev"`] : []),
-      ...(page < totalPages ? [`<${pageUrl(page + 1)}>; rel="next"`] : []),
-      `<${pageUrl(1)}>; rel="first"`,
-      `<${pageUrl(totalPages)}>; rel="last"`,
-    ];
-    return new HttpAnswer(200, slice, {
-      "x-page": String(page),
-      "x-per-page": String(perPage),
-      "x-next-page": page < totalPages ? String(page + 1) : "",
-      "x-prev-page": page > 1 ? String(page - 1) : "",
-      "x-total": String(items.length),
-      "x-total-pages": String(totalPages),
-      link: links.join(", "),
-    });
-  }
 
   private summary(runner: FakeRunner) {
     const contacted = latestContact(runner);
@@ -558,60 +556,6 @@ function contactStatus(contactedAt: string | null, createdAt: string): string {
   if (age <= TWO_HOURS_MS) return "online";
   if (age > SEVEN_DAYS_MS) return "stale";
   return "offline";
-}
-
-function forbidden(reason?: string): HttpAnswer {
-  return new HttpAnswer(403, { message: reason ? `403 Forbidden - ${reason}` : "403 Forbidden" });
-}
-
-/** Rack::Attack's throttle answer. */
-function rackAttack429(retryAfterSeconds?: number, resetInSeconds?: number): HttpAnswer {
-  const now = Math.floor(Date.now() / 1000);
-  const reset = now + (resetInSeconds ?? retryAfterSeconds ?? 60);
-  return new HttpAnswer(429, "Retry later\n", {
-    "content-type": "text/plain",
-    ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }),
-    "ratelimit-name": "throttle_authenticated_api",
-    "ratelimit-limit": "600",
-    "ratelimit-observed": "601",
-    "ratelimit-remaining": "0",
-    "ratelimit-reset": String(reset),
-    "ratelimit-resettime": new Date(reset * 1000).toUTCString(),
-  });
-}
-
-function send(res: ServerResponse, answer: HttpAnswer): void {
-  const headers = { ...answer.headers };
-  let payload = "";
-  if (answer.status !== 204) {
-    if (typeof answer.body === "string") payload = answer.body;
-    else {
-      payload = JSON.stringify(answer.body);
-      headers["content-type"] ??= "application/json";
-    }
-  }
-  res.writeHead(answer.status, headers);
-  res.end(payload);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function parseBody(text: string, contentType: string | undefined): Record<string, unknown> {
-  if (!text) return {};
-  if (contentType?.includes("application/json")) return JSON.parse(text) as Record<string, unknown>;
-  const form: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(text)) {
-    if (key.endsWith("[]")) form[key.slice(0, -2)] = [...((form[key.slice(0, -2)] as string[]) ?? []), value];
-    else form[key] = value;
-  }
-  return form;
 }
 
 function toBool(value: unknown): boolean {
