@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
-import { APPLY_MODES, DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
-import { UserInputError } from "../../lib/errors";
+import type * as ReviewOptionsModule from "./review-options";
+import { DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
@@ -87,10 +87,8 @@ export function runChangedCells(options: ChangedCellsOptions): Promise<ChangedCe
 export interface ChildPipelineCommandOptions {
   readonly file: string;
   readonly mode: ChildPipelineMode;
-  /** Required unless `all`. */
-  readonly base?: string;
-  /** Every cell, whatever changed (a manual "apply everything"). */
-  readonly all?: boolean;
+  /** Every cell, whatever changed (a manual "apply everything"), or the cells changed since a git ref. */
+  readonly cells: "all" | { readonly changedSince: string };
   readonly cwd?: string;
   readonly modelsDir?: string;
   readonly image?: string;
@@ -112,18 +110,17 @@ export async function runChildPipeline(options: ChildPipelineCommandOptions): Pr
   let removed: string[] = [];
   let reasons: Record<string, readonly string[]> = {};
   let base: string;
-  if (options.all) {
+  if (options.cells === "all") {
     const dir = resolve(cwd, resolveModelsDir(options.modelsDir));
     cells = listModelFiles(dir).map((file) => file.replace(/^.*\//, "").replace(/\.ya?ml$/, ""));
     reasons = Object.fromEntries(cells.map((cell) => [cell, ["--all"]]));
     base = "(all cells)";
   } else {
-    if (!options.base) throw new UserInputError("--child-pipeline needs --base <git-ref> (or --all)");
-    const changed = await changedCells({ base: options.base, cwd, modelsDir: options.modelsDir });
+    base = options.cells.changedSince;
+    const changed = await changedCells({ base, cwd, modelsDir: options.modelsDir });
     cells = changed.cells.map((entry) => entry.cell);
     removed = changed.removed.map((entry) => entry.cell);
     reasons = Object.fromEntries(changed.cells.map((entry) => [entry.cell, entry.reasons]));
-    base = options.base;
   }
   const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image, applyMode: options.applyMode });
   const file = resolve(cwd, options.file);
@@ -167,28 +164,14 @@ export function reviewCommand(): Command {
         "  ./bin/review --changed-cells --base origin/main --json\n  ./bin/review --child-pipeline child.yml --base HEAD~1 --mode apply\n" +
         "\nExit codes: 0 ok, 2 invalid usage, ref, model or missing CI variables, 1 git/synth/GitLab failure.",
     )
-    .action(async (flags: Record<string, unknown>) => {
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      // zod is loaded here, once commander has parsed: --help and --version do not pay for it.
+      const { parseReviewOptions } = require("./review-options") as typeof ReviewOptionsModule;
+      const { mode, modelsDir } = parseReviewOptions(command);
       const json = Boolean(flags.json);
-      const common = { cwd: process.cwd(), modelsDir: flags.modelsDir as string | undefined };
-      if (flags.changedCells && flags.childPipeline) throw new UserInputError("--changed-cells and --child-pipeline are separate modes; pass one");
-      if (flags.childPipeline) {
-        const mode = flags.mode as string | undefined;
-        if (mode !== "plan" && mode !== "apply" && mode !== "drift") {
-          throw new UserInputError(`--child-pipeline needs --mode plan, apply or drift${mode ? `, got "${mode}"` : ""}`);
-        }
-        const applyMode = flags.applyMode as string;
-        if (!(APPLY_MODES as readonly string[]).includes(applyMode)) {
-          throw new UserInputError(`--apply-mode (APPLY_MODE in the pipeline) must be ${APPLY_MODES.join(" or ")}, got "${applyMode}"`);
-        }
-        const result = await runChildPipeline({
-          ...common,
-          file: flags.childPipeline as string,
-          mode,
-          base: flags.base as string | undefined,
-          all: Boolean(flags.all),
-          image: flags.image as string | undefined,
-          applyMode: applyMode as ApplyMode,
-        });
+      const common = { cwd: process.cwd(), modelsDir };
+      if (mode.kind === "child-pipeline") {
+        const result = await runChildPipeline({ ...common, file: mode.file, mode: mode.pipeline, cells: mode.cells, image: mode.image, applyMode: mode.applyMode });
         process.stdout.write(
           json
             ? `${JSON.stringify(result, null, 2)}\n`
@@ -197,22 +180,13 @@ export function reviewCommand(): Command {
         );
         return;
       }
-      if (flags.mode || flags.all || flags.image) throw new UserInputError("--mode, --all and --image go with --child-pipeline");
-      if (!flags.base) throw new UserInputError("--base <git-ref> is required");
-      if (flags.changedCells) {
-        const result = await runChangedCells({ ...common, base: flags.base as string, head: flags.head as string | undefined });
+      if (mode.kind === "changed-cells") {
+        const result = await runChangedCells({ ...common, base: mode.base, head: mode.head });
         process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : formatChangedCells(result));
         return;
       }
-      const result = await runReview({
-        ...common,
-        base: flags.base as string,
-        head: flags.head as string | undefined,
-        changedOnly: Boolean(flags.changedOnly),
-        markdownFile: flags.markdown as string | undefined,
-        post: Boolean(flags.post),
-        tokenEnv: flags.tokenEnv as string | undefined,
-      });
+      const { base, head, changedOnly, markdownFile, post, tokenEnv } = mode;
+      const result = await runReview({ ...common, base, head, changedOnly, markdownFile, post, tokenEnv });
       if (json) {
         const payload = JSON.parse(renderReviewJson(result.report)) as Record<string, unknown>;
         process.stdout.write(`${JSON.stringify({ ...payload, note: result.note ?? null }, null, 2)}\n`);

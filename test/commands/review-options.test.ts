@@ -1,0 +1,81 @@
+/**
+ * review's command line, parsed once into one mode: a review, the list of changed cells, or a child
+ * pipeline. An option the mode does not use is refused (exit 2), not ignored.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { reviewCommand } from "../../app/commands/review";
+import { parseReviewOptions } from "../../app/commands/review-options";
+import { UserInputError } from "../../lib/errors";
+import { STACK_TRACE_LINE } from "../support/cli";
+import { parsedCommandLine, runCommandLine } from "../support/command-line";
+
+const parse = (args: readonly string[]) => parseReviewOptions(parsedCommandLine(reviewCommand(), args));
+
+function refusal(args: readonly string[]): string {
+  try {
+    parse(args);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UserInputError);
+    return (error as Error).message;
+  }
+  throw new Error(`expected ${args.join(" ")} to be refused`);
+}
+
+describe("review's modes", () => {
+  it.each([
+    [["--base", "origin/main"], { kind: "review", base: "origin/main", changedOnly: false, post: false }],
+    [
+      ["--base", "b", "--head", "h", "--changed-only", "--markdown", "review.md", "--post", "--token-env", "T", "--json"],
+      { kind: "review", base: "b", head: "h", changedOnly: true, markdownFile: "review.md", post: true, tokenEnv: "T" },
+    ],
+    [["--changed-cells", "--base", "b", "--head", "h"], { kind: "changed-cells", base: "b", head: "h" }],
+    [["--child-pipeline", "child.yml", "--base", "b", "--mode", "plan"], { kind: "child-pipeline", file: "child.yml", pipeline: "plan", applyMode: "auto", cells: { changedSince: "b" } }],
+    [
+      ["--child-pipeline", "child.yml", "--mode", "apply", "--apply-mode", "manual", "--all", "--image", "node:22"],
+      { kind: "child-pipeline", file: "child.yml", pipeline: "apply", applyMode: "manual", image: "node:22", cells: "all" },
+    ],
+  ])("%j is %j", (args, mode) => {
+    expect(parse(args).mode).toEqual(mode);
+  });
+
+  it("keeps --models-dir in every mode", () => {
+    expect(parse(["--base", "b", "--models-dir", "m"]).modelsDir).toBe("m");
+    expect(parse(["--child-pipeline", "c.yml", "--mode", "drift", "--all", "--models-dir", "m"]).modelsDir).toBe("m");
+  });
+});
+
+describe("review refuses", () => {
+  it.each([
+    [[], "--base <git-ref> is required"],
+    [["--base", "b", "--mode", "plan", "--all"], "--mode and --all go with --child-pipeline"],
+    [["--base", "b", "--image", "x"], "--image goes with --child-pipeline"],
+    [["--changed-cells", "--base", "b", "--post", "--markdown", "r.md"], "--changed-cells only lists the cells to plan: it cannot be combined with --post or --markdown"],
+    [["--changed-cells", "--child-pipeline", "c.yml", "--base", "b", "--mode", "plan"], "--child-pipeline writes a pipeline: it cannot be combined with --changed-cells"],
+    [["--child-pipeline", "c.yml", "--base", "b"], "--child-pipeline needs --mode plan, apply or drift"],
+    [["--child-pipeline", "c.yml", "--base", "b", "--mode", "destroy"], '--child-pipeline needs --mode plan, apply or drift, got "destroy"'],
+    [["--child-pipeline", "c.yml", "--mode", "plan"], "--child-pipeline needs --base <git-ref> (or --all)"],
+    [["--child-pipeline", "c.yml", "--base", "b", "--mode", "apply", "--apply-mode", "Manual"], '--apply-mode (APPLY_MODE in the pipeline) must be auto or manual, got "Manual"'],
+    [["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--head", "h", "--changed-only"], "--child-pipeline writes a pipeline: it cannot be combined with --head or --changed-only"],
+  ])("%j: %s", (args, message) => {
+    expect(refusal(args)).toBe(message);
+  });
+});
+
+describe("bin/review with options that do not go together", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "review-options-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("exits 2 naming them, without a stack trace, and writes no pipeline", async () => {
+    const file = join(dir, "child.yml");
+    const result = await runCommandLine(reviewCommand(), ["--child-pipeline", file, "--all", "--mode", "apply", "--apply-mode", "later"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe('error: --apply-mode (APPLY_MODE in the pipeline) must be auto or manual, got "later"\n');
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(existsSync(file)).toBe(false);
+  });
+});
