@@ -13,7 +13,8 @@
 import { MergeRequestNotes, Runners, Users } from "@gitbeaker/rest";
 import { z } from "zod";
 import { describeGitLabFailure, GitLabApiError, type FailureHints } from "./errors";
-import { gitlabRequesterFn, UnexpectedAnswerError, type RequesterSettings } from "./requester";
+import { UnexpectedAnswerError } from "./http-failures";
+import { gitlabRequesterFn, type RequesterSettings } from "./requester";
 import {
   issuedTokenShape,
   mergeRequestNoteShape,

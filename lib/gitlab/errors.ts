@@ -5,7 +5,7 @@
  */
 import { OperationalError } from "../errors";
 import { redactSecrets, redactValue } from "../redact";
-import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./requester";
+import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./http-failures";
 import { RetryBudgetExceededError, formatMs } from "./retry";
 
 export type GitLabFailureKind =

@@ -8,7 +8,8 @@
  * (Reporter is enough), kept in a masked CI variable.
  */
 import { UserInputError } from "../errors";
-import { createMergeRequestNotesClient, type GitLabClientOptions } from "./client";
+import type * as ClientModule from "./client";
+import type { GitLabClientOptions } from "./client";
 
 export const DEFAULT_TOKEN_VARIABLES: readonly string[] = ["GITLAB_REVIEW_TOKEN", "GITLAB_TOKEN"];
 
@@ -64,6 +65,8 @@ export type NoteConnection = Pick<GitLabClientOptions, "policy" | "clock" | "onR
 export async function upsertMergeRequestNote(target: MergeRequestNoteTarget, body: string, marker: string, connection: NoteConnection = {}): Promise<NoteUpsertResult> {
   if (!body.includes(marker)) throw new Error("the note body must contain its marker, or the next run would add a second note");
   const where = `merge request !${target.mergeRequestIid} of project ${target.projectId}`;
+  // gitbeaker loads only when a note is posted: review and provision start without it.
+  const { createMergeRequestNotesClient } = require("./client") as typeof ClientModule;
   const client = createMergeRequestNotesClient({
     ...connection,
     url: target.serverUrl,

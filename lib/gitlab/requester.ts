@@ -8,69 +8,13 @@
  * - one fetch per attempt, with its own time limit;
  * - retries decided by ./retry.ts (Retry-After honoured, a time budget per call,
  *   transient failures retried, permanent ones not, creates never sent twice blindly);
- * - failures that keep the status, GitLab's body and the headers, so ./errors.ts can
- *   say what went wrong. They never leave lib/gitlab: the client turns them into
- *   GitLabApiError.
+ * - failures that keep the status, GitLab's body and the headers (./http-failures.ts),
+ *   so ./errors.ts can say what went wrong. They never leave lib/gitlab: the client
+ *   turns them into GitLabApiError.
  */
 import { createRequesterFn, type RequesterType, type RequestOptions, type ResourceOptions } from "@gitbeaker/requester-utils";
+import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./http-failures";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, rateLimitWaitMs, withRetry, type FailureClass, type RetryClock, type RetryEvent, type RetryPolicy } from "./retry";
-
-/** GitLab answered with an HTTP error status. */
-export class GitLabHttpError extends Error {
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly status: number,
-    readonly statusText: string,
-    readonly contentType: string,
-    /** Parsed JSON when the body was JSON, else the text. */
-    readonly body: unknown,
-    readonly headers: Headers,
-  ) {
-    super(`${method} ${path} answered ${status} ${statusText}`);
-    this.name = "GitLabHttpError";
-  }
-}
-
-/** The request never got an HTTP answer: refused, unknown host, reset, timed out, response dropped. */
-export class GitLabNetworkError extends Error {
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    /** ECONNREFUSED, ENOTFOUND, ECONNRESET, ETIMEDOUT, UND_ERR_SOCKET, ... */
-    readonly code: string,
-    options: { cause: unknown },
-  ) {
-    super(`${method} ${path} failed: ${code}`, options);
-    this.name = "GitLabNetworkError";
-  }
-}
-
-/** A success status with a body that is not JSON: the URL serves something other than the GitLab API. */
-export class NotGitLabApiError extends Error {
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly status: number,
-    readonly contentType: string,
-  ) {
-    super(`${method} ${path} answered ${status} with ${contentType || "no content type"} instead of JSON`);
-    this.name = "NotGitLabApiError";
-  }
-}
-
-/** A success whose body is not what GitLab documents for the call (the body is not kept: it may hold a token). */
-export class UnexpectedAnswerError extends Error {
-  constructor(
-    /** "POST /api/v4/user/runners" */
-    readonly call: string,
-    /** Where the body differs, e.g. "token: expected string". */
-    readonly detail: string,
-  ) {
-    super(`${call} answered an unexpected shape: ${detail}`);
-    this.name = "UnexpectedAnswerError";
-  }
-}
 
 export interface RequesterSettings {
   readonly policy?: RetryPolicy;

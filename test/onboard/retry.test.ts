@@ -1,6 +1,7 @@
 /** The retry policy on its own: backoff, what 429s ask for, the time budget. */
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, rateLimitWaitMs, RetryBudgetExceededError, withRetry, type FailureClass } from "../../lib/gitlab/retry";
-import { classifyFailure, GitLabHttpError, GitLabNetworkError, isRetrySafe } from "../../lib/gitlab/requester";
+import { GitLabHttpError, GitLabNetworkError } from "../../lib/gitlab/http-failures";
+import { classifyFailure, isRetrySafe } from "../../lib/gitlab/requester";
 import { fakeClock } from "./helpers";
 
 const policy = { budgetMs: 10_000, baseDelayMs: 100, maxDelayMs: 1_000 };
