@@ -11,6 +11,7 @@
  */
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
+import type * as StatusOptionsModule from "./status-options";
 import pLimit from "p-limit";
 import { OperationalError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
@@ -172,13 +173,17 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
   const nowMs = ctx.now();
   const shards = model.shards.map((shard, index) => {
     const status = statuses[index].error ? { ...statuses[index], error: redact(statuses[index].error!) } : statuses[index];
-    return shardReport(shard, status, nowMs, statusContext.verifyToken);
+    return shardReport(shard, status, { nowMs, tokensVerified: statusContext.verifyToken });
   });
   const attention = shards.flatMap((shard) => shard.attention.map((problem) => `cell ${model.cell.id}, shard ${shard.shard}: ${problem}`));
   return { ...head, checked: true, shards, attention };
 }
 
-function shardReport(shard: RunnerModel["shards"][number], status: ShardStatus, nowMs: number, verified: boolean): ShardReport {
+function shardReport(
+  shard: RunnerModel["shards"][number],
+  status: ShardStatus,
+  { nowMs, tokensVerified }: { readonly nowMs: number; readonly tokensVerified: boolean },
+): ShardReport {
   const health = shardHealth(shard, status, nowMs);
   const capacity = shardCapacity(shard);
   const versions = [...new Set(status.managers.map((manager) => manager.version).filter((version): version is string => Boolean(version)))].sort();
@@ -190,7 +195,7 @@ function shardReport(shard: RunnerModel["shards"][number], status: ShardStatus, 
     onlineManagers: status.onlineManagers,
     modelRunnerVersion: shard.managers.runner_version,
     runnerVersions: versions,
-    token: tokenState(status, verified),
+    token: tokenState(status, { verified: tokensVerified }),
     ...(status.tokenCheck ? { tokenCheck: status.tokenCheck } : {}),
     jobs: { running: status.runningJobs ?? null, max: capacity.maxConcurrentJobs },
     workers: { inUse: null, max: capacity.maxWorkers, inUseNote: WORKERS_NOT_REPORTED },
@@ -199,7 +204,7 @@ function shardReport(shard: RunnerModel["shards"][number], status: ShardStatus, 
   };
 }
 
-function tokenState(status: ShardStatus, verified: boolean): TokenState {
+function tokenState(status: ShardStatus, { verified }: { readonly verified: boolean }): TokenState {
   if (status.runnerId === undefined) return "not-checked";
   if (status.tokenStored === false) return "missing";
   if (!verified || !status.tokenCheck) return "not-checked";
@@ -252,13 +257,10 @@ export function statusCommand(): Command {
         "a missing store entry, a stored token GitLab refuses or that belongs to another runner, a cell that could not be checked.\n" +
         "Exit codes: 0 all healthy, 1 something needs attention (or GitLab / the secret store failed), 2 invalid model or usage.",
     )
-    .action(async (flags: Record<string, unknown>) => {
-      const report = await runStatus({
-        models: (flags.model as string[] | undefined) ?? [],
-        modelsDir: flags.modelsDir as string | undefined,
-        verifyTokens: flags.verify as boolean,
-        retryTimeout: flags.retryTimeout as string | undefined,
-      });
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      // zod is loaded here, once commander has parsed: --help and --version do not pay for it.
+      const { parseStatusOptions } = require("./status-options") as typeof StatusOptionsModule;
+      const report = await runStatus(parseStatusOptions(command));
       process.stdout.write(flags.json ? `${redactSecrets(JSON.stringify(report, null, 2))}\n` : formatStatusReport(report));
       process.exitCode = report.exitCode;
     });

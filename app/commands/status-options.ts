@@ -1,0 +1,42 @@
+/**
+ * status's flags, parsed once: which models, and whether the stored tokens are checked with GitLab.
+ * status has one mode, so its schema is one strict object. Loaded inside the action (it imports zod):
+ * see app/cli/parse-options.ts.
+ */
+import type { Command } from "commander";
+import { z } from "zod";
+import { isDuration } from "../cli/gitlab-settings";
+import { parseOptions } from "../cli/parse-options";
+
+/** What status's command line decides; runStatus's options add what only a program passes. */
+export interface StatusCliOptions {
+  /** Paths or names in the models directory. @default every model in the directory */
+  readonly models: readonly string[];
+  readonly modelsDir?: string;
+  /** Check each stored token with GitLab (POST /runners/verify); --no-verify turns it off. */
+  readonly verifyTokens: boolean;
+  /** How long one GitLab call may keep retrying: a Go duration. @default $ONBOARD_RETRY_TIMEOUT or 2m */
+  readonly retryTimeout?: string;
+}
+
+const optionsSchema = z
+  .strictObject({
+    model: z.array(z.string()),
+    modelsDir: z.string().optional(),
+    verify: z.boolean(),
+    retryTimeout: z.string().refine(isDuration, { error: 'must be a Go duration such as "2m" or "90s"' }).optional(),
+    json: z.boolean().optional(),
+  })
+  .transform(
+    (flags): StatusCliOptions => ({
+      models: flags.model,
+      modelsDir: flags.modelsDir,
+      verifyTokens: flags.verify,
+      ...(flags.retryTimeout === undefined ? {} : { retryTimeout: flags.retryTimeout }),
+    }),
+  );
+
+/** status's options from its parsed command line; a UserInputError (exit 2) for a bad value. */
+export function parseStatusOptions(command: Command): StatusCliOptions {
+  return parseOptions(command, optionsSchema);
+}
