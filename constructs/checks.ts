@@ -7,8 +7,8 @@
 import { Token } from "cdktf";
 import type { Construct } from "constructs";
 import { UserInputError } from "../lib/errors";
-import { nameProblem, type NameRule } from "../lib/model/name-rules";
-import { isValidCidr } from "../lib/model/value-checks";
+import { nameProblem, type NameRule } from "../lib/cloud-name-rules";
+import { isValidCidr } from "../lib/cidr";
 
 export function isToken(value: unknown): boolean {
   return Token.isUnresolved(value);
@@ -55,7 +55,7 @@ export function checkPrivateSourceCidr(scope: Construct, property: string, value
   if (Number(value.split("/")[1]) === 0) fail(scope, property, value, "a source range narrower than the whole internet (0.0.0.0/0)");
 }
 
-/** A name its cloud accepts (lib/model/name-rules.ts), the same rule `prepare` applies to the model's names. */
+/** A name its cloud accepts (lib/cloud-name-rules.ts), the same rule `prepare` applies to the model's names. */
 export function checkName(scope: Construct, property: string, name: string, rule: NameRule): void {
   if (isToken(name)) return;
   const problem = nameProblem(rule, name);

@@ -4,7 +4,16 @@
  * loaded (lib/model/load.ts), so nothing is checked again here.
  */
 import type { AwsCellFleetProps, AwsShardProps } from "../constructs/aws/aws-cell-fleet";
-import { managerRoleName } from "../lib/model/aws-names";
+import {
+  alertTopicName,
+  fleetDashboardName,
+  jobMetricFilterName,
+  jobsFailingAlarmName,
+  managerRoleName,
+  managerUnhealthyAlarmName,
+  securityGroupName,
+  workersNearMaxAlarmName,
+} from "../lib/model/aws-names";
 import { parseGoDurationSeconds } from "../lib/model/duration";
 import { cacheBucketName, logGroupName, managerName, secretLocation, shardImages, shardLabels, workerGroupName } from "../lib/model/names";
 import type { AwsCloudConfig, RunnerModel, Shard } from "../lib/model/schema";
@@ -19,6 +28,11 @@ export function awsFleetProps(model: AwsRunnerModel, rendered: readonly Rendered
   return {
     network: {
       namePrefix: model.cell.id,
+      securityGroupNames: {
+        managers: securityGroupName(model.cell.id, "runner-managers"),
+        workers: securityGroupName(model.cell.id, "runner-workers"),
+        ssmEndpoints: securityGroupName(model.cell.id, "ssm-endpoints"),
+      },
       region: cloud.region,
       availabilityZones: cloud.availability_zones,
       vpcCidr: network.existing ? undefined : network.cidr,
@@ -77,17 +91,29 @@ function shardProps(model: AwsRunnerModel, shard: Shard, files: RenderedShardFil
 function monitoringProps(model: AwsRunnerModel): AwsCellFleetProps["monitoring"] {
   const { thresholds, notifications } = model.monitoring;
   const absentSeconds = parseGoDurationSeconds(thresholds.manager_absent_for) ?? 300;
+  const cell = model.cell.id;
   return {
-    namePrefix: model.cell.id,
+    namePrefix: cell,
+    topicName: alertTopicName(cell),
+    dashboardName: fleetDashboardName(cell),
     region: model.cloud.region,
     shards: model.shards.map((shard) => {
       const slots = Array.from({ length: shard.managers.count }, (_, slot) => slot);
+      const managerGroupNames = slots.map((slot) => managerName(model, shard, slot));
+      const workerGroupNames = slots.map((slot) => workerGroupName(model, shard, slot));
       return {
         name: shard.name,
         logGroupName: logGroupName(model, shard),
-        managerGroupNames: slots.map((slot) => managerName(model, shard, slot)),
-        workerGroupNames: slots.map((slot) => workerGroupName(model, shard, slot)),
+        managerGroupNames,
+        workerGroupNames,
         maxInstances: shard.workers.max_instances,
+        names: {
+          jobsFailedFilter: jobMetricFilterName(cell, shard.name, "jobs-failed"),
+          jobsFinishedFilter: jobMetricFilterName(cell, shard.name, "jobs-finished"),
+          jobsFailingAlarm: jobsFailingAlarmName(cell, shard.name),
+          managerUnhealthyAlarms: managerGroupNames.map(managerUnhealthyAlarmName),
+          workersNearMaxAlarms: workerGroupNames.map(workersNearMaxAlarmName),
+        },
       };
     }),
     // Group metrics come once a minute: round the model's duration up to whole minutes.

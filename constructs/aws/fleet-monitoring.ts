@@ -20,14 +20,6 @@ import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { SNS_TOPIC_ARN } from "./arns";
-import {
-  alertTopicName,
-  fleetDashboardName,
-  jobMetricFilterName,
-  jobsFailingAlarmName,
-  managerUnhealthyAlarmName,
-  workersNearMaxAlarmName,
-} from "../../lib/model/aws-names";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
 /**
@@ -59,11 +51,27 @@ export interface MonitoredShard {
   readonly workerGroupNames: string[];
   /** max_size of each worker group. */
   readonly maxInstances: number;
+  /** Names of the shard's metric filters and alarms (lib/model/aws-names.ts). */
+  readonly names: MonitoredShardNames;
+}
+
+export interface MonitoredShardNames {
+  readonly jobsFailedFilter: string;
+  readonly jobsFinishedFilter: string;
+  readonly jobsFailingAlarm: string;
+  /** One per manager group, in `managerGroupNames` order. */
+  readonly managerUnhealthyAlarms: readonly string[];
+  /** One per worker group, in `workerGroupNames` order. */
+  readonly workersNearMaxAlarms: readonly string[];
 }
 
 export interface FleetMonitoringProps {
-  /** Prefix of the topic, dashboard, alarm and metric names, such as the cell id. */
+  /** Prefix of the metric namespaces, such as the cell id. */
   readonly namePrefix: string;
+  /** Name of the SNS topic the alarms publish to (`alertTopicName` in lib/model/aws-names.ts). */
+  readonly topicName: string;
+  /** Name of the fleet's dashboard (`fleetDashboardName` in lib/model/aws-names.ts). */
+  readonly dashboardName: string;
   /** Region of the dashboard's widgets. */
   readonly region: string;
   readonly shards: MonitoredShard[];
@@ -138,7 +146,7 @@ export class FleetMonitoring extends Construct {
     this.workersNearMax = props.workersNearMax ?? 0.9;
     this.checkProps();
 
-    this.topic = new SnsTopic(this, "topic", { name: alertTopicName(props.namePrefix), tags: props.tags });
+    this.topic = new SnsTopic(this, "topic", { name: props.topicName, tags: props.tags });
     (props.emails ?? []).forEach((email, index) => {
       new SnsTopicSubscription(this, `email-subscription-${index}`, { topicArn: this.topic.arn, protocol: "email", endpoint: email });
     });
@@ -149,7 +157,7 @@ export class FleetMonitoring extends Construct {
 
     for (const shard of props.shards) this.monitorShard(shard);
     this.dashboard = new CloudwatchDashboard(this, "dashboard", {
-      dashboardName: fleetDashboardName(props.namePrefix),
+      dashboardName: props.dashboardName,
       dashboardBody: JSON.stringify({ widgets: props.shards.flatMap((shard, row) => this.shardWidgets(shard, row)) }),
     });
   }
@@ -170,6 +178,15 @@ export class FleetMonitoring extends Construct {
     checkPattern(this, "namePrefix", props.namePrefix, NAME_PREFIX, NAME_PREFIX_EXPECTED);
     checkNonEmpty(this, "shards", props.shards, "shard");
     checkUnique(this, "shards[].name", props.shards.map((shard) => shard.name));
+    props.shards.forEach((shard, index) => {
+      const names = shard.names;
+      if (names.managerUnhealthyAlarms.length !== shard.managerGroupNames.length) {
+        fail(this, `shards[${index}].names.managerUnhealthyAlarms`, names.managerUnhealthyAlarms, `one alarm name per manager group (${shard.managerGroupNames.length})`);
+      }
+      if (names.workersNearMaxAlarms.length !== shard.workerGroupNames.length) {
+        fail(this, `shards[${index}].names.workersNearMaxAlarms`, names.workersNearMaxAlarms, `one alarm name per worker group (${shard.workerGroupNames.length})`);
+      }
+    });
     if (!LOG_RETENTION_DAYS.includes(this.logRetentionDays)) {
       fail(this, "logRetentionDays", this.logRetentionDays, `one of the retention periods CloudWatch Logs accepts: ${LOG_RETENTION_DAYS.join(", ")}`);
     }
@@ -201,12 +218,12 @@ export class FleetMonitoring extends Construct {
     });
     this.logGroups[shard.name] = logGroup;
     const namespace = this.metricNamespace(shard.name);
-    for (const [metric, pattern, suffix] of [
-      [JOBS_FAILED_METRIC, JOB_FAILED_PATTERN, "jobs-failed"],
-      [JOBS_FINISHED_METRIC, JOB_FINISHED_PATTERN, "jobs-finished"],
+    for (const [metric, pattern, suffix, name] of [
+      [JOBS_FAILED_METRIC, JOB_FAILED_PATTERN, "jobs-failed", shard.names.jobsFailedFilter],
+      [JOBS_FINISHED_METRIC, JOB_FINISHED_PATTERN, "jobs-finished", shard.names.jobsFinishedFilter],
     ] as const) {
       new CloudwatchLogMetricFilter(this, `${suffix}-filter-${shard.name}`, {
-        name: jobMetricFilterName(props.namePrefix, shard.name, suffix),
+        name,
         logGroupName: logGroup.name,
         pattern,
         metricTransformation: { name: metric, namespace, value: "1", unit: "Count" },
@@ -214,9 +231,9 @@ export class FleetMonitoring extends Construct {
     }
     const actions = { alarmActions: this.alarmActions, okActions: this.alarmActions };
 
-    for (const groupName of shard.managerGroupNames) {
+    shard.managerGroupNames.forEach((groupName, index) => {
       new CloudwatchMetricAlarm(this, `manager-unhealthy-${groupName}`, {
-        alarmName: managerUnhealthyAlarmName(groupName),
+        alarmName: shard.names.managerUnhealthyAlarms[index],
         alarmDescription: `Runner manager ${groupName} has had no instance in service for ${this.managerAbsentForSeconds / 60} minutes.`,
         namespace: "AWS/AutoScaling",
         metricName: "GroupInServiceInstances",
@@ -231,10 +248,10 @@ export class FleetMonitoring extends Construct {
         ...actions,
         tags: props.tags,
       });
-    }
+    });
 
     new CloudwatchMetricAlarm(this, `jobs-failing-${shard.name}`, {
-      alarmName: jobsFailingAlarmName(props.namePrefix, shard.name),
+      alarmName: shard.names.jobsFailingAlarm,
       alarmDescription:
         `At least ${this.jobFailureRatio * 100}% of the jobs shard ${shard.name} finished in 15 minutes failed for system reasons ` +
         `(windows with fewer than ${this.jobFailureMinimumJobs} finished jobs are ignored).`,
@@ -265,9 +282,9 @@ export class FleetMonitoring extends Construct {
     });
 
     const capacityThreshold = this.capacityAlarmThreshold(shard.maxInstances);
-    for (const groupName of shard.workerGroupNames) {
+    shard.workerGroupNames.forEach((groupName, index) => {
       new CloudwatchMetricAlarm(this, `capacity-near-max-${groupName}`, {
-        alarmName: workersNearMaxAlarmName(groupName),
+        alarmName: shard.names.workersNearMaxAlarms[index],
         alarmDescription: `Worker group ${groupName} runs ${capacityThreshold} or more of its ${shard.maxInstances} instances.`,
         namespace: "AWS/AutoScaling",
         metricName: "GroupInServiceInstances",
@@ -281,7 +298,7 @@ export class FleetMonitoring extends Construct {
         ...actions,
         tags: props.tags,
       });
-    }
+    });
   }
 
   /** One dashboard row per shard: managers, workers, jobs, and the latest warnings from the log. */

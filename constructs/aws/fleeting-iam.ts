@@ -15,12 +15,14 @@ import { IamInstanceProfile } from "@cdktf/provider-aws/lib/iam-instance-profile
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { IamRolePolicy } from "@cdktf/provider-aws/lib/iam-role-policy";
 import { checkNonEmpty, checkPattern, checkUnique } from "./checks";
-import { MANAGER_POLICY_NAME } from "../../lib/model/aws-names";
 import { autoscalingGroupArnByName, dnsSuffixOf, instancesArn, kmsKeysArn, logGroupStreamsArn, ssmParameterArn, type RegionalArnParts } from "./arns";
 
 const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
 const ACCOUNT_ID = /^[0-9]{12}$/;
 const SSM_PARAMETER_NAME = /^\/[A-Za-z0-9_.\-/]{1,1010}$/;
+
+/** Inline policy of the manager role. */
+export const MANAGER_POLICY_NAME = "gitlab-runner-manager";
 
 export interface WorkerGroupReference {
   /** Auto Scaling group name (the fleeting plugin's `name`). */

@@ -16,15 +16,16 @@ import { Vpc } from "@cdktf/provider-aws/lib/vpc";
 import { VpcEndpoint } from "@cdktf/provider-aws/lib/vpc-endpoint";
 import { VpcSecurityGroupEgressRule } from "@cdktf/provider-aws/lib/vpc-security-group-egress-rule";
 import { VpcSecurityGroupIngressRule } from "@cdktf/provider-aws/lib/vpc-security-group-ingress-rule";
-import { DEFAULT_NETWORK_CIDR } from "../../lib/model/schema";
-import { RUNNER_METRICS_PORT } from "../../lib/model/names";
-import { isValidCidr } from "../../lib/model/value-checks";
+import { RUNNER_METRICS_PORT } from "../../lib/fleet-contract";
+import { isValidCidr } from "../../lib/cidr";
+import { AWS_NAME_RULES } from "../../lib/cloud-name-rules";
 import {
   NAME_PREFIX,
   NAME_PREFIX_EXPECTED,
   SUBNET_ID,
   VPC_ID,
   checkIds,
+  checkName,
   checkNonEmpty,
   checkPattern,
   checkPrivateSourceCidr,
@@ -33,7 +34,6 @@ import {
   isToken,
 } from "./checks";
 import { endpointServiceName } from "./arns";
-import { securityGroupName } from "../../lib/model/aws-names";
 import { carveSubnetRanges } from "./subnet-ranges";
 
 const SSH_PORT = 22;
@@ -47,17 +47,23 @@ export interface ExistingNetwork {
   readonly privateSubnetIds: string[];
 }
 
+export interface SecurityGroupNames {
+  readonly managers: string;
+  readonly workers: string;
+  /** Only created with `ssmInterfaceEndpoints`. */
+  readonly ssmEndpoints: string;
+}
+
 export interface NetworkProps {
-  /** Prefix of resource names and Name tags, such as the cell id. */
+  /** Prefix of the Name tags, such as the cell id. */
   readonly namePrefix: string;
+  /** Names of the security groups (`securityGroupName` in lib/model/aws-names.ts). */
+  readonly securityGroupNames: SecurityGroupNames;
   /** Region of the VPC; names the VPC endpoint services. */
   readonly region: string;
   /** Availability zones the created subnets span, one private and one public subnet in each. */
   readonly availabilityZones: string[];
-  /**
-   * Range of the created VPC. Exclusive with `existing`.
-   * @default "10.0.0.0/16" when `existing` is not set
-   */
+  /** Range of the created VPC: required without `existing`, refused with it. */
   readonly vpcCidr?: string;
   /**
    * Use an existing VPC and its private subnets instead of creating a network; only the security
@@ -127,10 +133,12 @@ export class Network extends Construct {
 
   private readonly tags: Record<string, string>;
   private readonly namePrefix: string;
+  private readonly securityGroupNames: SecurityGroupNames;
 
   constructor(scope: Construct, id: string, props: NetworkProps) {
     super(scope, id);
     this.namePrefix = props.namePrefix;
+    this.securityGroupNames = props.securityGroupNames;
     this.tags = props.tags ?? {};
     this.createsVpc = props.existing === undefined;
     this.natGateway = props.natGateway ?? true;
@@ -145,7 +153,7 @@ export class Network extends Construct {
       this.privateSubnetIds = [...props.existing.privateSubnetIds];
       this.publicSubnetIds = [];
     } else {
-      this.vpcCidr = props.vpcCidr ?? DEFAULT_NETWORK_CIDR;
+      this.vpcCidr = props.vpcCidr!;
       const created = this.createVpc(props.region, props.availabilityZones, this.vpcCidr);
       this.vpcId = created.vpcId;
       this.privateSubnetIds = created.privateSubnetIds;
@@ -160,6 +168,10 @@ export class Network extends Construct {
 
   private checkProps(props: NetworkProps): void {
     checkPattern(this, "namePrefix", props.namePrefix, NAME_PREFIX, NAME_PREFIX_EXPECTED);
+    for (const [role, name] of Object.entries(props.securityGroupNames)) {
+      checkName(this, `securityGroupNames.${role}`, name, AWS_NAME_RULES.securityGroupName);
+    }
+    checkUnique(this, "securityGroupNames", Object.values(props.securityGroupNames));
     if (props.existing) {
       if (props.vpcCidr !== undefined) fail(this, "vpcCidr", props.vpcCidr, "no vpcCidr together with `existing` (the existing VPC has its own range)");
       checkPattern(this, "existing.vpcId", props.existing.vpcId, VPC_ID, "a VPC id such as vpc-0123456789abcdef0");
@@ -169,7 +181,8 @@ export class Network extends Construct {
     } else {
       checkNonEmpty(this, "availabilityZones", props.availabilityZones, "availability zone");
       checkUnique(this, "availabilityZones", props.availabilityZones);
-      const cidr = props.vpcCidr ?? DEFAULT_NETWORK_CIDR;
+      const cidr = props.vpcCidr;
+      if (cidr === undefined) fail(this, "vpcCidr", cidr, "the range of the VPC to create, such as 10.0.0.0/16, unless `existing` names a VPC");
       if (!isToken(cidr)) {
         if (!isValidCidr(cidr)) fail(this, "vpcCidr", cidr, "an IPv4 CIDR block such as 10.0.0.0/16, with no host bits set");
         const prefix = Number(cidr.split("/")[1]);
@@ -280,13 +293,13 @@ export class Network extends Construct {
   private createSecurityGroups(): { managers: string; workers: string } {
     // Rules are separate resources (not inline blocks) so each one is reviewed, added and removed on its own.
     const managers = new SecurityGroup(this, "manager-security-group", {
-      name: securityGroupName(this.namePrefix, "runner-managers"),
+      name: this.securityGroupNames.managers,
       description: "GitLab runner managers: runner metrics from the monitoring ranges only",
       vpcId: this.vpcId,
       tags: this.nameTag("runner-managers"),
     });
     const workers = new SecurityGroup(this, "worker-security-group", {
-      name: securityGroupName(this.namePrefix, "runner-workers"),
+      name: this.securityGroupNames.workers,
       description: "GitLab runner workers: SSH from the runner managers only",
       vpcId: this.vpcId,
       tags: this.nameTag("runner-workers"),
@@ -327,7 +340,7 @@ export class Network extends Construct {
 
   private createSsmEndpoints(region: string): void {
     const endpoints = new SecurityGroup(this, "endpoint-security-group", {
-      name: securityGroupName(this.namePrefix, "ssm-endpoints"),
+      name: this.securityGroupNames.ssmEndpoints,
       description: "SSM interface endpoints: HTTPS from the runner managers only",
       vpcId: this.vpcId,
       tags: this.nameTag("ssm-endpoints"),

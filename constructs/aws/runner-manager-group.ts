@@ -12,8 +12,7 @@ import type { ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
-import { SLOT_METADATA_KEY } from "../../lib/model/names";
-import { DRAIN_HOOK_NAME, MAX_HOOK_HEARTBEAT_SECONDS } from "../../lib/render/graceful-stop";
+import { DRAIN_HOOK_NAME, MAX_HOOK_HEARTBEAT_SECONDS, SLOT_METADATA_KEY } from "../../lib/fleet-contract";
 import { checkIntegerRange, checkNonEmpty, checkUnique } from "./checks";
 import {
   GROUP_METRICS,

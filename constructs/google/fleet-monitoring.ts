@@ -13,10 +13,9 @@ import { MonitoringDashboard } from "@cdktf/provider-google/lib/monitoring-dashb
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
-import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/render/ops-agent-config";
+import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/fleet-contract";
 import { checkIntegerRange, checkNonEmpty, checkRatio, checkUnique, fail, isToken } from "./checks";
 
-export { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/render/ops-agent-config";
 
 /** A metric every running gitlab-runner exports (value 1, labels: version, revision, ...). */
 export const MANAGER_PRESENCE_METRIC = "gitlab_runner_version_info";

@@ -10,7 +10,8 @@ import { ComputeSubnetwork } from "@cdktf/provider-google/lib/compute-subnetwork
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import ipaddr from "ipaddr.js";
-import { fitName, RUNNER_METRICS_PORT } from "../../lib/model/names";
+import { fitName } from "../../lib/fit-name";
+import { RUNNER_METRICS_PORT } from "../../lib/fleet-contract";
 import { checkComputeName, checkPrivateSourceCidr, checkUnique, fail, isToken } from "./checks";
 
 /**

@@ -18,7 +18,7 @@ import {
   type ComputeInstanceTemplateScheduling,
 } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Construct } from "constructs";
-import { GOOGLE_NAME_RULES } from "../../lib/model/name-rules";
+import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
 import { bootDisk, privateInterface, SHIELDED_VM } from "./instance-template-parts";
 

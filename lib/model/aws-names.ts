@@ -1,20 +1,18 @@
 /**
  * AWS names: the ones only the AWS constructs use, next to the shared contract in lib/model/names.ts,
  * and `awsDerivedNames`, every name an AWS model derives with the rule AWS applies to it
- * (lib/model/name-rules.ts). The constructs build their names with these functions and `prepare`
+ * (lib/cloud-name-rules.ts). The constructs build their names with these functions and `prepare`
  * checks the same names, so the two never drift. Renaming one replaces real infrastructure.
  */
-import { AWS_NAME_RULES, type DerivedName } from "./name-rules";
-import { cacheBucketName, fitName, logGroupName, managerName, secretLocation, shardPrefix, workerGroupName } from "./names";
+import { AWS_NAME_RULES, type DerivedName } from "../cloud-name-rules";
+import { fitName } from "../fit-name";
+import { cacheBucketName, logGroupName, managerName, secretLocation, shardPrefix, workerGroupName } from "./names";
 import type { RunnerModel, Shard } from "./schema";
 
 /** IAM role (and instance profile) of a shard's managers; IAM names are account-wide, so the cell is in it. */
 export function managerRoleName(model: RunnerModel, shard: Shard): string {
   return fitName(`${shardPrefix(model, shard)}-runner-manager`, AWS_NAME_RULES.iamRoleName.maxLength);
 }
-
-/** Inline policy of the manager role. */
-export const MANAGER_POLICY_NAME = "gitlab-runner-manager";
 
 /** Security groups of the network (`namePrefix` is the cell id). */
 export function securityGroupName(namePrefix: string, role: "runner-managers" | "runner-workers" | "ssm-endpoints"): string {

@@ -7,11 +7,11 @@ import { googleDerivedNames } from "./google-names";
 import { advisoryChecks } from "./advisory-checks";
 import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
-import { nameProblem } from "./name-rules";
+import { nameProblem } from "../cloud-name-rules";
 import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
-import { cidrContains } from "./value-checks";
+import { cidrContains } from "../cidr";
 
 
 /** GitLab rejects shorter maximum timeouts ("Maximum timeout needs to be at least 10 minutes"). */

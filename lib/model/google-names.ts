@@ -4,12 +4,12 @@
  * real infrastructure: treat them as a public contract of the Google constructs.
  *
  * `googleDerivedNames` lists every name a Google model derives with the rule Google applies to it
- * (lib/model/name-rules.ts); `prepare` checks them, so the constructs never meet a name Google refuses.
+ * (lib/cloud-name-rules.ts); `prepare` checks them, so the constructs never meet a name Google refuses.
  */
-import { GOOGLE_NAME_RULES, type DerivedName } from "./name-rules";
+import { GOOGLE_NAME_RULES, type DerivedName } from "../cloud-name-rules";
+import { fitName } from "../fit-name";
 import {
   cacheBucketName,
-  fitName,
   managerName,
   managerServiceAccountId,
   secretLocation,

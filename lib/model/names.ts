@@ -6,16 +6,9 @@
  * Changing any of these renames real infrastructure or loses track of secrets:
  * treat them as a public contract.
  */
-import { createHash } from "node:crypto";
+import { fitName } from "../fit-name";
 import { defaultImage, machineArchitecture } from "./architecture";
 import type { RunnerModel, Shard } from "./schema";
-
-/** Shortens `name` to `max` characters, keeping it unique with a hash suffix when cut. */
-export function fitName(name: string, max: number): string {
-  if (name.length <= max) return name;
-  const hash = createHash("sha256").update(name).digest("hex").slice(0, 6);
-  return `${name.slice(0, max - 7).replace(/-+$/, "")}-${hash}`;
-}
 
 /** The Terraform stack of a cell is named after the cell. */
 export function stackName(model: RunnerModel): string {
@@ -117,13 +110,7 @@ export function shardImages(model: RunnerModel, shard: Shard): { managers: strin
   };
 }
 
-/** Port of the runner's Prometheus metrics (`listen_address = ":9252"`). */
-export const RUNNER_METRICS_PORT = 9252;
-
 /** AWS CloudWatch log group the managers of a shard ship gitlab-runner's log to. */
 export function logGroupName(model: RunnerModel, shard: Shard): string {
   return `/gitlab-runner/${model.cell.id}/${shard.name}`;
 }
-
-/** Resource tag / label naming the manager slot, read by a manager at boot (AWS instance tags via IMDS, GCE metadata). */
-export const SLOT_METADATA_KEY = "gitlab-runner-slot";

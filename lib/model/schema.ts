@@ -9,7 +9,8 @@ import { z } from "zod";
 import { parseGoDurationSeconds } from "./duration";
 import { normaliseTags } from "./tags";
 import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
-import { hasUserInfo, isValidCidr, isValidTimeZone } from "./value-checks";
+import { isValidCidr } from "../cidr";
+import { hasUserInfo, isValidTimeZone } from "./value-checks";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */

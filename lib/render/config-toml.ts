@@ -7,7 +7,8 @@
  */
 import { machineArchitecture, type Architecture } from "../model/architecture";
 import { formatGoDuration, parseGoDurationSeconds } from "../model/duration";
-import { cacheBucketName, RUNNER_METRICS_PORT, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
+import { RUNNER_METRICS_PORT } from "../fleet-contract";
+import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
 

@@ -9,15 +9,10 @@
  */
 import { parseGoDurationSeconds } from "../model/duration";
 import type { Shard } from "../model/schema";
-
-/** Name of the termination lifecycle hook of every AWS manager group; the manager completes it. */
-export const DRAIN_HOOK_NAME = "runner-fleet-drain";
+import { MAX_HOOK_HEARTBEAT_SECONDS } from "../fleet-contract";
 
 /** After the job timeout a job still uploads its log and artifacts; the stop waits this much longer. */
 export const STOP_MARGIN_SECONDS = 300;
-
-/** AWS caps a lifecycle hook's heartbeat timeout at two hours; longer drains record heartbeats. */
-export const MAX_HOOK_HEARTBEAT_SECONDS = 7200;
 
 /** Seconds between lifecycle heartbeats while a manager drains (well inside the hook's timeout). */
 export const DRAIN_HEARTBEAT_INTERVAL_SECONDS = 600;

@@ -9,18 +9,8 @@
  * Static labels are the plainest way: the manager script is rendered per slot, so the values are
  * known when the file is written. The agent reads YAML; the file is written as JSON, which is YAML.
  */
-import { RUNNER_METRICS_PORT } from "../model/names";
+import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB, RUNNER_METRICS_PORT } from "../fleet-contract";
 import type { RunnerModel, Shard } from "../model/schema";
-
-/** Prometheus job name of the managers' scrape config; queries select `job="gitlab-runner"`. */
-export const MANAGER_METRICS_JOB = "gitlab-runner";
-
-/** Labels the scrape config attaches to every sample (values: cell id, shard name, slot number). */
-export const MANAGER_METRIC_LABELS = {
-  cell: "gitlab_cell",
-  shard: "runner_shard",
-  slot: "runner_slot",
-} as const;
 
 /** Where the agent reads its configuration on the manager. */
 export const OPS_AGENT_CONFIG_FILE = "/etc/google-cloud-ops-agent/config.yaml";

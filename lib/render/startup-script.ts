@@ -3,11 +3,12 @@
  * EC2 user data). They never contain a token: the manager script reads it at boot
  * from the store named by `secretLocation(model, shard)`.
  */
-import { logGroupName, managerName, RUNNER_METRICS_PORT, secretLocation, zoneOfSlot } from "../model/names";
+import { DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../fleet-contract";
+import { logGroupName, managerName, secretLocation, zoneOfSlot } from "../model/names";
 import { machineArchitecture, type Architecture } from "../model/architecture";
 import type { RunnerModel, Shard } from "../model/schema";
 import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
-import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, DRAIN_HOOK_NAME, gracefulStopSeconds } from "./graceful-stop";
+import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, gracefulStopSeconds } from "./graceful-stop";
 import { template } from "../template-engine";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
 import { OPS_AGENT_CONFIG_FILE, renderOpsAgentConfig } from "./ops-agent-config";

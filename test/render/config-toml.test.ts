@@ -1,8 +1,8 @@
 import { parse } from "smol-toml";
 import { formatGoDuration, parseGoDurationSeconds } from "../../lib/model/duration";
+import { RUNNER_METRICS_PORT } from "../../lib/fleet-contract";
 import {
   cacheBucketName,
-  RUNNER_METRICS_PORT,
   runnerEntryName,
   workerGroupName,
   zoneOfSlot,

@@ -16,6 +16,13 @@ const SHARD: MonitoredShard = {
   managerGroupNames: ["cell-9-main-mgr-0", "cell-9-main-mgr-1"],
   workerGroupNames: ["cell-9-main-wrk-0", "cell-9-main-wrk-1"],
   maxInstances: 10,
+  names: {
+    jobsFailedFilter: "cell-9-main-jobs-failed",
+    jobsFinishedFilter: "cell-9-main-jobs-finished",
+    jobsFailingAlarm: "cell-9-main-jobs-failing",
+    managerUnhealthyAlarms: ["cell-9-main-mgr-0-unhealthy", "cell-9-main-mgr-1-unhealthy"],
+    workersNearMaxAlarms: ["cell-9-main-wrk-0-near-max", "cell-9-main-wrk-1-near-max"],
+  },
 };
 const EXISTING_TOPIC = "arn:aws:sns:eu-west-1:123456789012:oncall";
 
@@ -23,6 +30,8 @@ function synthMonitoring(props: Partial<FleetMonitoringProps> = {}) {
   const stack = awsTestStack();
   const monitoring = new FleetMonitoring(stack, "monitoring", {
     namePrefix: "cell-9",
+    topicName: "cell-9-runner-alerts",
+    dashboardName: "cell-9-runner-fleet",
     region: "eu-west-1",
     shards: [SHARD],
     emails: ["oncall@example.com"],
@@ -162,5 +171,11 @@ describe("FleetMonitoring", () => {
     test("fails when the absence time is not whole minutes", () => {
       expect(() => synthMonitoring({ managerAbsentForSeconds: 90 })).toThrow(/managerAbsentForSeconds is 90; expected whole minutes/);
     });
+  });
+  test("fails when a shard's alarm names do not match its groups one to one", () => {
+    const shard = { ...SHARD, names: { ...SHARD.names, managerUnhealthyAlarms: ["cell-9-main-mgr-0-unhealthy"] } };
+    expect(() => synthMonitoring({ shards: [shard] })).toThrow(
+      'monitoring: shards[0].names.managerUnhealthyAlarms is ["cell-9-main-mgr-0-unhealthy"]; expected one alarm name per manager group (2).',
+    );
   });
 });

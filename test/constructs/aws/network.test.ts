@@ -5,8 +5,8 @@ import { VpcEndpoint } from "@cdktf/provider-aws/lib/vpc-endpoint";
 import { VpcSecurityGroupEgressRule } from "@cdktf/provider-aws/lib/vpc-security-group-egress-rule";
 import { VpcSecurityGroupIngressRule } from "@cdktf/provider-aws/lib/vpc-security-group-ingress-rule";
 import { Network, type NetworkProps } from "../../../constructs/aws/network";
-import { RUNNER_METRICS_PORT } from "../../../lib/model/names";
-import { cidrContains } from "../../../lib/model/value-checks";
+import { RUNNER_METRICS_PORT } from "../../../lib/fleet-contract";
+import { cidrContains } from "../../../lib/cidr";
 import { awsTestStack, expectNoTokenShapedStrings, referenceTo, resourcesOf, synthJson, type Json } from "./support";
 
 const ZONES = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];
@@ -15,6 +15,7 @@ function synthNetwork(props: Partial<NetworkProps> = {}) {
   const stack = awsTestStack();
   const network = new Network(stack, "network", {
     namePrefix: "cell-9",
+    securityGroupNames: { managers: "cell-9-runner-managers", workers: "cell-9-runner-workers", ssmEndpoints: "cell-9-ssm-endpoints" },
     region: "eu-west-1",
     availabilityZones: ZONES,
     vpcCidr: "10.30.0.0/16",
@@ -222,6 +223,18 @@ describe("Network", () => {
 
     test("fails when there are no availability zones", () => {
       expect(() => synthNetwork({ availabilityZones: [] })).toThrow("network: availabilityZones is []; expected at least one availability zone.");
+    });
+
+    test("fails when there is neither a range for a new VPC nor an existing VPC", () => {
+      expect(() => synthNetwork({ vpcCidr: undefined })).toThrow("network: vpcCidr is undefined; expected the range of the VPC to create");
+    });
+
+    test("fails when a security group name is one AWS refuses, or two groups share a name", () => {
+      const names = { managers: "sg-managers", workers: "cell-9-runner-workers", ssmEndpoints: "cell-9-ssm-endpoints" };
+      expect(() => synthNetwork({ securityGroupNames: names })).toThrow(/network: securityGroupNames\.managers is "sg-managers"; expected a security group name that does not/);
+      expect(() => synthNetwork({ securityGroupNames: { ...names, managers: names.workers } })).toThrow(
+        /network: securityGroupNames is .*"cell-9-runner-workers" appears more than once/,
+      );
     });
   });
 });

@@ -1,5 +1,5 @@
 import { carveSubnetRanges, cidrSubnet } from "../../../constructs/aws/subnet-ranges";
-import { cidrContains } from "../../../lib/model/value-checks";
+import { cidrContains } from "../../../lib/cidr";
 
 describe("cidrSubnet", () => {
   // The examples of Terraform's cidrsubnet() documentation.

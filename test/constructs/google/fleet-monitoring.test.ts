@@ -1,10 +1,6 @@
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
-import {
-  FleetMonitoring,
-  type FleetMonitoringProps,
-  MANAGER_METRIC_LABELS,
-  MANAGER_METRICS_JOB,
-} from "../../../constructs/google/fleet-monitoring";
+import { FleetMonitoring, type FleetMonitoringProps } from "../../../constructs/google/fleet-monitoring";
+import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../../lib/fleet-contract";
 import { UserInputError } from "../../../lib/errors";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
 

@@ -3,7 +3,7 @@ import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-
 import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
 import { RunnerManagerGroup, type RunnerManagerGroupProps } from "../../../constructs/google/runner-manager-group";
 import { UserInputError } from "../../../lib/errors";
-import { SLOT_METADATA_KEY } from "../../../lib/model/names";
+import { SLOT_METADATA_KEY } from "../../../lib/fleet-contract";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
 
 const SLOTS = [
