@@ -47,8 +47,10 @@ import { engineEnvironment } from "../../lib/terraform/engine-env";
 import { KnownSecrets } from "../../lib/secrets/known-secrets";
 import { ENGINE_NAMES, type EngineName } from "../../lib/terraform/toolchain-check";
 import { synthesizeCells, type SynthesizedCell } from "../../stacks/synthesize";
-import { runOnboard, type OnboardOptions } from "./onboard";
-import { rollCell, rollOfPlan, type RollClock } from "../provision/provision-roll";
+import type * as OnboardModule from "./onboard";
+import type { OnboardOptions } from "./onboard";
+import type * as ProvisionRollModule from "../provision/provision-roll";
+import type { RollClock } from "../provision/provision-roll";
 import { describeRoll, needsRoll, type RollPlan } from "../../lib/roll/roll-plan";
 
 export type { Approval, ProvisionMode } from "./provision-options";
@@ -229,7 +231,7 @@ async function planCell(
   };
   // The roll is named before anything is confirmed or applied.
   const rollOf = (plan: PlanJson) => {
-    const roll = how.destroy ? undefined : rollOfPlan(loaded, plan, cell.stackDir);
+    const roll = how.destroy ? undefined : provisionRoll().rollOfPlan(loaded, plan, cell.stackDir);
     for (const line of roll ? describeRoll(roll) : []) log(`[${cell.cell}] ${line}`);
     return roll;
   };
@@ -318,7 +320,7 @@ async function onboardAndApply(item: PlannedCell, mode: ChangingMode, context: S
     return result(cell, summary, "no-changes", { onboarded, runnersRemoved: await removeRunnersAfter(mode, loaded, context) });
   }
   if (item.roll && needsRoll(item.roll)) {
-    await rollCell({
+    await provisionRoll().rollCell({
       loaded,
       stackDir: cell.stackDir,
       driver: item.driver,
@@ -373,6 +375,7 @@ async function removeRunnersAfter(mode: ChangingMode, loaded: LoadedModel, conte
 
 /** Onboarding reports failures in its result; provisioning must not go on past one. */
 async function onboardOrFail(options: OnboardOptions, file: string): Promise<void> {
+  const { runOnboard } = require("./onboard") as typeof OnboardModule;
   const result = await runOnboard(options);
   if (!result.ok) {
     throw new OperationalError(`onboarding ${file} failed, nothing was applied (the plan is kept):\n  ${result.problems.join("\n  ")}`);
@@ -386,6 +389,12 @@ function result(
   done: { readonly onboarded?: boolean; readonly runnersRemoved?: boolean } = {},
 ): ProvisionedCell {
   return { cell: cell.cell, modelFile: cell.modelFile, stackDir: cell.stackDir, summary, outcome, onboarded: Boolean(done.onboarded), runnersRemoved: Boolean(done.runnersRemoved) };
+}
+
+// Onboarding (GitLab's client, locks) and the roll load only on the paths that use them: a dry run or
+// a plan never onboards, and their start-up is most of what a person waits for.
+function provisionRoll(): typeof ProvisionRollModule {
+  return require("../provision/provision-roll") as typeof ProvisionRollModule;
 }
 
 function loadModels(options: ProvisionOptions): LoadedModel[] {
