@@ -29,11 +29,16 @@ export function reportError(error: unknown, wantsJson: boolean): number {
   const message =
     error instanceof UserInputError || error instanceof OperationalError
       ? error.message
-      : `internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+      : `internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}${sourceMapsHint()}`;
   const safe = redactSecrets(message);
   process.stderr.write(`error: ${safe}\n`);
   if (wantsJson) process.stdout.write(`${JSON.stringify({ ok: false, exitCode, error: safe })}\n`);
   return exitCode;
+}
+
+/** bin/* run bundles: a trace names dist/bundle/*.js unless source maps are on. */
+function sourceMapsHint(): string {
+  return process.sourceMapsEnabled ? "" : "\n(run with NODE_OPTIONS=--enable-source-maps for a trace that names the TypeScript sources)";
 }
 
 /** Entry used by bin/*: runs the command and exits with its code once output is flushed. */

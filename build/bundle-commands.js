@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+"use strict";
+/**
+ * Second half of `npm run build` (after tsc has type-checked and compiled dist/): one bundle per
+ * command, dist/bundle/<command>.js with its source map, which bin/<command> runs.
+ *
+ * Why: most of a dry run was start-up. Node resolved, read and compiled ~1,000 files one by one
+ * (our dist/ and node_modules); one file per command is read and compiled once, and bin/ can keep
+ * V8's code cache for it (bin/load-command.js).
+ *
+ * Left outside the bundles, loaded from node_modules on the paths that use them: GitLab's client
+ * and the cloud SDKs. They are big, most runs never touch them, and the code loads them lazily.
+ *
+ * Debugging: NODE_OPTIONS=--enable-source-maps maps stack traces back to the TypeScript sources.
+ */
+const { readdirSync, rmSync, statSync } = require("node:fs");
+const { join, relative } = require("node:path");
+const esbuild = require("esbuild");
+
+const ROOT = join(__dirname, "..");
+const OUT_DIR = join(ROOT, "dist", "bundle");
+
+/** Packages kept out of the bundles (see above). */
+const EXTERNAL = ["@gitbeaker/*", "@aws-sdk/*", "@google-cloud/*"];
+
+/**
+ * Packages a dependency loads at start-up but calls only on paths no command takes here, replaced by a
+ * stand-in that loads the real package (bundled, initialized on first use) when it is first used.
+ */
+const LOAD_ON_FIRST_USE = {
+  // cdktf zips TerraformAsset directories with archiver (and its ~60 modules); no stack here has an asset.
+  archiver: /[\\/]node_modules[\\/]cdktf[\\/]/,
+};
+
+/** esbuild plugin: the LOAD_ON_FIRST_USE stand-ins. */
+const loadOnFirstUse = {
+  name: "load-on-first-use",
+  setup(build) {
+    const names = Object.keys(LOAD_ON_FIRST_USE);
+    build.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, async (args) => {
+      if (args.pluginData === "real" || !LOAD_ON_FIRST_USE[args.path].test(args.importer)) return undefined;
+      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" });
+      if (real.errors.length > 0) return { errors: real.errors };
+      // Relative: the bundle names no path of the machine that built it.
+      return { path: relative(ROOT, real.path), namespace: "load-on-first-use" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "load-on-first-use" }, (args) => ({
+      // A Proxy so calls, properties and `new` all reach the real module, loaded on the first of them.
+      contents: [
+        `let real;`,
+        `const load = () => (real ??= require(${JSON.stringify(`./${args.path}`)}));`,
+        `module.exports = new Proxy(function () {}, {`,
+        `  apply: (_target, self, args) => Reflect.apply(load(), self, args),`,
+        `  construct: (_target, args) => Reflect.construct(load(), args),`,
+        `  get: (_target, key) => load()[key],`,
+        `  has: (_target, key) => key in load(),`,
+        `});`,
+      ].join("\n"),
+      loader: "js",
+      resolveDir: ROOT,
+    }));
+  },
+};
+
+/** Each bin/<command> runs app/commands/<command>.ts. */
+function commandNames() {
+  return readdirSync(join(ROOT, "bin")).filter((name) => !name.includes(".") && statSync(join(ROOT, "bin", name)).isFile());
+}
+
+async function bundle(command) {
+  const outfile = join(OUT_DIR, `${command}.js`);
+  await esbuild.build({
+    // The bundle exports the command's module and the CLI entry that runs it (bin/load-command.js).
+    stdin: {
+      contents: `export { main } from "./app/cli/run-command";\nexport * from "./app/commands/${command}";\n`,
+      resolveDir: ROOT,
+      sourcefile: `bin/${command}`,
+      loader: "ts",
+    },
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    outfile,
+    external: EXTERNAL,
+    // import() of an external SDK becomes require(): bin/ runs the bundle through vm.Script (for the code
+    // cache), where import() would need an experimental loader.
+    supported: { "dynamic-import": false },
+    sourcemap: "linked",
+    // The sources are in the checkout; the map only needs positions.
+    sourcesContent: false,
+    // Class and function names stay as written: they appear in errors and in cdktf's construct metadata.
+    keepNames: true,
+    plugins: [loadOnFirstUse],
+    logLevel: "warning",
+  });
+  return relative(ROOT, outfile);
+}
+
+async function main() {
+  rmSync(OUT_DIR, { recursive: true, force: true });
+  const written = await Promise.all(commandNames().map(bundle));
+  process.stdout.write(`bundled ${written.join(", ")}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,65 @@
+/**
+ * bin/load-command.js runs a command's bundle with V8's code cache. Checked on a copy of the real
+ * loader beside a small bundle of its own, so other suites running the real commands at the same
+ * time cannot touch the cache this test watches: the cache is written by the first run, accepted
+ * (left alone) by the next, written again when V8 rejects it, and a run's result is the same either way.
+ */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "../support/cli";
+
+let root: string;
+let cacheFile: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "bin-loader-"));
+  mkdirSync(join(root, "bin"));
+  mkdirSync(join(root, "dist", "bundle"), { recursive: true });
+  copyFileSync(join(REPO_ROOT, "bin", "load-command.js"), join(root, "bin", "load-command.js"));
+  writeFileSync(join(root, "bin", "hello"), `require("./load-command")("hello", "helloCommand");\n`);
+  // The shape build/bundle-commands.js gives a bundle: `main` and the command's factory.
+  writeFileSync(
+    join(root, "dist", "bundle", "hello.js"),
+    [
+      `exports.helloCommand = () => ({ greet: (name) => "hello " + name + " from " + require("node:path").basename(__filename) });`,
+      `exports.main = (command) => { process.stdout.write(command.greet(process.argv[2]) + "\\n"); };`,
+    ].join("\n"),
+  );
+  cacheFile = join(root, "dist", "bundle", "hello.js.v8-cache");
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function hello(env: NodeJS.ProcessEnv = {}): string {
+  const result = spawnSync(process.execPath, [join(root, "bin", "hello"), "fleet"], { encoding: "utf8", env: { PATH: process.env.PATH, ...env } });
+  expect(result.stderr).toBe("");
+  expect(result.status).toBe(0);
+  return result.stdout;
+}
+
+test("the first run writes the code cache, the next one uses it as it is, a rejected one is written again", () => {
+  expect(hello()).toBe("hello fleet from hello.js\n");
+  const written = statSync(cacheFile);
+  expect(written.size).toBeGreaterThan(0);
+
+  expect(hello()).toBe("hello fleet from hello.js\n");
+  expect(statSync(cacheFile).mtimeMs).toBe(written.mtimeMs);
+
+  writeFileSync(cacheFile, "not a V8 code cache");
+  expect(hello()).toBe("hello fleet from hello.js\n");
+  expect(readFileSync(cacheFile, "utf8")).not.toBe("not a V8 code cache");
+});
+
+test("with --enable-source-maps the bundle is required plainly (so stack traces map to the sources)", () => {
+  rmSync(cacheFile, { force: true });
+  expect(hello({ NODE_OPTIONS: "--enable-source-maps" })).toBe("hello fleet from hello.js\n");
+  expect(() => statSync(cacheFile)).toThrow();
+});
+
+test("a missing bundle is named, with how to build it", () => {
+  const result = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(join(root, "bin", "load-command.js"))})("absent", "absentCommand")`], { encoding: "utf8" });
+  expect(result.status).toBe(1);
+  expect(result.stderr).toBe(`error: ${join(root, "dist", "bundle", "absent.js")} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
+});

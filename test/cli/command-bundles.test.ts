@@ -1,0 +1,53 @@
+/**
+ * bin/* run one bundle per command (build/bundle-commands.js). A dry run through the real
+ * bin/provision loads neither GitLab's client nor a cloud SDK (they stay outside the bundles and
+ * load on the paths that use them), and the bundles stay debuggable: with --enable-source-maps a
+ * stack trace names the TypeScript source.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "../support/cli";
+
+const SDKS = /[\\/]node_modules[\\/](@gitbeaker|@aws-sdk|@google-cloud)[\\/]/;
+
+test("a dry run through bin/provision loads no GitLab client and no cloud SDK", () => {
+  const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
+  try {
+    const script = `
+      process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
+      process.on("exit", () => {
+        const loaded = Object.keys(require.cache).filter((file) => ${SDKS}.test(file));
+        process.stderr.write("SDK modules loaded: " + JSON.stringify(loaded) + "\\n");
+      });
+      require("./bin/provision");
+    `;
+    const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-1")}`);
+    expect(result.stderr).toContain("SDK modules loaded: []\n");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("the check above sees an SDK once one is loaded", () => {
+  const script = `
+    require("./dist/bundle/provision.js");
+    require(require.resolve("@gitbeaker/rest", { paths: [${JSON.stringify(join(REPO_ROOT, "dist", "bundle"))}] }));
+    console.log(JSON.stringify(Object.keys(require.cache).some((file) => ${SDKS}.test(file))));
+  `;
+  const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+  expect(result.stdout.trim()).toBe("true");
+});
+
+test("with --enable-source-maps a stack trace from a bundle names the TypeScript source", () => {
+  const script = `
+    const { formatProvisionResult } = require("./dist/bundle/provision.js");
+    try { formatProvisionResult(undefined); } catch (error) { console.log(error.stack); }
+  `;
+  const result = spawnSync(process.execPath, ["--enable-source-maps", "-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+  expect(result.stdout).toMatch(/^TypeError: /);
+  expect(result.stdout).toMatch(/\bapp\/commands\/provision\.ts:\d+:\d+/);
+});
