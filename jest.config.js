@@ -1,3 +1,5 @@
+const { availableParallelism } = require("node:os");
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
@@ -8,4 +10,8 @@ module.exports = {
   },
   setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js"],
   testTimeout: 30000,
+  // Jest's default (cores - 1) runs a 2-core machine in band, one suite at a time. Much of the
+  // suite waits on child processes (terraform, git, bash), so a worker per core, and never
+  // fewer than two, keeps both cores busy.
+  maxWorkers: Math.max(2, availableParallelism()),
 };

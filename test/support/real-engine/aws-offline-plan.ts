@@ -4,8 +4,12 @@
  * - an override file (`*_override.tf.json`, merged by Terraform over the stack) relaxes
  *   the provider pin to the mirrored version, switches to a local backend, and makes the
  *   provider skip every call that needs AWS (credentials, account id, metadata API);
- * - the project's own EngineDriver runs `init`, `plan -out` and `show -json`; `validate`
- *   runs in between.
+ * - the project's own EngineDriver runs `init`, `plan -out` and `show -json`.
+ * There is no separate `validate` before the plan: `plan` walks the same validate graph
+ * first (TF_LOG=trace shows "Building and walking validate graph" and a
+ * ValidateResourceConfig call per resource), and each terraform command spends seconds
+ * loading the AWS provider's schema. Where a plan would show nothing more (a stack whose
+ * resources another test plans already), `validateAwsStackOffline` runs `validate` alone.
  * The lock file is computed once per provider binary (hashing it takes seconds) and
  * copied into every later workspace, so their `init` only links the mirrored provider.
  */
@@ -49,11 +53,30 @@ export interface OfflinePlan {
   /** The temporary stack directory (removed by `dispose`). */
   readonly dir: string;
   readonly plan: PlanJson;
-  readonly validateOutput: string;
   dispose(): void;
 }
 
+/** `init` then `plan` (which validates first) and `show -json` of the saved plan. */
 export async function planAwsStackOffline(stackDir: string, provider: AwsProvider): Promise<OfflinePlan> {
+  return inOfflineWorkspace(stackDir, provider, async (dir, driver) => {
+    const planned = await driver.plan({ out: "offline.tfplan" });
+    const plan = await driver.showPlanJson(planned.planFile);
+    return { dir, plan, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  }, { keep: true });
+}
+
+/** `init` then `validate`; returns what validate printed. */
+export async function validateAwsStackOffline(stackDir: string, provider: AwsProvider): Promise<string> {
+  return inOfflineWorkspace(stackDir, provider, async (dir, _driver, env) => (await terraform(["validate", "-no-color"], dir, env)).stdout, { keep: false });
+}
+
+/** Runs `work` in an initialized temporary copy of the stack; the copy is removed on failure, and after `work` unless kept. */
+async function inOfflineWorkspace<T>(
+  stackDir: string,
+  provider: AwsProvider,
+  work: (dir: string, driver: EngineDriver, env: NodeJS.ProcessEnv) => Promise<T>,
+  options: { keep: boolean },
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "runner-fleet-aws-plan-"));
   try {
     for (const file of [STACK_JSON_FILE, RESOURCE_SHARDS_FILE]) copyFileSync(join(stackDir, file), join(dir, file));
@@ -65,10 +88,9 @@ export async function planAwsStackOffline(stackDir: string, provider: AwsProvide
     const driver = new EngineDriver({ engine: "terraform", executable: terraformBinary(), cwd: dir, env, color: false });
     await driver.init();
     if (!existsSync(sharedLock)) keepLockFile(join(dir, LOCK_FILE), sharedLock);
-    const validate = await terraform(["validate", "-no-color"], dir, env);
-    const planned = await driver.plan({ out: "offline.tfplan" });
-    const plan = await driver.showPlanJson(planned.planFile);
-    return { dir, plan, validateOutput: validate.stdout, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+    const result = await work(dir, driver, env);
+    if (!options.keep) rmSync(dir, { recursive: true, force: true });
+    return result;
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
