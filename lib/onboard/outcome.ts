@@ -4,13 +4,12 @@
  * callers decide on it (GitLab out of reach: stop starting shards) without reading text.
  */
 import { OperationalError } from "../errors";
-import { GitLabApiError, type GitLabFailureKind } from "../gitlab/errors";
+import { GitLabApiError, isOutOfReach, type GitLabFailureKind } from "../gitlab/errors";
 import { SecretStoreError } from "../secrets/store";
 import type { PlannedAction, ShardPlan } from "./plan";
 
-/** Why a shard failed: GitLab's failure kinds, and onboarding's own. */
-export type ShardFailureKind =
-  | GitLabFailureKind
+/** Failures of onboarding's own (GitLab's have their kinds in lib/gitlab/errors.ts). */
+export type OnboardFailureKind =
   /** The secret store could not read, write or delete. */
   | "secret-store"
   /** GitLab issued a token that expires (lib/gitlab/expiring-token.ts). */
@@ -23,11 +22,10 @@ export type ShardFailureKind =
   | "not-attempted"
   | "other";
 
-export interface ShardFailure {
-  readonly kind: ShardFailureKind;
-  /** One plain, redacted sentence. */
-  readonly message: string;
-}
+/** Why a shard failed: a failure of GitLab, with its kind, or one of onboarding's own. One plain, redacted message. */
+export type ShardFailure =
+  | { readonly source: "gitlab"; readonly kind: GitLabFailureKind; readonly message: string }
+  | { readonly source: "onboard"; readonly kind: OnboardFailureKind; readonly message: string };
 
 export type ShardActionKind = PlannedAction | "unchecked";
 
@@ -77,7 +75,7 @@ type Planned = Omit<ShardPlan, "action" | "steps"> & { readonly action: ShardAct
  */
 export function shardOutcome(plan: Planned, dryRun: boolean, progress?: Progress, failure?: ShardFailure): ShardOutcome {
   const done = progress ?? { runnerId: plan.runnerId, tokenStored: false, notes: plan.notes, duplicates: plan.duplicates };
-  const problem = failure ?? (plan.blocked === undefined ? undefined : { kind: "wrong-runner-type" as const, message: plan.blocked });
+  const problem = failure ?? (plan.blocked === undefined ? undefined : onboardFailure("wrong-runner-type", plan.blocked));
   return {
     shard: plan.shard,
     action: plan.action,
@@ -100,16 +98,15 @@ export function uncheckedOutcome(shard: string, secret: string, dryRun: boolean,
   return shardOutcome({ shard, action: "unchecked", reason, changes: [], changedFields: [], duplicates: [], notes: [], secret }, dryRun, undefined, failure);
 }
 
-/** The kind of an operational failure, from its type (never from its text). */
+/** The failure an error stands for, from its type (never from its text). */
 export function failureOf(error: OperationalError): ShardFailure {
-  return { kind: failureKind(error), message: error.message };
+  if (error instanceof GitLabApiError) return { source: "gitlab", kind: error.kind, message: error.message };
+  if (error instanceof OnboardStepError) return onboardFailure(error.kind, error.message);
+  return onboardFailure(error instanceof SecretStoreError ? "secret-store" : "other", error.message);
 }
 
-function failureKind(error: OperationalError): ShardFailureKind {
-  if (error instanceof OnboardStepError) return error.kind;
-  if (error instanceof GitLabApiError) return error.kind;
-  if (error instanceof SecretStoreError) return "secret-store";
-  return "other";
+export function onboardFailure(kind: OnboardFailureKind, message: string): ShardFailure {
+  return { source: "onboard", kind, message };
 }
 
 /** A step that failed in a way of onboarding's own (the message says what became of the runner). */
@@ -125,6 +122,6 @@ export class OnboardStepError extends OperationalError {
 }
 
 /** GitLab could not be reached (or kept failing until the retry budget ran out): other shards would fare no better. */
-export function isOutOfReach(failure: ShardFailure | undefined): boolean {
-  return failure?.kind === "unreachable" || failure?.kind === "gave-up";
+export function outOfReach(failure: ShardFailure | undefined): boolean {
+  return failure?.source === "gitlab" && isOutOfReach(failure.kind);
 }

@@ -11,7 +11,7 @@ import type { Shard } from "../model/schema";
 import type { ExecuteContext } from "./execute-context";
 import { executeShardPlan } from "./execute";
 import { observeShard, type ObserveContext } from "./observe";
-import { failureOf, isOutOfReach, shardOutcome, uncheckedOutcome, type ShardOutcome } from "./outcome";
+import { failureOf, onboardFailure, outOfReach, shardOutcome, uncheckedOutcome, type ShardOutcome } from "./outcome";
 import { planShard, type ReconcileMode, type ShardPlan } from "./plan";
 
 export interface ReconcileCellContext extends ExecuteContext, ObserveContext {
@@ -27,13 +27,13 @@ export interface ShardResult {
 
 export async function reconcileCell(ctx: ReconcileCellContext, shards: readonly Shard[], mode: ReconcileMode): Promise<ShardResult[]> {
   const limit = pLimit(ctx.concurrency);
-  let outOfReach: string | undefined;
+  let outOfReachNote: string | undefined;
   return Promise.all(
     shards.map((shard) =>
       limit(async (): Promise<ShardResult> => {
-        if (outOfReach) return { outcome: uncheckedOutcome(shard.name, ctx.store.describe(shard), ctx.dryRun, outOfReach, { kind: "not-attempted", message: outOfReach }) };
+        if (outOfReachNote) return { outcome: uncheckedOutcome(shard.name, ctx.store.describe(shard), ctx.dryRun, outOfReachNote, onboardFailure("not-attempted", outOfReachNote)) };
         const result = await reconcileShard(ctx, shard, mode);
-        if (isOutOfReach(result.outcome.failure)) outOfReach ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
+        if (outOfReach(result.outcome.failure)) outOfReachNote ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
         return result;
       }),
     ),

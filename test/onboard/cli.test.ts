@@ -7,13 +7,15 @@ import { execFile, execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { FakeGitLab, randomText } from "../support/fake-gitlab";
-import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import { randomText, type FakeGitLab } from "../support/fake-gitlab";
+import type { FakeModelSetup } from "../support/fake-gitlab-model";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { filesUnder, runnerChanges } from "./helpers";
 
 const REPO = join(__dirname, "..", "..");
 const BIN = join(REPO, "bin", "onboard");
 
+const gitlab = useFakeGitLab();
 let fake: FakeGitLab;
 let setup: FakeModelSetup;
 let modelFile: string;
@@ -22,14 +24,12 @@ beforeAll(() => {
   execFileSync(join(REPO, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: REPO, stdio: "inherit" });
 }, 120_000);
 
-beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  setup = fakeModel(fake);
+beforeEach(() => {
+  fake = gitlab.fake;
+  setup = gitlab.setup;
   modelFile = join(setup.root, "cell-1.yaml");
   writeFileSync(modelFile, stringify(setup.model));
 });
-afterEach(() => fake?.stop());
 
 interface Run {
   readonly code: number;

@@ -8,21 +8,21 @@ import { runnerDescription, secretLocation } from "../../lib/model/names";
 import { runnerModelSchema, type RunnerModelInput, type Shard } from "../../lib/model/schema";
 import { GoogleSecretManagerStore } from "../../lib/secrets/google-secret-manager-store";
 import { LocalSecretStore } from "../../lib/secrets/local-store";
-import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
-import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import type { FakeGitLab, FakeRunner } from "../support/fake-gitlab";
+import type { FakeModelSetup } from "../support/fake-gitlab-model";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock, runnerChanges } from "./helpers";
 
+const gitlab = useFakeGitLab();
 let fake: FakeGitLab;
 let setup: FakeModelSetup;
 let progress: string[];
 
-beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  setup = fakeModel(fake);
+beforeEach(() => {
+  fake = gitlab.fake;
+  setup = gitlab.setup;
   progress = [];
 });
-afterEach(() => fake.stop());
 
 function onboard(options: Partial<OnboardOptions> = {}) {
   return runOnboard({ runnerModel: setup.model, env: setup.env, ...fakeClock(), log: (line) => progress.push(line), ...options });
@@ -174,7 +174,7 @@ describe("later runs", () => {
 
 describe("group runners", () => {
   test("are created and found again with a group Owner's token, through the group's listing", async () => {
-    setup = fakeModel(fake, (model) => {
+    setup = gitlab.remodel((model) => {
       for (const shard of model.shards) {
         shard.runner_type = "group";
         shard.group_id = 10;
@@ -395,7 +395,7 @@ describe("typed failures", () => {
   test("each failed shard carries the kind of its failure with its message", async () => {
     const result = await onboard({ env: { ...setup.env, GITLAB_TOKEN: fake.userToken }, concurrency: 1 });
 
-    expect(result.shards[0].failure).toEqual({ kind: "forbidden", message: result.shards[0].error });
+    expect(result.shards[0].failure).toEqual({ source: "gitlab", kind: "forbidden", message: result.shards[0].error });
     expect(result.shards[0].ok).toBe(false);
   });
 

@@ -12,21 +12,21 @@ import { runnerDescription, secretLocation } from "../../lib/model/names";
 import type { Shard } from "../../lib/model/schema";
 import { acquireCellLock, cellLockPath } from "../../lib/state/cell-lock";
 import { REPO_ROOT } from "../support/cli";
-import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
-import { fakeModel, type FakeModelSetup } from "../support/fake-gitlab-model";
+import type { FakeGitLab, FakeRunner } from "../support/fake-gitlab";
+import type { FakeModelSetup } from "../support/fake-gitlab-model";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock } from "./helpers";
 
+const gitlab = useFakeGitLab();
 let fake: FakeGitLab;
 let setup: FakeModelSetup;
 let progress: string[];
 
-beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
-  setup = fakeModel(fake);
+beforeEach(() => {
+  fake = gitlab.fake;
+  setup = gitlab.setup;
   progress = [];
 });
-afterEach(() => fake.stop());
 
 const stateDir = () => join(setup.root, "state");
 
