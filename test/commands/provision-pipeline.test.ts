@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
 import { pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
-import { runBin, runBinAsync, STACK_TRACE_LINE } from "../support/cli";
+import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
-describe("bin/provision in pipelines", () => {
+describe("provision (in process) in pipelines", () => {
   let fake: FakeGitLab;
   let root: string;
   let modelsDir: string;
@@ -46,7 +46,7 @@ describe("bin/provision in pipelines", () => {
   });
 
   const provision = (args: string[], extraEnv: Record<string, string> = {}, out = "cdktf.out") =>
-    runBinAsync("provision", ["--models-dir", modelsDir, "--out", join(root, out), ...args], { cwd: root, env: { ...env, ...extraEnv } });
+    runInProcess("provision", ["--models-dir", modelsDir, "--out", join(root, out), ...args], { cwd: root, env: { ...env, ...extraEnv } });
   const engineCalls = (): FakeCall[] =>
     existsSync(callLog) ? readFileSync(callLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as FakeCall) : [];
   const steps = () => engineCalls().map((call) => call.argv![0]).filter((step) => step !== "version");

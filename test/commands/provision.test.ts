@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
 import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
-import { runBin, runBinAsync, STACK_TRACE_LINE } from "../support/cli";
+import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 const TOKEN_SHAPED = /gl(rt|pat)-[A-Za-z0-9_-]{20,}/;
@@ -65,7 +65,7 @@ describe("bin/provision --dry-run", () => {
   });
 });
 
-describe("bin/provision against fake GitLab and a stand-in terraform", () => {
+describe("provision (in process) against fake GitLab and a stand-in terraform", () => {
   let fake: FakeGitLab;
   let root: string;
   let modelsDir: string;
@@ -101,7 +101,7 @@ describe("bin/provision against fake GitLab and a stand-in terraform", () => {
   });
 
   const provision = (args: string[], extraEnv: Record<string, string> = {}) =>
-    runBinAsync("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--out", join(root, "cdktf.out"), ...args], {
+    runInProcess("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--out", join(root, "cdktf.out"), ...args], {
       cwd: root,
       env: { ...env, ...extraEnv },
     });
@@ -194,7 +194,7 @@ describe("bin/provision against fake GitLab and a stand-in terraform", () => {
   });
 });
 
-describe("bin/provision: side effects come last", () => {
+describe("provision (in process): side effects come last", () => {
   let fake: FakeGitLab;
   let root: string;
   let modelsDir: string;
@@ -221,7 +221,7 @@ describe("bin/provision: side effects come last", () => {
   });
 
   const provision = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-    runBinAsync("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--out", join(root, "cdktf.out"), ...args], {
+    runInProcess("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--out", join(root, "cdktf.out"), ...args], {
       cwd: root,
       env: { ...env, ...extraEnv },
     });
@@ -308,7 +308,7 @@ describe("bin/provision: side effects come last", () => {
   });
 });
 
-describe("bin/provision --plan --post", () => {
+describe("provision --plan --post", () => {
   it("keeps one note per cell on the merge request: created, then updated", async () => {
     const gitlab = new FakeGitLab();
     await gitlab.start();
@@ -325,8 +325,8 @@ describe("bin/provision --plan --post", () => {
         GITLAB_REVIEW_TOKEN: token,
       };
       const args = ["--model", "cell-2", "--models-dir", MODELS_DIR, "--plan", "--skip-onboard", "--post", "--out", join(root, "cdktf.out"), "--json"];
-      const first = await runBinAsync("provision", args, { cwd: root, env });
-      const second = await runBinAsync("provision", args, { cwd: root, env });
+      const first = await runInProcess("provision", args, { cwd: root, env });
+      const second = await runInProcess("provision", args, { cwd: root, env });
 
       expect([first.status, second.status]).toEqual([0, 0]);
       expect([JSON.parse(first.stdout).cells[0].note.action, JSON.parse(second.stdout).cells[0].note.action]).toEqual(["created", "updated"]);

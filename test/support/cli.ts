@@ -72,16 +72,18 @@ const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").
  * Runs a command in this process, through the path bin/<name> takes (`runCli` on the command's
  * factory: parsing, the command's action, the one error handler and the exit code it maps to),
  * with stdout and stderr captured. For the many cases of one behaviour; a few `runBin` smoke
- * tests per command keep the executable itself covered. Runs one at a time (it swaps
- * process.env, the output streams and process.exitCode while it runs).
+ * tests per command keep the executable itself covered. As under runBin, no stream is a terminal
+ * (so nothing prompts). Runs one at a time: it swaps process.env, the working directory, the
+ * output streams and process.exitCode while it runs.
  */
 export async function runInProcess(
   name: CommandName,
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
   const { runCli } = require("../../app/cli/run-command") as typeof import("../../app/cli/run-command");
-  const saved = { env: process.env, exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write };
+  const saved = { env: process.env, cwd: process.cwd(), exitCode: process.exitCode, out: process.stdout.write, err: process.stderr.write };
+  const restoreTty = notTerminals([process.stdin, process.stdout, process.stderr]);
   let stdout = "";
   let stderr = "";
   const capture =
@@ -95,6 +97,7 @@ export async function runInProcess(
   process.stdout.write = capture((text) => (stdout += text)) as typeof process.stdout.write;
   process.stderr.write = capture((text) => (stderr += text)) as typeof process.stderr.write;
   if (options.env) process.env = { ...options.env };
+  if (options.cwd) process.chdir(options.cwd);
   process.exitCode = undefined;
   try {
     const status = await runCli(COMMAND_FACTORIES[name](), [process.execPath, join(REPO_ROOT, "bin", name), ...args]);
@@ -103,6 +106,20 @@ export async function runInProcess(
     process.stdout.write = saved.out;
     process.stderr.write = saved.err;
     process.env = saved.env;
+    process.chdir(saved.cwd);
     process.exitCode = saved.exitCode;
+    restoreTty();
   }
+}
+
+/** Makes each stream's isTTY false (as for a child process with piped streams); returns the undo. */
+function notTerminals(streams: ReadonlyArray<NodeJS.ReadStream | NodeJS.WriteStream>): () => void {
+  const saved = streams.map((stream) => Object.getOwnPropertyDescriptor(stream, "isTTY"));
+  for (const stream of streams) Object.defineProperty(stream, "isTTY", { value: false, configurable: true, writable: true });
+  return () =>
+    streams.forEach((stream, index) => {
+      const descriptor = saved[index];
+      if (descriptor) Object.defineProperty(stream, "isTTY", descriptor);
+      else delete (stream as { isTTY?: boolean }).isTTY;
+    });
 }
