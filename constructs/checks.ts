@@ -18,6 +18,12 @@ export function fail(scope: Construct, property: string, received: unknown, expe
   throw new UserInputError(`${scope.node.path}: ${property} is ${JSON.stringify(received)}; expected ${expected}.`);
 }
 
+/** A string with something in it: not empty, not only whitespace. */
+export function checkNotBlank(scope: Construct, property: string, value: string, expected: string): void {
+  if (isToken(value)) return;
+  if (value.trim() === "") fail(scope, property, value, expected);
+}
+
 export function checkNonEmpty(scope: Construct, property: string, values: readonly unknown[], what: string): void {
   if (isToken(values)) return;
   if (values.length === 0) fail(scope, property, values, `at least one ${what}`);

@@ -6,7 +6,7 @@ import { ServiceAccountIamMember } from "@cdktf/provider-google/lib/service-acco
 import { StorageBucket } from "@cdktf/provider-google/lib/storage-bucket";
 import { StorageBucketIamMember } from "@cdktf/provider-google/lib/storage-bucket-iam-member";
 import { Construct } from "constructs";
-import { checkIntegerRange, fail, isToken } from "./checks";
+import { checkIntegerRange, checkNonEmpty, checkPattern, fail, isToken } from "./checks";
 
 export interface CacheBucketProps {
   /** Globally unique bucket name. */
@@ -77,13 +77,9 @@ export class CacheBucket extends Construct {
   }
 
   private checkProps(props: CacheBucketProps): void {
-    if (!isToken(props.name) && !/^[a-z0-9][a-z0-9_-]{1,61}[a-z0-9]$/.test(props.name)) {
-      fail(this, "name", props.name, "a bucket name: 3 to 63 lowercase letters, digits, '-' or '_', starting and ending with a letter or digit");
-    }
+    checkPattern(this, "name", props.name, /^[a-z0-9][a-z0-9_-]{1,61}[a-z0-9]$/, "a bucket name: 3 to 63 lowercase letters, digits, '-' or '_', starting and ending with a letter or digit");
     if (!isToken(props.name) && props.name.startsWith("goog")) fail(this, "name", props.name, 'a bucket name that does not start with "goog"');
     checkIntegerRange(this, "expiryDays", this.expiryDays, 1, 3650);
-    if (!isToken(props.objectAdminServiceAccountEmails) && props.objectAdminServiceAccountEmails.length === 0) {
-      fail(this, "objectAdminServiceAccountEmails", props.objectAdminServiceAccountEmails, "at least one service account (the shard's managers)");
-    }
+    checkNonEmpty(this, "objectAdminServiceAccountEmails", props.objectAdminServiceAccountEmails, "service account (the shard's managers)");
   }
 }

@@ -2,7 +2,7 @@
  * Google-specific invariant checks (Compute Engine names), plus the shared ones.
  */
 import type { Construct } from "constructs";
-import { fail, isToken } from "../checks";
+import { checkPattern } from "../checks";
 
 export * from "../checks";
 
@@ -10,8 +10,5 @@ export * from "../checks";
 const COMPUTE_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export function checkComputeName(scope: Construct, property: string, name: string): void {
-  if (isToken(name)) return;
-  if (!COMPUTE_NAME.test(name)) {
-    fail(scope, property, name, "a Compute Engine name: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
-  }
+  checkPattern(scope, property, name, COMPUTE_NAME, "a Compute Engine name: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
 }

@@ -14,7 +14,7 @@ import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monito
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/fleet-contract";
-import { checkIntegerRange, checkNonEmpty, checkRatio, checkUnique, fail, isToken } from "./checks";
+import { checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique } from "./checks";
 
 
 /** A metric every running gitlab-runner exports (value 1, labels: version, revision, ...). */
@@ -277,17 +277,11 @@ export class FleetMonitoring extends Construct {
     checkRatio(this, "jobFailureRatio", this.jobFailureRatio);
     checkRatio(this, "concurrencySaturation", this.concurrencySaturation);
     checkRatio(this, "workersNearMax", this.workersNearMax);
-    (props.emails ?? []).forEach((email, i) => {
-      if (!isToken(email) && !/^[^@\s]+@[^@\s]+$/.test(email)) fail(this, `emails[${i}]`, email, "an e-mail address");
-    });
-    (props.webhookUrls ?? []).forEach((url, i) => {
-      if (!isToken(url) && !url.startsWith("https://")) fail(this, `webhookUrls[${i}]`, url, "an https:// URL");
-    });
-    (props.existingChannels ?? []).forEach((channel, i) => {
-      if (!isToken(channel) && !CHANNEL_NAME.test(channel)) {
-        fail(this, `existingChannels[${i}]`, channel, 'a notification channel name "projects/<project>/notificationChannels/<id>"');
-      }
-    });
+    (props.emails ?? []).forEach((email, i) => checkPattern(this, `emails[${i}]`, email, /^[^@\s]+@[^@\s]+$/, "an e-mail address"));
+    (props.webhookUrls ?? []).forEach((url, i) => checkPattern(this, `webhookUrls[${i}]`, url, /^https:\/\//, "an https:// URL"));
+    (props.existingChannels ?? []).forEach((channel, i) =>
+      checkPattern(this, `existingChannels[${i}]`, channel, CHANNEL_NAME, 'a notification channel name "projects/<project>/notificationChannels/<id>"'),
+    );
   }
 }
 

@@ -12,7 +12,7 @@ import { ServiceAccount } from "@cdktf/provider-google/lib/service-account";
 import { ServiceAccountIamMember } from "@cdktf/provider-google/lib/service-account-iam-member";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
-import { checkComputeName, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
+import { checkComputeName, checkNonEmpty, checkPattern, checkUnique, fail } from "./checks";
 
 /**
  * The permissions the googlecloud fleeting plugin uses, per GitLab's Docker Autoscaler docs:
@@ -170,23 +170,21 @@ export class FleetingIam extends Construct {
   }
 
   private checkProps(props: FleetingIamProps): void {
-    if (!isToken(props.roleId) && !/^[a-zA-Z0-9_.]{3,64}$/.test(props.roleId)) {
-      fail(this, "roleId", props.roleId, "3 to 64 letters, digits, '_' or '.'");
-    }
+    checkPattern(this, "roleId", props.roleId, /^[a-zA-Z0-9_.]{3,64}$/, "3 to 64 letters, digits, '_' or '.'");
     const hasId = props.serviceAccountId !== undefined;
     const hasEmail = props.serviceAccountEmail !== undefined;
     if (hasId === hasEmail) {
       fail(this, "serviceAccountId/serviceAccountEmail", { serviceAccountId: props.serviceAccountId, serviceAccountEmail: props.serviceAccountEmail },
         "exactly one of them: an account id to create, or the email of an existing account");
     }
-    if (hasId && !isToken(props.serviceAccountId) && !/^[a-z]([-a-z0-9]{4,28}[a-z0-9])$/.test(props.serviceAccountId!)) {
-      fail(this, "serviceAccountId", props.serviceAccountId, "6 to 30 lowercase letters, digits or '-', starting with a letter");
+    if (props.serviceAccountId !== undefined) {
+      checkPattern(this, "serviceAccountId", props.serviceAccountId, /^[a-z]([-a-z0-9]{4,28}[a-z0-9])$/, "6 to 30 lowercase letters, digits or '-', starting with a letter");
     }
     checkNonEmpty(this, "workerGroups", props.workerGroups, "worker group");
     props.workerGroups.forEach((group, i) => checkComputeName(this, `workerGroups[${i}].name`, group.name));
     checkUnique(this, "workerGroups[].name", props.workerGroups.map((group) => group.name));
-    if (props.tokenSecretId !== undefined && !isToken(props.tokenSecretId) && !/^[a-zA-Z0-9_-]{1,255}$/.test(props.tokenSecretId)) {
-      fail(this, "tokenSecretId", props.tokenSecretId, "a Secret Manager secret id: letters, digits, '_' or '-'");
+    if (props.tokenSecretId !== undefined) {
+      checkPattern(this, "tokenSecretId", props.tokenSecretId, /^[a-zA-Z0-9_-]{1,255}$/, "a Secret Manager secret id: letters, digits, '_' or '-'");
     }
   }
 }

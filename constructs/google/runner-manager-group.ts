@@ -17,7 +17,7 @@ import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import { RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/fleet-contract";
 import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
-import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
+import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkNotBlank, checkUnique } from "./checks";
 import { bootDisk, privateInterface, SHIELDED_VM } from "./instance-template-parts";
 
 /** One manager slot: its group (and VM base) name, zone and rendered startup script. */
@@ -179,19 +179,15 @@ export class RunnerManagerGroup extends Construct {
       // The name is also the base name of the group's instances ("<base>-xxxx", at most 63 characters).
       checkName(this, `slots[${i}].name`, slot.name, GOOGLE_NAME_RULES.baseInstanceName);
       checkName(this, `slots[${i}].templateNamePrefix`, slot.templateNamePrefix, GOOGLE_NAME_RULES.templateNamePrefix);
-      if (!isToken(slot.zone) && slot.zone.trim() === "") fail(this, `slots[${i}].zone`, slot.zone, "a zone such as europe-west4-a");
-      if (!isToken(slot.startupScript) && slot.startupScript.trim() === "") {
-        fail(this, `slots[${i}].startupScript`, slot.startupScript, "the slot's startup script");
-      }
+      checkNotBlank(this, `slots[${i}].zone`, slot.zone, "a zone such as europe-west4-a");
+      checkNotBlank(this, `slots[${i}].startupScript`, slot.startupScript, "the slot's startup script");
     });
     checkUnique(this, "slots[].name", this.groupNames);
     checkComputeName(this, "healthCheckName", props.healthCheckName);
     checkIntegerRange(this, "diskSizeGb", this.diskSizeGb, 10, 65536);
     checkIntegerRange(this, "metricsPort", this.metricsPort, 1, 65535);
     checkIntegerRange(this, "autohealingInitialDelaySec", this.autohealingInitialDelaySec, 0, 3600);
-    if (!isToken(props.machineType) && props.machineType.trim() === "") {
-      fail(this, "machineType", props.machineType, "a Compute Engine machine type such as e2-standard-2");
-    }
+    checkNotBlank(this, "machineType", props.machineType, "a Compute Engine machine type such as e2-standard-2");
     (props.networkTags ?? []).forEach((tag, i) => checkComputeName(this, `networkTags[${i}]`, tag));
   }
 }

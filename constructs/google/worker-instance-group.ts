@@ -19,7 +19,7 @@ import {
 } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Construct } from "constructs";
 import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
-import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkUnique, fail, isToken } from "./checks";
+import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkNotBlank, checkUnique } from "./checks";
 import { bootDisk, privateInterface, SHIELDED_VM } from "./instance-template-parts";
 
 /** One worker group, driven by the manager slot of the same index. */
@@ -154,16 +154,12 @@ export class WorkerInstanceGroup extends Construct {
       // The name is also the base name of the group's instances ("<base>-xxxx", at most 63 characters).
       checkName(this, `groups[${i}].name`, group.name, GOOGLE_NAME_RULES.baseInstanceName);
       checkName(this, `groups[${i}].templateNamePrefix`, group.templateNamePrefix, GOOGLE_NAME_RULES.templateNamePrefix);
-      if (!isToken(group.zone) && group.zone.trim() === "") fail(this, `groups[${i}].zone`, group.zone, "a zone such as europe-west4-a");
+      checkNotBlank(this, `groups[${i}].zone`, group.zone, "a zone such as europe-west4-a");
     });
     checkUnique(this, "groups[].name", this.groupNames);
     checkIntegerRange(this, "diskSizeGb", this.diskSizeGb, 10, 65536);
-    if (!isToken(props.machineType) && props.machineType.trim() === "") {
-      fail(this, "machineType", props.machineType, "a Compute Engine machine type such as n2d-standard-2");
-    }
-    if (!isToken(props.startupScript) && props.startupScript.trim() === "") {
-      fail(this, "startupScript", props.startupScript, "the workers' startup script");
-    }
+    checkNotBlank(this, "machineType", props.machineType, "a Compute Engine machine type such as n2d-standard-2");
+    checkNotBlank(this, "startupScript", props.startupScript, "the workers' startup script");
     (props.networkTags ?? []).forEach((tag, i) => checkComputeName(this, `networkTags[${i}]`, tag));
   }
 }
