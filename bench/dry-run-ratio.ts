@@ -1,0 +1,44 @@
+/**
+ * The README's dry run of one example cell (`./bin/provision --model cell-1.yaml --dry-run`), as a
+ * ratio to a bare `node -e 0` on the same machine at the same moment: both run in turn, `runs` times
+ * each, and the medians are compared. One untimed run of each comes first: the first run after a
+ * build writes the command's code cache (bin/load-command.js), and every later run is like these.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../lib/project-root";
+import { median, timeProcess } from "./medians";
+
+export const DRY_RUN_GOAL = 5;
+
+export interface DryRunRatio {
+  readonly runs: number;
+  readonly dryRunMs: number;
+  readonly nodeStartMs: number;
+  readonly ratio: number;
+  /** Fastest and slowest dry run: how noisy the machine was. */
+  readonly dryRunRangeMs: readonly [number, number];
+}
+
+export function measureDryRunRatio(runs: number): DryRunRatio {
+  const out = mkdtempSync(join(tmpdir(), "runner-fleet-bench-dry-run-"));
+  try {
+    const dryRun = () =>
+      timeProcess(process.execPath, [join(PROJECT_ROOT, "bin", "provision"), "--model", "cell-1.yaml", "--dry-run", "--out", out], { cwd: PROJECT_ROOT });
+    const nodeStart = () => timeProcess(process.execPath, ["-e", "0"], { cwd: PROJECT_ROOT });
+    dryRun();
+    nodeStart();
+    const dryRuns: number[] = [];
+    const nodeStarts: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      nodeStarts.push(nodeStart());
+      dryRuns.push(dryRun());
+    }
+    const dryRunMs = median(dryRuns);
+    const nodeStartMs = median(nodeStarts);
+    return { runs, dryRunMs, nodeStartMs, ratio: dryRunMs / nodeStartMs, dryRunRangeMs: [Math.min(...dryRuns), Math.max(...dryRuns)] };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
