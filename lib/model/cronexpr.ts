@@ -1,11 +1,13 @@
 /**
  * Autoscaling periods in gitlab-runner's own cron dialect: github.com/gorhill/cronexpr.
  *
- * gitlab-runner parses every `[[runners.autoscaler.policy]] periods` entry with that library
- * (its go.mod pins github.com/gorhill/cronexpr v0.0.0-20160318121724-f0984319b442;
- * helpers/timeperiod/period.go calls cronexpr.Parse on each period; the docker-autoscaler hands
- * the periods to fleeting's taskscaler via ConfigureSchedule). This file ports cronexpr_parse.go's
- * Parse to TypeScript, rule for rule, so the model accepts and refuses what gitlab-runner does:
+ * gitlab-runner's go.mod pins github.com/gorhill/cronexpr v0.0.0-20160318121724-f0984319b442 and
+ * lists no other cron library among its (direct and indirect) modules. Its docker+machine
+ * periods go through helpers/timeperiod/period.go, which calls cronexpr.Parse on each; the
+ * docker-autoscaler hands `[[runners.autoscaler.policy]] periods` to fleeting's taskscaler
+ * (ConfigureSchedule), built into the same binary, so with that same cronexpr (taskscaler's own
+ * source was not at hand). This file ports cronexpr_parse.go's Parse to TypeScript, rule for
+ * rule, so the model accepts and refuses what gitlab-runner does:
  *
  * - `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`, `@hourly` are replaced by their
  *   7-field forms wherever they appear, case-sensitively (cronexpr's strings.NewReplacer); there
