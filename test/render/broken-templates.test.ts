@@ -3,9 +3,10 @@
  * the dry run and the review with exit 1, naming the rendered file and its template.
  * Run through the real CLI of a copy of this project whose templates are broken.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { createRepoFromCheckout, type TempRepo } from "../review/review-temp-repo";
+import { CHECKOUT_ROOT, createRepoFromCheckout, type TempRepo } from "../review/review-temp-repo";
 import { STACK_TRACE_LINE } from "../support/cli";
 
 describe("rendered files are parsed at synth time", () => {
@@ -15,7 +16,9 @@ describe("rendered files are parsed at synth time", () => {
     repo = createRepoFromCheckout();
     repo.write("templates/config.toml.hbs", `${repo.read("templates/config.toml.hbs")}\n[[runners\n`);
     repo.write("templates/startup/worker.sh.hbs", `${repo.read("templates/startup/worker.sh.hbs")}\nif true; then\n  echo never closed\n`);
-    execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"], { cwd: repo.dir });
+    // and this checkout's built commands (`npm test` builds first): the sources are the same, and the
+    // bundles read templates/ of the copy they sit in (PROJECT_ROOT is found from the bundle's place).
+    cpSync(join(CHECKOUT_ROOT, "dist", "bundle"), join(repo.dir, "dist", "bundle"), { recursive: true });
   }, 180_000);
   afterAll(() => repo.cleanup());
 

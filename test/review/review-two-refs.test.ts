@@ -151,11 +151,7 @@ describe("bin/review", () => {
       timeout: 60_000,
     });
 
-  beforeAll(() => {
-    // bin/review runs the compiled command.
-    const build = spawnSync(join(CHECKOUT_ROOT, "node_modules", ".bin", "tsc"), ["-p", CHECKOUT_ROOT], { encoding: "utf8" });
-    if (build.status !== 0) throw new Error(build.stdout + build.stderr);
-  });
+  // bin/review runs the command's bundle, which `npm test` builds before the suite runs.
   beforeEach(() => {
     repo = createFakeSynthRepo({ "cell-1": MODEL("e2-small"), "cell-2": MODEL("e2-small") });
     base = repo.git("rev-parse", "HEAD").trim();
