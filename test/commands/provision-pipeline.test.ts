@@ -7,11 +7,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
 import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 describe("provision (in process) in pipelines", () => {
+  const gitlab = useFakeGitLab();
   let fake: FakeGitLab;
   let root: string;
   let modelsDir: string;
@@ -30,8 +32,7 @@ describe("provision (in process) in pipelines", () => {
   };
 
   beforeEach(async () => {
-    fake = new FakeGitLab();
-    await fake.start();
+    fake = gitlab.fake;
     root = mkdtempSync(join(tmpdir(), "provision-pipeline-"));
     modelsDir = join(root, "models");
     callLog = join(root, "terraform-calls.jsonl");
@@ -41,7 +42,6 @@ describe("provision (in process) in pipelines", () => {
     env = { PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`, HOME: root, GITLAB_TOKEN: fake.adminToken, FAKE_TF_LOG: callLog, RUNNER_FLEET_ENGINE_ENV: "FAKE_TF_*" };
   });
   afterEach(async () => {
-    await fake.stop();
     rmSync(root, { recursive: true, force: true });
   });
 

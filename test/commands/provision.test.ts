@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FakeGitLab } from "../support/fake-gitlab";
+import type { FakeGitLab } from "../support/fake-gitlab";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
 import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
@@ -66,6 +67,7 @@ describe("bin/provision --dry-run", () => {
 });
 
 describe("provision (in process) against fake GitLab and a stand-in terraform", () => {
+  const gitlab = useFakeGitLab();
   let fake: FakeGitLab;
   let root: string;
   let modelsDir: string;
@@ -74,8 +76,7 @@ describe("provision (in process) against fake GitLab and a stand-in terraform", 
   let env: NodeJS.ProcessEnv;
 
   beforeEach(async () => {
-    fake = new FakeGitLab();
-    await fake.start();
+    fake = gitlab.fake;
     root = mkdtempSync(join(tmpdir(), "provision-"));
     modelsDir = join(root, "models");
     secretsDir = join(root, "secrets");
@@ -96,7 +97,6 @@ describe("provision (in process) against fake GitLab and a stand-in terraform", 
     };
   });
   afterEach(async () => {
-    await fake.stop();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -195,6 +195,7 @@ describe("provision (in process) against fake GitLab and a stand-in terraform", 
 });
 
 describe("provision (in process): side effects come last", () => {
+  const gitlab = useFakeGitLab();
   let fake: FakeGitLab;
   let root: string;
   let modelsDir: string;
@@ -202,8 +203,7 @@ describe("provision (in process): side effects come last", () => {
   let env: NodeJS.ProcessEnv;
 
   beforeEach(async () => {
-    fake = new FakeGitLab();
-    await fake.start();
+    fake = gitlab.fake;
     root = mkdtempSync(join(tmpdir(), "provision-order-"));
     modelsDir = join(root, "models");
     callLog = join(root, "terraform-calls.jsonl");
@@ -216,7 +216,6 @@ describe("provision (in process): side effects come last", () => {
     env = { PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`, HOME: root, GITLAB_TOKEN: fake.adminToken, FAKE_TF_LOG: callLog, ...FAKE_ENGINE_SETTINGS_PASS };
   });
   afterEach(async () => {
-    await fake.stop();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -309,9 +308,10 @@ describe("provision (in process): side effects come last", () => {
 });
 
 describe("provision --plan --post", () => {
+  const fixture = useFakeGitLab();
+
   it("keeps one note per cell on the merge request: created, then updated", async () => {
-    const gitlab = new FakeGitLab();
-    await gitlab.start();
+    const gitlab = fixture.fake;
     gitlab.mergeRequests.addMergeRequest("42", 7);
     const token = gitlab.adminToken;
     const root = mkdtempSync(join(tmpdir(), "provision-post-"));
@@ -335,7 +335,6 @@ describe("provision --plan --post", () => {
       expect(notes[0].body).toContain("<!-- runner-fleet-plan:cell-2 -->");
       expect(first.stdout + first.stderr + second.stderr).not.toContain(token);
     } finally {
-      await gitlab.stop();
       rmSync(root, { recursive: true, force: true });
     }
   });

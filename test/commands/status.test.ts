@@ -6,18 +6,19 @@ import { formatStatusReport, runStatus, type StatusOptions } from "../../app/com
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { TOKEN_CHECK_SYSTEM_ID } from "../../lib/gitlab/verify-token";
 import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { runBinAsync, STACK_TRACE_LINE } from "../support/cli";
 import { writeFleet, type FleetSetup } from "../support/fleet-models";
 import { fakeClock } from "../onboard/helpers";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const gitlab = useFakeGitLab();
 let fake: FakeGitLab;
 let fleet: FleetSetup;
 
 beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
+  fake = gitlab.fake;
   fleet = writeFleet(fake, [
     { id: "cell-1", from: "cell-1" },
     { id: "cell-2", from: "cell-2" },
@@ -26,7 +27,6 @@ beforeEach(async () => {
     await runOnboard({ runnerModel: model, env: fleet.env, ...fakeClock(), log: () => {} });
   }
 });
-afterEach(() => fake.stop());
 
 function runnerOf(cell: string, shard: string): FakeRunner {
   const model = fleet.models[cell];

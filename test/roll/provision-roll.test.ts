@@ -10,9 +10,11 @@ import { runProvision } from "../../app/commands/provision";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { loadModelFile } from "../../lib/model/load";
 import { FakeGitLab, type FakeManager } from "../support/fake-gitlab";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
 import { MODELS_DIR } from "../support/models";
 
+const gitlab = useFakeGitLab();
 let fake: FakeGitLab;
 let root: string;
 let modelFile: string;
@@ -25,8 +27,7 @@ let slotManagers: Map<string, FakeManager>;
 const SHARDS = ["small-amd64", "large-amd64"];
 
 beforeEach(async () => {
-  fake = new FakeGitLab();
-  await fake.start();
+  fake = gitlab.fake;
   root = mkdtempSync(join(tmpdir(), "provision-roll-"));
   mkdirSync(join(root, "models"));
   modelFile = join(root, "models", "cell-1.yaml");
@@ -37,7 +38,6 @@ beforeEach(async () => {
   slotManagers = new Map();
 });
 afterEach(async () => {
-  await fake.stop();
   rmSync(root, { recursive: true, force: true });
 });
 
