@@ -16,6 +16,7 @@
 const { readdirSync, rmSync, statSync } = require("node:fs");
 const { join, relative } = require("node:path");
 const esbuild = require("esbuild");
+const { precompiledTemplatesModule } = require("./precompile-templates");
 
 const ROOT = join(__dirname, "..");
 const OUT_DIR = join(ROOT, "dist", "bundle");
@@ -62,6 +63,21 @@ const loadOnFirstUse = {
   },
 };
 
+/** esbuild plugin: lib/precompiled-templates.ts becomes every template, precompiled by the engine tsc just built. */
+const precompiledTemplates = {
+  name: "precompiled-templates",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]lib[\\/]precompiled-templates\.ts$/ }, () => {
+      const { handlebars, COMPILE_OPTIONS } = require(join(ROOT, "dist", "lib", "template-engine.js"));
+      const templatesDir = join(ROOT, "templates");
+      return {
+        contents: precompiledTemplatesModule(templatesDir, (source) => handlebars.precompile(source, COMPILE_OPTIONS)),
+        loader: "js",
+      };
+    });
+  },
+};
+
 /** Each bin/<command> runs app/commands/<command>.ts. */
 function commandNames() {
   return readdirSync(join(ROOT, "bin")).filter((name) => !name.includes(".") && statSync(join(ROOT, "bin", name)).isFile());
@@ -91,7 +107,7 @@ async function bundle(command) {
     sourcesContent: false,
     // Class and function names stay as written: they appear in errors and in cdktf's construct metadata.
     keepNames: true,
-    plugins: [loadOnFirstUse],
+    plugins: [loadOnFirstUse, precompiledTemplates],
     logLevel: "warning",
   });
   return relative(ROOT, outfile);

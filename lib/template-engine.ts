@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
+import { PRECOMPILED_TEMPLATES } from "./precompiled-templates";
 import { PROJECT_ROOT } from "./project-root";
 import { shellQuote } from "./shell-quote";
 import { tomlFloat, tomlValue, type TomlValue } from "./toml-values";
@@ -42,14 +43,22 @@ handlebars.registerHelper("sh", quotingHelper<string>("sh", shellQuote));
 /** True when a value is present (0 and false count as present, unlike `#if`). */
 handlebars.registerHelper("isSet", (value: unknown) => value !== undefined && value !== null);
 
+/** How every template is compiled, at run time or ahead of it (build/precompile-templates.js). */
+export const COMPILE_OPTIONS = { strict: true, noEscape: true } as const;
+
 const cache = new Map<string, Handlebars.TemplateDelegate>();
 
-/** Compiles (once) and returns the template at `templates/<relativePath>`. */
+/**
+ * Compiles (once) and returns the template at `templates/<relativePath>`. A template the build
+ * precompiled is used as it is while its source still matches the file (compiling the templates
+ * was a good part of a dry run's time).
+ */
 export function template<T>(relativePath: string): (context: T) => string {
   let compiled = cache.get(relativePath);
   if (!compiled) {
     const source = readFileSync(join(TEMPLATES_DIR, relativePath), "utf8");
-    compiled = handlebars.compile(source, { strict: true, noEscape: true });
+    const precompiled = PRECOMPILED_TEMPLATES[relativePath];
+    compiled = precompiled?.source === source ? handlebars.template(precompiled.spec) : handlebars.compile(source, COMPILE_OPTIONS);
     cache.set(relativePath, compiled);
   }
   return compiled as (context: T) => string;

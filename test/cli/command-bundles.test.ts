@@ -1,18 +1,21 @@
 /**
  * bin/* run one bundle per command (build/bundle-commands.js). A dry run through the real
  * bin/provision loads neither GitLab's client nor a cloud SDK (they stay outside the bundles and
- * load on the paths that use them), and the bundles stay debuggable: with --enable-source-maps a
- * stack trace names the TypeScript source.
+ * load on the paths that use them), renders with the bundle's precompiled templates exactly what
+ * the sources render, and the bundles stay debuggable: with --enable-source-maps a stack trace
+ * names the TypeScript source.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { renderedFilesForCell } from "../../lib/render/rendered-files";
 import { REPO_ROOT } from "../support/cli";
+import { exampleModel } from "../support/models";
 
 const SDKS = /[\\/]node_modules[\\/](@gitbeaker|@aws-sdk|@google-cloud)[\\/]/;
 
-test("a dry run through bin/provision loads no GitLab client and no cloud SDK", () => {
+test("a dry run through bin/provision loads no GitLab client and no cloud SDK, and renders what the sources render", () => {
   const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
   try {
     const script = `
@@ -27,6 +30,11 @@ test("a dry run through bin/provision loads no GitLab client and no cloud SDK", 
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-1")}`);
     expect(result.stderr).toContain("SDK modules loaded: []\n");
+    const expected = renderedFilesForCell(exampleModel("cell-1"));
+    expect(expected.length).toBeGreaterThan(2);
+    for (const file of expected) {
+      expect({ path: file.path, content: readFileSync(join(out, "stacks", "cell-1", "rendered", file.path), "utf8") }).toEqual({ path: file.path, content: file.content });
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -1,0 +1,14 @@
+/**
+ * Templates compiled ahead of time, by their path under templates/. Empty here: tests and dist/
+ * compile each template on first use. The command bundles replace this module with every template
+ * precompiled (build/precompile-templates.js, through build/bundle-commands.js).
+ */
+import type Handlebars from "handlebars";
+
+export interface PrecompiledTemplate {
+  /** The template's text when it was compiled: the entry is used only while the file still reads the same. */
+  readonly source: string;
+  readonly spec: Parameters<typeof Handlebars.template>[0];
+}
+
+export const PRECOMPILED_TEMPLATES: Readonly<Record<string, PrecompiledTemplate>> = {};

@@ -1,0 +1,89 @@
+/**
+ * The command bundles carry every template precompiled (build/precompile-templates.js). Rendered
+ * through those precompiled templates, the example cells' files and the child pipelines read
+ * exactly as when each template is compiled on first use, and nothing is compiled at run time; an
+ * entry whose source no longer matches its file is compiled from the file instead.
+ */
+import { join } from "node:path";
+import type * as TemplateEngine from "../../lib/template-engine";
+import type * as RenderedFiles from "../../lib/render/rendered-files";
+import type * as ChildPipeline from "../../lib/ci/child-pipeline";
+import type { PrecompiledTemplate } from "../../lib/precompiled-templates";
+import { exampleModel } from "../support/models";
+
+const { precompiledTemplatesModule } = require("../../build/precompile-templates") as {
+  precompiledTemplatesModule: (templatesDir: string, precompile: (source: string) => string) => string;
+};
+
+const TEMPLATES_DIR = join(__dirname, "..", "..", "templates");
+
+interface Modules {
+  engine: typeof TemplateEngine;
+  files: typeof RenderedFiles;
+  pipeline: typeof ChildPipeline;
+}
+
+/** Fresh modules, with lib/precompiled-templates replaced by `precompiled` when given (as the bundles replace it). */
+function loadModules(precompiled?: Record<string, PrecompiledTemplate>): Modules {
+  let modules: Modules | undefined;
+  jest.isolateModules(() => {
+    if (precompiled) jest.doMock("../../lib/precompiled-templates", () => ({ PRECOMPILED_TEMPLATES: precompiled }));
+    else jest.dontMock("../../lib/precompiled-templates");
+    modules = {
+      engine: require("../../lib/template-engine"),
+      files: require("../../lib/render/rendered-files"),
+      pipeline: require("../../lib/ci/child-pipeline"),
+    };
+  });
+  return modules!;
+}
+
+/** What the build generates, evaluated as the bundle would. */
+function buildPrecompiled(): Record<string, PrecompiledTemplate> {
+  const { engine } = loadModules();
+  const source = precompiledTemplatesModule(TEMPLATES_DIR, (text) => engine.handlebars.precompile(text, engine.COMPILE_OPTIONS));
+  const exports: { PRECOMPILED_TEMPLATES?: Record<string, PrecompiledTemplate> } = {};
+  new Function("exports", source)(exports);
+  return exports.PRECOMPILED_TEMPLATES!;
+}
+
+function renderAll({ files, pipeline }: Modules): unknown {
+  return {
+    cells: (["cell-1", "cell-2"] as const).map((name) => files.renderedFilesForCell(exampleModel(name))),
+    pipelines: [
+      pipeline.renderChildPipeline({ mode: "plan", cells: ["cell-1", "cell-2"], removed: ["cell-9"], base: "main" }),
+      pipeline.renderChildPipeline({ mode: "apply", cells: ["cell-1"], base: "main", applyMode: "manual" }),
+      pipeline.renderChildPipeline({ mode: "drift", cells: [], base: "main" }),
+    ],
+  };
+}
+
+afterEach(() => jest.restoreAllMocks());
+
+test("the build precompiles every template under templates/", () => {
+  expect(Object.keys(buildPrecompiled()).sort()).toEqual(["ci/cells.gitlab-ci.yml.hbs", "config.toml.hbs", "startup/manager.sh.hbs", "startup/worker.sh.hbs"]);
+});
+
+test("precompiled templates render what compiling on first use renders, and nothing is compiled", () => {
+  const precompiled = buildPrecompiled();
+  const compiledOnFirstUse = renderAll(loadModules());
+
+  const modules = loadModules(precompiled);
+  const compile = jest.spyOn(modules.engine.handlebars, "compile");
+  const rendered = renderAll(modules);
+
+  expect(compile).not.toHaveBeenCalled();
+  expect(rendered).toEqual(compiledOnFirstUse);
+  expect(JSON.stringify(rendered)).toContain("concurrent = ");
+});
+
+test("an entry whose source differs from the template file is not used: the file is compiled", () => {
+  const precompiled = buildPrecompiled();
+  const stale = { ...precompiled, "config.toml.hbs": { ...precompiled["config.toml.hbs"], source: "concurrent = 1\n" } };
+  const modules = loadModules(stale);
+  const compile = jest.spyOn(modules.engine.handlebars, "compile");
+
+  renderAll(modules);
+
+  expect(compile.mock.calls.map(([source]) => source)).toEqual([precompiled["config.toml.hbs"].source]);
+});
