@@ -41,7 +41,8 @@ function loadModules(precompiled?: Record<string, PrecompiledTemplate>): Modules
 /** What the build generates, evaluated as the bundle would. */
 function buildPrecompiled(): Record<string, PrecompiledTemplate> {
   const { engine } = loadModules();
-  const source = precompiledTemplatesModule(TEMPLATES_DIR, (text) => engine.handlebars.precompile(text, engine.COMPILE_OPTIONS));
+  // precompile returns JavaScript source text (its type says TemplateSpecification, what evaluating it gives).
+  const source = precompiledTemplatesModule(TEMPLATES_DIR, (text) => String(engine.handlebars.precompile(text, engine.COMPILE_OPTIONS)));
   const exports: { PRECOMPILED_TEMPLATES?: Record<string, PrecompiledTemplate> } = {};
   new Function("exports", source)(exports);
   return exports.PRECOMPILED_TEMPLATES!;
