@@ -101,7 +101,8 @@ export function runnerSettings(runner: NewRunner): RunnerSettings {
 export function describeChanges(changes: Partial<RunnerSettings>, actual?: RunnerDetails): string[] {
   return Object.entries(changes).map(([field, value]) => {
     if (field === "maintenance_note" || !actual) return field;
-    const before = (actual as unknown as Record<string, unknown>)[field];
+    // Every settings field is also a field of RunnerDetails, under the same GitLab name.
+    const before = actual[field as keyof RunnerSettings];
     return `${field}: ${JSON.stringify(before)} -> ${JSON.stringify(value)}`;
   });
 }
