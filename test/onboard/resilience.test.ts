@@ -63,6 +63,22 @@ describe("rate limits", () => {
     expect(runnersOfShard()).toHaveLength(1);
   });
 
+  test("the application limiter's 429 (no headers) backs off like a 5xx, and says what GitLab said when it keeps on", async () => {
+    gitlab.fake.appRateLimitNext("GET", /^\/runners\/all$/, 1);
+
+    const recovered = await onboard();
+
+    expect(recovered.exitCode).toBe(0);
+    // Full jitter with random() = 0.5: half of the first 500 ms ceiling.
+    expect(clock.waits).toEqual([250]);
+
+    gitlab.fake.appRateLimitNext("GET", /\/runners\/\d+$/, 10_000);
+    const failed = await onboard({ retryTimeout: "10s" });
+
+    expect(failed.exitCode).toBe(1);
+    expect(failed.shards[0].error).toMatch(/gave up after \d+ attempts.*429 "This endpoint has been requested too many times/);
+  });
+
   test("a 429 without Retry-After waits until RateLimit-Reset", async () => {
     gitlab.fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { resetInSeconds: 30 });
 

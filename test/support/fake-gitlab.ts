@@ -91,6 +91,7 @@ interface FakeUser {
 type Fault =
   | { kind: "status"; method: string; route: RegExp; remaining: number; status: number; body?: unknown }
   | { kind: "rate-limit"; method: string; route: RegExp; remaining: number; retryAfterSeconds?: number; resetInSeconds?: number }
+  | { kind: "app-rate-limit"; method: string; route: RegExp; remaining: number }
   | { kind: "drop-create"; remaining: number };
 
 const RUNNER_TYPES: readonly FakeRunnerType[] = ["instance_type", "group_type", "project_type"];
@@ -171,6 +172,11 @@ export class FakeGitLab {
   /** The next `count` matching requests get Rack::Attack's 429. */
   rateLimitNext(method: string, route: RegExp, count: number, headers: { retryAfterSeconds?: number; resetInSeconds?: number } = { retryAfterSeconds: 60 }): void {
     this.faults.push({ kind: "rate-limit", method, route, remaining: count, ...headers });
+  }
+
+  /** The next `count` matching requests hit GitLab's application rate limiter: a 429 with a JSON body and no headers. */
+  appRateLimitNext(method: string, route: RegExp, count: number): void {
+    this.faults.push({ kind: "app-rate-limit", method, route, remaining: count });
   }
 
   /** The next `count` successful creates store the runner and then drop the connection without answering. */
@@ -289,6 +295,7 @@ export class FakeGitLab {
     const fault = this.takeFault(method, endpoint);
     if (fault?.kind === "status") return new HttpAnswer(fault.status, fault.body ?? { message: `${fault.status} Internal Server Error` });
     if (fault?.kind === "rate-limit") return rackAttack429(fault.retryAfterSeconds, fault.resetInSeconds);
+    if (fault?.kind === "app-rate-limit") return new HttpAnswer(429, { message: { error: "This endpoint has been requested too many times. Try again later." } });
 
     const body = parseBody(rawBody, req.headers["content-type"]);
     // Runner-token endpoints authenticate with the token in the body.
