@@ -12,7 +12,7 @@ import { parseModel } from "../../lib/model/load";
 import { writeModelFile } from "../../lib/model/write-model-file";
 import { backendEnvironment } from "../../lib/terraform/backend-env";
 import { CellStack } from "../../stacks/cell-stack";
-import { runBin, STACK_TRACE_LINE } from "../support/cli";
+import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 
 const GOOGLE_VARIABLES = {
   CELL_ID: "cell-7",
@@ -40,6 +40,7 @@ function filesUnder(root: string): string[] {
 }
 
 describe("prepare --generate refuses hostile trigger variables and writes nothing", () => {
+  // bin/prepare itself here; the other cases run in process, through the same runCli path.
   it("does not follow a CELL_ID out of the models directory", () => {
     const outside = join(scratch, "outside");
     const cellId = `cell-7 #/../../${basename(outside)}/pwned`;
@@ -59,8 +60,8 @@ describe("prepare --generate refuses hostile trigger variables and writes nothin
     ["MANAGER_MACHINE_TYPE", "e2-standard-2\n    docker: {privileged: true}"],
     ["GITLAB_TOKEN_ENV", "GITLAB_TOKEN\nshards: []"],
     ["REGION", "us-east1\r\nnetwork: {nat: false}"],
-  ])("refuses a line break in %s (YAML injection) with exit 2", (name, value) => {
-    const result = runBin("prepare", ["--generate", "--models-dir", dir, "--json"], { env: triggerEnv({ ...GOOGLE_VARIABLES, [name]: value }) });
+  ])("refuses a line break in %s (YAML injection) with exit 2", async (name, value) => {
+    const result = await runInProcess("prepare", ["--generate", "--models-dir", dir, "--json"], { env: triggerEnv({ ...GOOGLE_VARIABLES, [name]: value }) });
 
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`${name}: expected a single line without control characters, received ${JSON.stringify(value)}`);
@@ -69,8 +70,8 @@ describe("prepare --generate refuses hostile trigger variables and writes nothin
     expect(filesUnder(scratch)).toEqual([]);
   });
 
-  it("reports every bad variable at once", () => {
-    const result = runBin("prepare", ["--generate", "--models-dir", dir], {
+  it("reports every bad variable at once", async () => {
+    const result = await runInProcess("prepare", ["--generate", "--models-dir", dir], {
       env: triggerEnv({ ...GOOGLE_VARIABLES, SHARD_NAME: "a\nb", RUNNER_TAGS: "x\ty" }),
     });
     expect(result.status).toBe(2);
@@ -148,21 +149,21 @@ describe("a model generated in CI keeps its state outside the job", () => {
     expect(local.loaded.model.state).toEqual({ backend: "local" });
   });
 
-  it("is written by prepare --generate under CI=true, and refused when the project is unknown", () => {
-    const written = runBin("prepare", ["--generate", "--models-dir", dir, "--json"], { env: triggerEnv({ ...GOOGLE_VARIABLES, ...ciEnv }) });
+  it("is written by prepare --generate under CI=true, and refused when the project is unknown", async () => {
+    const written = await runInProcess("prepare", ["--generate", "--models-dir", dir, "--json"], { env: triggerEnv({ ...GOOGLE_VARIABLES, ...ciEnv }) });
     expect(written.status).toBe(0);
     expect(readFileSync(join(dir, "cell-7.yaml"), "utf8")).toContain("backend: http");
 
     rmSync(dir, { recursive: true });
-    const refused = runBin("prepare", ["--generate", "--models-dir", dir], { env: triggerEnv({ ...GOOGLE_VARIABLES, CI: "true" }) });
+    const refused = await runInProcess("prepare", ["--generate", "--models-dir", dir], { env: triggerEnv({ ...GOOGLE_VARIABLES, CI: "true" }) });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain("STATE_PROJECT (or CI_PROJECT_ID)");
     expect(existsSync(dir)).toBe(false);
   });
 
-  it("refuses a bucket backend without a bucket", () => {
+  it("refuses a bucket backend without a bucket", async () => {
     writeFileSync(join(scratch, "vars.json"), JSON.stringify({ ...GOOGLE_VARIABLES, STATE_BACKEND: "s3" }));
-    const result = runBin("prepare", ["--generate", "--vars-file", join(scratch, "vars.json"), "--models-dir", dir], { env: triggerEnv({}) });
+    const result = await runInProcess("prepare", ["--generate", "--vars-file", join(scratch, "vars.json"), "--models-dir", dir], { env: triggerEnv({}) });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("STATE_BUCKET: missing");
   });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { UserInputError } from "../../lib/errors";
 import { generateModel } from "../../app/prepare/generate-model";
 import { loadModelFile } from "../../lib/model/load";
-import { runBin, STACK_TRACE_LINE } from "../support/cli";
+import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 
 const GOOGLE_VARIABLES = {
   CELL_ID: "cell-7",
@@ -26,6 +26,7 @@ describe("prepare --generate", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  // bin/prepare itself here; the other cases run in process, through the same runCli path.
   it("writes a model from trigger variables that loads with the values given", () => {
     const result = runBin("prepare", ["--generate", "--models-dir", dir], { env: triggerEnv({ ...GOOGLE_VARIABLES, SPOT: "true", MAX_INSTANCES: "30" }) });
     expect(result.stderr).toBe("");
@@ -40,11 +41,11 @@ describe("prepare --generate", () => {
     expect(existsSync(join(dir, "schema.json"))).toBe(true);
   });
 
-  it("round-trips an AWS cell from a JSON variables file whose values win over the environment", () => {
+  it("round-trips an AWS cell from a JSON variables file whose values win over the environment", async () => {
     const varsFile = join(dir, "vars.json");
     writeFileSync(varsFile, JSON.stringify({ CELL_ID: "cell-8", CLOUD: "aws", REGION: "us-west-2", ACCOUNT_ID: "210987654321", ZONES: ["us-west-2a", "us-west-2c"] }));
     const env = triggerEnv({ CELL_ID: "ignored-cell", GITLAB_URL: "https://cell-8.gitlab.example.com" });
-    const result = runBin("prepare", ["--generate", "--vars-file", varsFile, "--models-dir", dir, "--json"], { env });
+    const result = await runInProcess("prepare", ["--generate", "--vars-file", varsFile, "--models-dir", dir, "--json"], { env });
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout).generated).toMatchObject({ cell: "cell-8", written: true });
     const { model } = loadModelFile(join(dir, "cell-8.yaml"));
@@ -52,8 +53,8 @@ describe("prepare --generate", () => {
     expect(model.secrets.store).toBe("aws-ssm");
   });
 
-  it("fails when variables are missing, naming all of them at once, and writes nothing", () => {
-    const result = runBin("prepare", ["--generate", "--models-dir", dir], { env: triggerEnv({ CLOUD: "google" }) });
+  it("fails when variables are missing, naming all of them at once, and writes nothing", async () => {
+    const result = await runInProcess("prepare", ["--generate", "--models-dir", dir], { env: triggerEnv({ CLOUD: "google" }) });
     expect(result.status).toBe(2);
     for (const name of ["CELL_ID", "GITLAB_URL", "REGION", "PROJECT"]) expect(result.stderr).toContain(name);
     expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
@@ -67,17 +68,17 @@ describe("prepare --generate", () => {
     expect(() => generateModel({ ...GOOGLE_VARIABLES, MAX_INSTANCES: "many" })).toThrow(/MAX_INSTANCES: expected a whole number/);
   });
 
-  it("keeps an existing model with --if-missing and refuses to overwrite it otherwise", () => {
+  it("keeps an existing model with --if-missing and refuses to overwrite it otherwise", async () => {
     const env = triggerEnv(GOOGLE_VARIABLES);
-    expect(runBin("prepare", ["--generate", "--models-dir", dir], { env }).status).toBe(0);
+    expect((await runInProcess("prepare", ["--generate", "--models-dir", dir], { env })).status).toBe(0);
     writeFileSync(join(dir, "cell-7.yaml"), readFileSync(join(dir, "cell-7.yaml"), "utf8").replace("max_instances: 20", "max_instances: 25"));
 
-    const kept = runBin("prepare", ["--generate", "--if-missing", "--models-dir", dir], { env });
+    const kept = await runInProcess("prepare", ["--generate", "--if-missing", "--models-dir", dir], { env });
     expect(kept.status).toBe(0);
     expect(kept.stdout).toContain("kept existing");
     expect(loadModelFile(join(dir, "cell-7.yaml")).model.shards[0].workers.max_instances).toBe(25);
 
-    const refused = runBin("prepare", ["--generate", "--models-dir", dir], { env });
+    const refused = await runInProcess("prepare", ["--generate", "--models-dir", dir], { env });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain("already exists");
   });

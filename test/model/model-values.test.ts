@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { generateModel } from "../../app/prepare/generate-model";
 import { parseModel } from "../../lib/model/load";
-import { runBin, STACK_TRACE_LINE } from "../support/cli";
+import { runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 const CELL_1 = readFileSync(join(MODELS_DIR, "cell-1.yaml"), "utf8");
@@ -41,10 +41,10 @@ const errorsOf = (text: string) => {
 describe("gitlab.url with credentials", () => {
   const password = `pw-${Math.random().toString(36).slice(2, 12)}`;
 
-  it("is refused with exit 2, and the password is printed nowhere (text and --json)", () => {
+  it("is refused with exit 2, and the password is printed nowhere (text and --json)", async () => {
     const file = writeCell1((text) => text.replace("url: https://cell-1.gitlab.example.com", `url: https://deploy:${password}@cell-1.gitlab.example.com`));
     for (const args of [["--model", file], ["--model", file, "--json"]]) {
-      const result = runBin("prepare", args);
+      const result = await runInProcess("prepare", args);
       expect(result.status).toBe(2);
       expect(result.stdout).toContain("a URL without a user name or password");
       expect(result.stdout).toContain("deploy:****@cell-1.gitlab.example.com");
@@ -109,14 +109,14 @@ describe("tags", () => {
 describe("warnings", () => {
   it.each([
     ["google", "region: europe-west4\n  zones: [europe-west4-a, europe-west4-b]", "region: europe-wset4\n  zones: [europe-wset4-a, europe-wset4-b]", "europe-wset4", "europe-west4"],
-  ])("warn about an unknown %s region with a did-you-mean, exit 0, in text and --json", (_cloud, from, to, typo, suggestion) => {
+  ])("warn about an unknown %s region with a did-you-mean, exit 0, in text and --json", async (_cloud, from, to, typo, suggestion) => {
     const file = writeCell1((text) => text.replace(from, to));
 
-    const text = runBin("prepare", ["--model", file]);
+    const text = await runInProcess("prepare", ["--model", file]);
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`${file}:\\d+:\\d+: warning: cloud.region: expected a Google Cloud region \\(not in the list checked on \\d{4}-\\d{2}-\\d{2}; did you mean "${suggestion}"\\?\\), received "${typo}"`));
 
-    const json = runBin("prepare", ["--model", file, "--json"]);
+    const json = await runInProcess("prepare", ["--model", file, "--json"]);
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout).models[0].warnings).toContainEqual(
       expect.objectContaining({ severity: "warning", path: ["cloud", "region"], received: `"${typo}"`, expected: expect.stringContaining(`did you mean "${suggestion}"`) }),
@@ -138,9 +138,9 @@ describe("warnings", () => {
     expect(parseModel(CELL_1, "cell-1.yaml").warnings.filter((warning) => warning.path.join(".") === "cloud.region")).toEqual([]);
   });
 
-  it("warn when two shards carry the same tags, in any order", () => {
+  it("warn when two shards carry the same tags, in any order", async () => {
     const file = writeCell1((text) => text.replace(/(- name: large-amd64\n(?:.*\n)*?\s+tags: )\[[^\]]*\]/, "$1[docker, saas-linux-small-amd64]"));
-    const result = runBin("prepare", ["--model", file]);
+    const result = await runInProcess("prepare", ["--model", file]);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/warning: shards\[1\]\.tags: expected tags that tell this shard from shards\[0\] \(small-amd64\)/);
     expect(result.stdout + result.stderr).not.toMatch(STACK_TRACE_LINE);
