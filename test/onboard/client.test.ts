@@ -107,6 +107,25 @@ test("a 412 or 409 is a conflict", async () => {
   expect(gitlab.fake.runners.has(runner.id)).toBe(true);
 });
 
+test("each attempt has its own time limit: a slow read is tried again, a slow create is not (it may have happened)", async () => {
+  gitlab.fake.latencyMs = 300;
+  const clock = fakeClock();
+  const slow = createGitLabClient({ url: gitlab.fake.url, token: gitlab.fake.adminToken, tokenEnv: "GITLAB_TOKEN", clock, attemptTimeoutMs: 50, policy: { budgetMs: 2_000, baseDelayMs: 500, maxDelayMs: 2_000 } });
+
+  const read = await slow.getRunner(1, "read runner #1").catch((caught: unknown) => caught);
+  const readAttempts = gitlab.fake.requests.length;
+  const create = await slow
+    .createRunner({ runner_type: "instance_type", description: "d", tag_list: ["a"], run_untagged: false, locked: false, access_level: "not_protected", maximum_timeout: 3600, paused: false, maintenance_note: "" }, "create")
+    .catch((caught: unknown) => caught);
+
+  expect(read).toMatchObject({ kind: "gave-up" });
+  expect((read as Error).message).toContain("the request timed out");
+  expect(readAttempts).toBe(clock.waits.length + 1);
+  expect(readAttempts).toBeGreaterThan(1);
+  expect(create).toMatchObject({ kind: "unreachable", outcomeUnknown: true });
+  expect(gitlab.fake.requests.filter((request) => request.method === "POST")).toHaveLength(1);
+});
+
 test("gitbeaker's own failures never leak: every failure is a GitLabApiError", async () => {
   const error = await client("glpat-wrong")
     .getRunner(1, "read runner #1")
