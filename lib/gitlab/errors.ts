@@ -8,17 +8,29 @@ import { redactSecrets, redactValue } from "../redact";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./http-failures";
 import { RetryBudgetExceededError, formatMs } from "./retry";
 
+/** The one vocabulary of GitLab failures, for every caller (onboard, status, prune, review notes). */
 export type GitLabFailureKind =
+  /** 401: the token is wrong, expired or revoked. */
   | "unauthorized"
+  /** 403: the token lacks a scope or a role. */
   | "forbidden"
+  /** Another 4xx: GitLab refused the request as sent (its words are quoted). */
   | "rejected"
+  /** 404 for an object ({"message"}): it does not exist, or the token cannot see it. */
   | "not-found"
+  /** The URL serves something other than GitLab's API (an HTML page, a 404 route). */
   | "no-api"
+  /** No HTTP answer: refused, unknown host, reset, timed out. */
   | "unreachable"
+  /** 5xx. */
   | "server"
+  /** 409 or 412: not possible in the object's current state. */
   | "conflict"
+  /** 429 that was not retried. */
   | "rate-limited"
+  /** A success whose body is not GitLab's documented shape. */
   | "unexpected-answer"
+  /** Retried until the time budget ran out; the message names the last failure. */
   | "gave-up";
 
 /** What to tell the user for a kind of failure, when the default (runner administration) does not fit the call. */
