@@ -417,6 +417,23 @@ describe("typed failures", () => {
     expect(fake.requests).toHaveLength(oneShardsCalls);
   });
 
+  test("a step that fails ends its shard, and what was done before it is reported with the failure", async () => {
+    await onboard();
+    const shard = setup.model.shards[0];
+    const [runner] = runnersOf(shard);
+    unlinkSync(storedFile(shard));
+    runner.paused = !shard.paused;
+    fake.failNext("PUT", /^\/runners\/\d+$/, 1, 400);
+
+    const result = await onboard({ shards: [shard.name] });
+
+    // Planned: reset the token and store it, then update the drifted setting; the update is refused.
+    expect(result.shards[0]).toMatchObject({ action: "adopt", ok: false, runnerId: runner.id, tokenStored: true, failure: { source: "gitlab", kind: "rejected" } });
+    expect(result.shards[0].error).toContain(`update runner #${runner.id}`);
+    expect(stored(shard)).toMatchObject({ runnerId: runner.id, token: runner.token });
+    expect(runner.paused).toBe(!shard.paused);
+  });
+
   test("a runner of the wrong type blocks its shard with a failure of its own kind, in a dry run too", async () => {
     await onboard({ shards: ["small-amd64"] });
     const changed = structuredClone(setup.model);
