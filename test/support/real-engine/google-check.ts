@@ -1,7 +1,7 @@
 /**
  * The real-engine check of a Google Cloud stack: the stack with terraform_data
- * stand-ins for the Google provider (provider-stand-ins.ts), validated and planned by
- * the real `terraform`, whose built-in provider needs no download and no network.
+ * stand-ins for the Google provider (provider-stand-ins.ts), planned (which validates
+ * first) by the real `terraform`, whose built-in provider needs no download and no network.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +24,7 @@ export async function checkGoogleStack(stackJson: Record<string, unknown>): Prom
     writeFileSync(join(dir, "stack.tf.json"), JSON.stringify(standIns.json, null, 2));
     const env = isolatedEnv();
     await terraform(["init", "-input=false", "-no-color"], dir, env);
-    await terraform(["validate", "-no-color"], dir, env);
+    // No separate `validate`: `plan` walks the same validate graph before it plans.
     await terraform(["plan", "-input=false", "-no-color", "-out=stand-ins.tfplan"], dir, env);
     const shown = await terraform(["show", "-json", "stand-ins.tfplan"], dir, env);
     return { standIns, plan: parsePlanJson(shown.stdout) };
