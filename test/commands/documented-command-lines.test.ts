@@ -1,0 +1,78 @@
+/**
+ * Every prepare, provision, review and status command line the README, the pipeline (.gitlab-ci.yml)
+ * and the child pipelines show is one the options parsers accept: refusing combinations that mean
+ * nothing must not refuse one a person or a pipeline is told to run.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { prepareCommand } from "../../app/commands/prepare";
+import { parsePrepareOptions } from "../../app/commands/prepare-options";
+import { provisionCommand } from "../../app/commands/provision";
+import { parseProvisionOptions } from "../../app/commands/provision-options";
+import { reviewCommand } from "../../app/commands/review";
+import { parseReviewOptions } from "../../app/commands/review-options";
+import { statusCommand } from "../../app/commands/status";
+import { parseStatusOptions } from "../../app/commands/status-options";
+import { renderChildPipeline } from "../../lib/ci/child-pipeline";
+import { REPO_ROOT } from "../support/cli";
+import { parsedCommandLine } from "../support/command-line";
+
+const PARSERS = {
+  prepare: (args: readonly string[]) => parsePrepareOptions(parsedCommandLine(prepareCommand(), args)).mode.kind,
+  provision: (args: readonly string[]) => parseProvisionOptions(parsedCommandLine(provisionCommand(), args)).mode.kind,
+  review: (args: readonly string[]) => parseReviewOptions(parsedCommandLine(reviewCommand(), args)).mode.kind,
+  status: (args: readonly string[]) => (parseStatusOptions(parsedCommandLine(statusCommand(), args)).verifyTokens ? "verify" : "no-verify"),
+};
+type Parsed = keyof typeof PARSERS;
+
+/** Shell words of a simple command line: quotes removed, an expansion replaced by a stand-in value or its default. */
+function words(line: string): string[] {
+  const expanded = line
+    .replace(/\$\{\w+:-([^}]*)\}/g, "$1")
+    .replace(/\$\([^)]*\)/g, "HEAD~1")
+    .replace(/\$\{?\w+\}?/g, "value");
+  return [...expanded.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]);
+}
+
+/** `./bin/<command> ...` in a text, one per command (split at &&, ;, | and >, comments dropped). */
+function commandLines(text: string, origin: string): { origin: string; command: Parsed; args: string[] }[] {
+  return text
+    .split("\n")
+    .flatMap((line) => line.replace(/\s#\s.*$/, "").split(/&&|;|\||>/))
+    // A command starts its part, after variables set for it; `echo '... ./bin/provision ...'` is prose.
+    .map((part) => /^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*\.\/bin\/(prepare|provision|review|status)\b(.*)$/.exec(part.trim()))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ origin, command: match[1] as Parsed, args: words(match[2]) }));
+}
+
+/** The script lines of a pipeline's jobs. */
+function pipelineScripts(yaml: string): string {
+  const jobs = Object.values(parseYaml(yaml) as Record<string, { script?: unknown }>);
+  return jobs.flatMap((job) => (Array.isArray(job?.script) ? job.script.map(String) : [])).join("\n");
+}
+
+const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+const shellBlocks = [...readme.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((match) => match[1].replace(/\\\n/g, " ")).join("\n");
+const ciFile = pipelineScripts(readFileSync(join(REPO_ROOT, ".gitlab-ci.yml"), "utf8")).replace(/\\\n/g, " ");
+const childPipelines = (["plan", "apply", "drift"] as const).map((mode) =>
+  pipelineScripts(renderChildPipeline({ mode, cells: ["cell-1"], removed: ["cell-9"], base: "HEAD~1", applyMode: "manual" })),
+);
+
+const LINES = [
+  ...commandLines(shellBlocks, "README.md"),
+  ...commandLines(ciFile, ".gitlab-ci.yml"),
+  ...childPipelines.flatMap((text, index) => commandLines(text, `child pipeline (${["plan", "apply", "drift"][index]})`)),
+];
+
+test("finds the command lines it checks", () => {
+  const seen = new Set(LINES.map((line) => `${line.command} in ${line.origin.replace(/ \(.*/, "")}`));
+  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "review in .gitlab-ci.yml", "provision in child pipeline"]) {
+    expect(seen).toContain(expected);
+  }
+  expect(LINES.length).toBeGreaterThan(20);
+});
+
+test.each(LINES.map((line) => [line.origin, `${line.command} ${line.args.join(" ")}`, line] as const))("%s: %s parses into a mode", (_origin, _text, line) => {
+  expect(typeof PARSERS[line.command](line.args)).toBe("string");
+});
