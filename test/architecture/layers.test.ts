@@ -31,6 +31,16 @@ function zoneOf(file: string): { zone: string; level: number } | undefined {
   return ZONES.filter(({ zone }) => file.startsWith(`${zone}/`)).sort((a, b) => b.zone.length - a.zone.length)[0];
 }
 
+/** Edges that run back up a layer, sideways to a sibling zone, or out of the product folders. */
+function againstTheLayers(candidates: readonly ImportEdge[]): ImportEdge[] {
+  return candidates.filter((edge) => {
+    const from = zoneOf(edge.from);
+    const to = zoneOf(edge.to);
+    if (!from || !to) return true; // e.g. an import of test/ or bench/ code
+    return from.zone !== to.zone && to.level <= from.level;
+  });
+}
+
 const files = sourceFiles(ROOT, PRODUCT_FOLDERS);
 const edges = importEdges(ROOT, files);
 // Imports of data (data/prices.json) and templates are resources, not code: no layer.
@@ -49,13 +59,7 @@ describe("layers", () => {
   });
 
   it("has no import that runs up a layer or sideways to a sibling zone", () => {
-    const upward = internal.filter((edge) => {
-      const from = zoneOf(edge.from);
-      const to = zoneOf(edge.to);
-      if (!from || !to) return true; // an import leaving the product folders (e.g. into test/ or bench/)
-      return from.zone !== to.zone && to.level <= from.level;
-    });
-    expect(upward.map(describeEdge)).toEqual([]);
+    expect(againstTheLayers(internal).map(describeEdge)).toEqual([]);
   });
 
   it("has no import circle", () => {
@@ -69,6 +73,16 @@ describe("layers", () => {
         (edge.from.startsWith("constructs/aws/") && edge.to.startsWith("constructs/google/")),
     );
     expect(crossing.map(describeEdge)).toEqual([]);
+  });
+
+  it("gives constructs props, never the model: no construct imports lib/model, types included", () => {
+    const intoModel = internal.filter((edge) => edge.from.startsWith("constructs/") && edge.to.startsWith("lib/model/"));
+    expect(intoModel.map(describeEdge)).toEqual([]);
+  });
+
+  it("builds GitLab clients in one module: only lib/gitlab/client.ts imports @gitbeaker/rest", () => {
+    const importers = edges.filter((edge) => edge.external && edge.to === "@gitbeaker/rest").map((edge) => edge.from);
+    expect([...new Set(importers)]).toEqual(["lib/gitlab/client.ts"]);
   });
 
   it("is the drawing of docs/ARCHITECTURE.md: one line per layer, top down", () => {
@@ -87,6 +101,13 @@ describe("layers", () => {
 });
 
 describe("the import map itself", () => {
+  it("tells edges down the layers from edges up, sideways and out", () => {
+    const edge = (from: string, to: string): ImportEdge => ({ from, to, external: false });
+    const down = [edge("app/commands/x.ts", "stacks/y.ts"), edge("lib/model/a.ts", "lib/errors.ts"), edge("constructs/aws/a.ts", "constructs/b.ts")];
+    const wrong = [edge("lib/model/a.ts", "lib/render/b.ts"), edge("lib/render/a.ts", "lib/cost/b.ts"), edge("stacks/a.ts", "test/support/b.ts")];
+    expect(againstTheLayers([...down, ...wrong])).toEqual(wrong);
+  });
+
   it("finds circles and leaves acyclic graphs alone", () => {
     const edge = (from: string, to: string): ImportEdge => ({ from, to, external: false });
     expect(importCircles([edge("a", "b"), edge("b", "c"), edge("c", "a"), edge("c", "d")])).toEqual([["a", "b", "c"]]);
