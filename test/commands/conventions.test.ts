@@ -1,7 +1,8 @@
 /**
- * The conventions every command shares, checked through the real bin/* executables:
- * --version, one format for defaults in --help, --model repeated (acted on, or refused),
- * suggestions for a missing model, and prepare --json printing the resolved model.
+ * The conventions every command shares: --version and one format for defaults in --help,
+ * checked through the real bin/* executables; --model repeated (acted on, or refused),
+ * suggestions for a missing model, and prepare --json printing the resolved model, checked
+ * in process through the same runCli path.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { parse } from "yaml";
 import { withDerivedDefaults } from "../../lib/model/derived-defaults";
 import { runnerDescription, shardImages } from "../../lib/model/names";
 import { runnerModelSchema } from "../../lib/model/schema";
-import { REPO_ROOT, runBin, STACK_TRACE_LINE } from "../support/cli";
+import { REPO_ROOT, runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 const COMMANDS = ["prepare", "onboard", "provision", "review", "status"] as const;
@@ -44,8 +45,8 @@ describe.each(COMMANDS)("bin/%s", (command) => {
 });
 
 describe("--model", () => {
-  it("is refused when repeated for onboard, which acts on one model, before anything happens", () => {
-    const result = runBin("onboard", ["--models-dir", modelsDir, "--model", "cell-1", "--model", "cell-2", "--dry-run"], {
+  it("is refused when repeated for onboard, which acts on one model, before anything happens", async () => {
+    const result = await runInProcess("onboard", ["--models-dir", modelsDir, "--model", "cell-1", "--model", "cell-2", "--dry-run"], {
       env: { ...process.env, GITLAB_TOKEN: "" },
     });
     expect(result.status).toBe(2);
@@ -54,16 +55,16 @@ describe("--model", () => {
     expect(result.stdout).toBe("");
   });
 
-  it("acts on every model named when repeated (prepare)", () => {
-    const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--model", "cell-1", "--json"]);
+  it("acts on every model named when repeated (prepare)", async () => {
+    const result = await runInProcess("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--model", "cell-1", "--json"]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout).models.map((model: { cell: string }) => model.cell)).toEqual(["cell-2", "cell-1"]);
   });
 
-  it("acts on every model named when repeated (provision --dry-run)", () => {
+  it("acts on every model named when repeated (provision --dry-run)", async () => {
     const out = mkdtempSync(join(tmpdir(), "conventions-out-"));
     try {
-      const result = runBin("provision", ["--models-dir", modelsDir, "--model", "cell-1", "--model", "cell-2", "--dry-run", "--out", out, "--json"]);
+      const result = await runInProcess("provision", ["--models-dir", modelsDir, "--model", "cell-1", "--model", "cell-2", "--dry-run", "--out", out, "--json"]);
       expect(result.status).toBe(0);
       expect(JSON.parse(result.stdout).cells.map((cell: { cell: string }) => cell.cell)).toEqual(["cell-1", "cell-2"]);
     } finally {
@@ -78,8 +79,8 @@ describe("a missing model", () => {
     ["prepare", ["--model", "cel-1"]],
     ["provision", ["--model", "cel-1", "--dry-run"]],
     ["status", ["--model", "cel-1"]],
-  ] as const)("%s suggests the closest names and lists the models", (command, args) => {
-    const result = runBin(command, ["--models-dir", modelsDir, ...args]);
+  ] as const)("%s suggests the closest names and lists the models", async (command, args) => {
+    const result = await runInProcess(command, ["--models-dir", modelsDir, ...args]);
     expect(result.status).toBe(2);
     const output = result.stdout + result.stderr;
     expect(output).toContain(`${join(modelsDir, "cel-1.yaml")}:1:1`);
@@ -87,8 +88,8 @@ describe("a missing model", () => {
     expect(output).not.toMatch(STACK_TRACE_LINE);
   });
 
-  it("suggests nothing when no name is close, but still lists the models", () => {
-    const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "production-eu"]);
+  it("suggests nothing when no name is close, but still lists the models", async () => {
+    const result = await runInProcess("prepare", ["--models-dir", modelsDir, "--model", "production-eu"]);
     expect(result.status).toBe(2);
     expect(result.stdout).toContain(`(models in ${modelsDir}: cell-1, cell-2)`);
     expect(result.stdout).not.toContain("did you mean");
@@ -96,11 +97,11 @@ describe("a missing model", () => {
 });
 
 describe("prepare --model X --json", () => {
-  it("prints the resolved model: the file's values plus every default, derived ones included", () => {
+  it("prints the resolved model: the file's values plus every default, derived ones included", async () => {
     // A model that leaves out the runner description, the images and the state backend.
     const text = readFileSync(join(modelsDir, "cell-2.yaml"), "utf8").replace(/^    description: .*\n/m, "").replace(/^state:\n(?:  .*\n)+/m, "");
     writeFileSync(join(modelsDir, "cell-2.yaml"), text);
-    const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--json"]);
+    const result = await runInProcess("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--json"]);
     expect(result.status).toBe(0);
     const [report] = JSON.parse(result.stdout).models;
     const written = parse(text);
