@@ -13,6 +13,7 @@
  * With NODE_OPTIONS=--enable-source-maps the bundle is required plainly instead, so stack traces
  * point into the TypeScript sources through its source map.
  */
+const { isAscii } = require("node:buffer");
 const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
 const Module = require("node:module");
 const { dirname, join } = require("node:path");
@@ -37,7 +38,7 @@ function runWithCodeCache(file) {
   } catch {
     cachedData = undefined;
   }
-  const script = new vm.Script(Module.wrap(readFileSync(file, "utf8")), { filename: file, cachedData });
+  const script = new vm.Script(Module.wrap(readSource(file)), { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) process.once("exit", () => writeCodeCache(script, cacheFile));
   const module = new Module(file, require.main);
   module.filename = file;
@@ -45,6 +46,12 @@ function runWithCodeCache(file) {
   module.loaded = true;
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, dirname(file));
   return module.exports;
+}
+
+/** A bundle is ASCII but for a character or two; ASCII read as latin1 is the same text, decoded several times faster. */
+function readSource(file) {
+  const bytes = readFileSync(file);
+  return isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.utf8Slice(0, bytes.length);
 }
 
 /** At exit, so the cache holds every function this run compiled. A cache that cannot be written is only slower. */

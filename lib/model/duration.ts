@@ -12,8 +12,9 @@ const UNIT_NANOS: Record<string, number> = {
   h: 3600e9,
 };
 
-const GO_DURATION = /^([0-9]*(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$/;
-const GO_DURATION_PART = /([0-9]*(?:\.[0-9]*)?)(ns|us|µs|ms|s|m|h)/g;
+// µ written \u00b5: a regular expression keeps its characters as written, and the command bundles stay ASCII (bin/load-command.js).
+const GO_DURATION = /^([0-9]*(\.[0-9]*)?(ns|us|\u00b5s|ms|s|m|h))+$/;
+const GO_DURATION_PART = /([0-9]*(?:\.[0-9]*)?)(ns|us|\u00b5s|ms|s|m|h)/g;
 
 /**
  * Go durations are int64 nanoseconds: time.ParseDuration refuses anything above

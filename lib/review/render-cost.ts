@@ -4,9 +4,12 @@
  */
 import type { CellCost, ShardCost } from "../cost/estimate";
 
+/** One formatter for every amount: toLocaleString with options builds a new one per call, a summary has dozens. */
+const DOLLARS = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
 export function formatMoney(amount: number | null): string {
   if (amount === null) return "unknown";
-  return `$${amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `$${DOLLARS.format(amount)}`;
 }
 
 function heading(cost: CellCost): string {

@@ -6,7 +6,8 @@
  * names the TypeScript source.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { isAscii } from "node:buffer";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderedFilesForCell } from "../../lib/render/rendered-files";
@@ -58,4 +59,12 @@ test("with --enable-source-maps a stack trace from a bundle names the TypeScript
   const result = spawnSync(process.execPath, ["--enable-source-maps", "-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
   expect(result.stdout).toMatch(/^TypeError: /);
   expect(result.stdout).toMatch(/\bapp\/commands\/provision\.ts:\d+:\d+/);
+});
+
+test("every bundle is ASCII, so bin/ decodes it as latin1 (several times faster than UTF-8)", () => {
+  const dir = join(REPO_ROOT, "dist", "bundle");
+  const bundles = readdirSync(dir).filter((name) => name.endsWith(".js"));
+  expect(bundles.length).toBeGreaterThanOrEqual(5);
+  // A character beyond ASCII in a regular expression is kept as written: write it as \uXXXX.
+  expect(bundles.filter((name) => !isAscii(readFileSync(join(dir, name))))).toEqual([]);
 });
