@@ -6,10 +6,12 @@
 import type { GoogleCellFleetProps, GoogleShardProps } from "../constructs/google/google-cell-fleet";
 import { parseGoDurationSeconds } from "../lib/model/duration";
 import {
+  createdNetworkNames,
   fleetingRoleId,
   fleetNetworkName,
   managerHealthCheckName,
   managerNetworkTag,
+  shardFirewallNames,
   templateNamePrefix,
   workerNetworkTag,
 } from "../lib/model/google-names";
@@ -37,6 +39,7 @@ export function googleFleetProps(model: GoogleRunnerModel, rendered: readonly Re
     region: cloud.region,
     network: {
       name: fleetNetworkName(model),
+      createdNames: network.existing ? undefined : createdNetworkNames(model),
       ipCidrRange: network.existing ? undefined : network.cidr,
       existingNetwork: network.existing?.network,
       existingSubnetwork: network.existing?.subnets[0],
@@ -45,6 +48,7 @@ export function googleFleetProps(model: GoogleRunnerModel, rendered: readonly Re
       monitoringSourceRanges: network.monitoring_cidrs,
       shards: model.shards.map((shard) => ({
         namePrefix: shardPrefix(model, shard),
+        ruleNames: shardFirewallNames(model, shard),
         managerTag: managerNetworkTag(model, shard),
         workerTag: workerNetworkTag(model, shard),
       })),

@@ -10,7 +10,6 @@ import { ComputeSubnetwork } from "@cdktf/provider-google/lib/compute-subnetwork
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import ipaddr from "ipaddr.js";
-import { fitName } from "../../lib/fit-name";
 import { RUNNER_METRICS_PORT } from "../../lib/fleet-contract";
 import { checkComputeName, checkPrivateSourceCidr, checkUnique, fail, isToken } from "./checks";
 
@@ -22,17 +21,38 @@ export const GOOGLE_HEALTH_CHECK_RANGES: readonly string[] = ["35.191.0.0/16", "
 
 /** How one shard's managers and workers are told apart by the firewall. */
 export interface ShardFirewallProps {
-  /** Prefix of the shard's firewall rule names, for example "cell-1-small-amd64". */
+  /** The shard's prefix, for example "cell-1-small-amd64": names its rules' constructs and descriptions. */
   readonly namePrefix: string;
+  /** Names of the shard's firewall rules (`shardFirewallName` in lib/model/google-names.ts). */
+  readonly ruleNames: ShardFirewallRuleNames;
   /** Network tag carried by the shard's runner managers. */
   readonly managerTag: string;
   /** Network tag carried by the shard's workers. */
   readonly workerTag: string;
 }
 
+export interface ShardFirewallRuleNames {
+  readonly workerSsh: string;
+  readonly managerMetrics: string;
+  /** Only created with `managerSshSourceRanges`. */
+  readonly managerSsh: string;
+  readonly denyOtherIngress: string;
+}
+
+/** Names of what a created network is made of (lib/model/google-names.ts). */
+export interface CreatedNetworkNames {
+  readonly subnetwork: string;
+  /** Only created with `nat`. */
+  readonly router: string;
+  /** Only created with `nat`. */
+  readonly nat: string;
+}
+
 export interface FleetNetworkProps {
-  /** Name of the created network; also the prefix of its subnetwork, router and NAT names. */
+  /** Name of the created network. */
   readonly name: string;
+  /** Names of the created subnetwork, router and NAT. Required unless `existingNetwork` is set. */
+  readonly createdNames?: CreatedNetworkNames;
   /** Project of every resource. @default - the provider's project */
   readonly project?: string;
   /** Region of the subnetwork, router and NAT. */
@@ -105,7 +125,7 @@ export class FleetNetwork extends Construct {
         deleteDefaultRoutesOnCreate: false,
       });
       const subnetwork = new ComputeSubnetwork(this, "Subnetwork", {
-        name: fitName(`${props.name}-${props.region}`, 63),
+        name: props.createdNames!.subnetwork,
         project: props.project,
         region: props.region,
         network: network.id,
@@ -117,13 +137,13 @@ export class FleetNetwork extends Construct {
       this.subnetwork = subnetwork.selfLink;
       if (this.natEnabled) {
         const router = new ComputeRouter(this, "Router", {
-          name: fitName(`${props.name}-router`, 63),
+          name: props.createdNames!.router,
           project: props.project,
           region: props.region,
           network: network.id,
         });
         new ComputeRouterNat(this, "Nat", {
-          name: fitName(`${props.name}-nat`, 63),
+          name: props.createdNames!.nat,
           project: props.project,
           region: props.region,
           router: router.name,
@@ -159,6 +179,9 @@ export class FleetNetwork extends Construct {
       if (props.existingSubnetwork === undefined) {
         fail(this, "existingSubnetwork", undefined, "the name or self link of a subnetwork of the existing network");
       }
+      if (props.createdNames !== undefined) {
+        fail(this, "createdNames", props.createdNames, "no names of created parts when existingNetwork is set (nothing is created)");
+      }
     } else {
       if (props.existingSubnetwork !== undefined) {
         fail(this, "existingSubnetwork", props.existingSubnetwork, "no subnetwork unless existingNetwork is set");
@@ -166,6 +189,10 @@ export class FleetNetwork extends Construct {
       if (props.ipCidrRange === undefined) {
         fail(this, "ipCidrRange", undefined, "an IPv4 range such as 10.0.0.0/16 for the created subnetwork");
       }
+      if (props.createdNames === undefined) {
+        fail(this, "createdNames", undefined, "the names of the created subnetwork, router and NAT");
+      }
+      for (const [part, name] of Object.entries(props.createdNames)) checkComputeName(this, `createdNames.${part}`, name);
       if (!isToken(props.ipCidrRange) && !ipaddr.IPv4.isValidCIDR(props.ipCidrRange!)) {
         fail(this, "ipCidrRange", props.ipCidrRange, "an IPv4 CIDR block such as 10.0.0.0/16");
       }
@@ -176,6 +203,7 @@ export class FleetNetwork extends Construct {
     (props.shards ?? []).forEach((shard, i) => {
       checkComputeName(this, `shards[${i}].managerTag`, shard.managerTag);
       checkComputeName(this, `shards[${i}].workerTag`, shard.workerTag);
+      for (const [rule, name] of Object.entries(shard.ruleNames)) checkComputeName(this, `shards[${i}].ruleNames.${rule}`, name);
       if (!isToken(shard.managerTag) && shard.managerTag === shard.workerTag) {
         fail(this, `shards[${i}].workerTag`, shard.workerTag, "a tag different from the managerTag");
       }
@@ -183,14 +211,14 @@ export class FleetNetwork extends Construct {
   }
 
   private addShardFirewalls(props: FleetNetworkProps, shard: ShardFirewallProps): void {
-    const ruleName = (suffix: string) => fitName(`${shard.namePrefix}-${suffix}`, 63);
+    const names = shard.ruleNames;
     const common = { project: props.project, network: this.network, direction: "INGRESS" };
 
     // The fleeting connector dials workers over SSH (Docker runs through that tunnel): managers only.
     this.firewalls.push(
       new ComputeFirewall(this, `${shard.namePrefix}-worker-ssh`, {
         ...common,
-        name: ruleName("worker-ssh"),
+        name: names.workerSsh,
         description: `SSH to ${shard.namePrefix} workers from that shard's runner managers only.`,
         priority: ALLOW_PRIORITY,
         allow: [{ protocol: "tcp", ports: ["22"] }],
@@ -202,7 +230,7 @@ export class FleetNetwork extends Construct {
     this.firewalls.push(
       new ComputeFirewall(this, `${shard.namePrefix}-manager-metrics`, {
         ...common,
-        name: ruleName("manager-metrics"),
+        name: names.managerMetrics,
         description: `Runner metrics of ${shard.namePrefix} managers for monitoring and Google health checks.`,
         priority: ALLOW_PRIORITY,
         allow: [{ protocol: "tcp", ports: [String(this.metricsPort)] }],
@@ -214,7 +242,7 @@ export class FleetNetwork extends Construct {
       this.firewalls.push(
         new ComputeFirewall(this, `${shard.namePrefix}-manager-ssh`, {
           ...common,
-          name: ruleName("manager-ssh"),
+          name: names.managerSsh,
           description: `SSH (OS Login) to ${shard.namePrefix} managers from the operators' ranges.`,
           priority: ALLOW_PRIORITY,
           allow: [{ protocol: "tcp", ports: ["22"] }],
@@ -226,7 +254,7 @@ export class FleetNetwork extends Construct {
     this.firewalls.push(
       new ComputeFirewall(this, `${shard.namePrefix}-deny-other-ingress`, {
         ...common,
-        name: ruleName("deny-other-ingress"),
+        name: names.denyOtherIngress,
         description: `Any other ingress to ${shard.namePrefix} runner VMs, whatever broader rules the network has.`,
         priority: DENY_PRIORITY,
         deny: [{ protocol: "all" }],

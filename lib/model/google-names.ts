@@ -23,6 +23,30 @@ export function fleetNetworkName(model: RunnerModel): string {
   return fitName(`${model.cell.id}-runners`, 63);
 }
 
+/** The subnetwork, Cloud Router and Cloud NAT of the created network. */
+export function createdNetworkNames(model: RunnerModel): { subnetwork: string; router: string; nat: string } {
+  const network = fleetNetworkName(model);
+  return {
+    subnetwork: fitName(`${network}-${model.cloud.region}`, 63),
+    router: fitName(`${network}-router`, 63),
+    nat: fitName(`${network}-nat`, 63),
+  };
+}
+
+/** The firewall rules of a shard: who may reach its managers and workers. */
+export function shardFirewallNames(
+  model: RunnerModel,
+  shard: Shard,
+): { workerSsh: string; managerMetrics: string; managerSsh: string; denyOtherIngress: string } {
+  const rule = (suffix: string) => fitName(`${shardPrefix(model, shard)}-${suffix}`, 63);
+  return {
+    workerSsh: rule("worker-ssh"),
+    managerMetrics: rule("manager-metrics"),
+    managerSsh: rule("manager-ssh"),
+    denyOtherIngress: rule("deny-other-ingress"),
+  };
+}
+
 /** Network tag on every runner manager VM of a shard; the worker SSH firewall rule admits only this tag. */
 export function managerNetworkTag(model: RunnerModel, shard: Shard): string {
   return fitName(`${shardPrefix(model, shard)}-manager`, 63);
@@ -59,7 +83,10 @@ export function templateNamePrefix(groupName: string): string {
 export function googleDerivedNames(model: RunnerModel): DerivedName[] {
   const names: DerivedName[] = [];
   const rules = GOOGLE_NAME_RULES;
-  if (!model.network.existing) names.push({ name: fleetNetworkName(model), rule: rules.computeName, from: [["cell", "id"]] });
+  if (!model.network.existing) {
+    names.push({ name: fleetNetworkName(model), rule: rules.computeName, from: [["cell", "id"]] });
+    for (const name of Object.values(createdNetworkNames(model))) names.push({ name, rule: rules.computeName, from: [["cell", "id"], ["cloud", "region"]] });
+  }
   model.shards.forEach((shard, index) => {
     const from = [["shards", index, "name"], ["cell", "id"]];
     for (let slot = 0; slot < shard.managers.count; slot++) {
@@ -71,6 +98,7 @@ export function googleDerivedNames(model: RunnerModel): DerivedName[] {
       }
     }
     names.push({ name: managerHealthCheckName(model, shard), rule: rules.computeName, from });
+    for (const name of Object.values(shardFirewallNames(model, shard))) names.push({ name, rule: rules.computeName, from });
     names.push({ name: managerNetworkTag(model, shard), rule: rules.computeName, from });
     names.push({ name: workerNetworkTag(model, shard), rule: rules.computeName, from });
     names.push({ name: managerServiceAccountId(model, shard), rule: rules.serviceAccountId, from });

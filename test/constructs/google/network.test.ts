@@ -6,12 +6,23 @@ import { FleetNetwork, type FleetNetworkProps, GOOGLE_HEALTH_CHECK_RANGES } from
 import { UserInputError } from "../../../lib/errors";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
 
-const SHARD = { namePrefix: "cell-9-small", managerTag: "cell-9-small-manager", workerTag: "cell-9-small-worker" };
+const SHARD = {
+  namePrefix: "cell-9-small",
+  ruleNames: {
+    workerSsh: "cell-9-small-worker-ssh",
+    managerMetrics: "cell-9-small-manager-metrics",
+    managerSsh: "cell-9-small-manager-ssh",
+    denyOtherIngress: "cell-9-small-deny-other-ingress",
+  },
+  managerTag: "cell-9-small-manager",
+  workerTag: "cell-9-small-worker",
+};
 
 function networkOf(props: Partial<FleetNetworkProps> = {}) {
   const stack = googleTestStack();
   const network = new FleetNetwork(stack, "network", {
     name: "cell-9-runners",
+    createdNames: { subnetwork: "cell-9-runners-europe-west4", router: "cell-9-runners-router", nat: "cell-9-runners-nat" },
     region: "europe-west4",
     ipCidrRange: "10.20.0.0/20",
     monitoringSourceRanges: ["10.8.0.0/16"],
@@ -83,7 +94,12 @@ describe("FleetNetwork", () => {
   });
 
   test("uses an existing network and subnetwork by name without creating network, subnet or NAT", () => {
-    const { json, network } = networkOf({ ipCidrRange: undefined, existingNetwork: "shared-vpc", existingSubnetwork: "runners-ew4" });
+    const { json, network } = networkOf({
+      ipCidrRange: undefined,
+      createdNames: undefined,
+      existingNetwork: "shared-vpc",
+      existingSubnetwork: "runners-ew4",
+    });
     expect(network.subnetwork).toBe("runners-ew4");
     expect(resourcesOf(json, "google_compute_network")).toHaveLength(0);
     expect(resourcesOf(json, "google_compute_subnetwork")).toHaveLength(0);
@@ -105,6 +121,23 @@ describe("FleetNetwork", () => {
 
   test("fails when neither a range nor an existing network is given", () => {
     expect(() => networkOf({ ipCidrRange: undefined })).toThrow(/ipCidrRange is undefined; expected an IPv4 range/);
+  });
+
+  test("fails when a created network comes without the names of its parts", () => {
+    expect(() => networkOf({ createdNames: undefined })).toThrow(
+      "network: createdNames is undefined; expected the names of the created subnetwork, router and NAT.",
+    );
+  });
+
+  test("fails when a firewall rule name is not a Compute Engine name", () => {
+    const shard = { ...SHARD, ruleNames: { ...SHARD.ruleNames, workerSsh: "Cell_9 worker ssh" } };
+    expect(() => networkOf({ shards: [shard] })).toThrow(/network: shards\[0\]\.ruleNames\.workerSsh is "Cell_9 worker ssh"; expected a Compute Engine name/);
+  });
+
+  test("fails when an existing network comes with names of parts it would create", () => {
+    expect(() => networkOf({ ipCidrRange: undefined, existingNetwork: "shared-vpc", existingSubnetwork: "runners-ew4" })).toThrow(
+      /network: createdNames is .*; expected no names of created parts when existingNetwork is set/,
+    );
   });
 
   test("fails when an existing network comes without its subnetwork", () => {
