@@ -20,40 +20,43 @@
  *
  * The engine sees only the environment it needs (lib/terraform/engine-env.ts) and its
  * output is scrubbed of every secret value this run knows (lib/secrets/known-secrets.ts).
+ *
+ * This file is the command and the order of the steps; the steps live in app/provision/ (load-models,
+ * plan-cell, reviewed-plan, apply-cell, provision-roll, provision-result).
  */
 import { createInterface } from "node:readline/promises";
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
 import type * as ProvisionOptionsModule from "./provision-options";
-import type { ProvisionCliOptions, ProvisionMode } from "./provision-options";
-import { DRIFT_EXIT_CODE, OperationalError, UserInputError } from "../../lib/errors";
-import { loadModelFile, type LoadedModel } from "../../lib/model/load";
-import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
+import type { ProvisionCliOptions } from "./provision-options";
+import { DRIFT_EXIT_CODE, UserInputError } from "../../lib/errors";
 import { formatIssue } from "../../lib/model/issues";
-import { cellChangeSummary, type CellChangeSummary } from "../../lib/review/cell-summary";
-import { summarizePlan, summarizeSynth } from "../../lib/review/change-summary";
-import type { PlanJson } from "../../lib/terraform/plan-json";
-import { sumReports, terraformReport, type TerraformReport } from "../../lib/review/terraform-report";
+import { cellChangeSummary } from "../../lib/review/cell-summary";
+import { summarizeSynth } from "../../lib/review/change-summary";
+import { sumReports } from "../../lib/review/terraform-report";
 import { refuseLocalStateInCi } from "../../lib/terraform/local-state-guard";
-import { planInputsDigest, readPlanInputs, writePlanInputs } from "../../lib/terraform/plan-inputs";
-import { cellMarker, renderSummaryMarkdown, renderSummaryText } from "../../lib/review/render-summary";
-import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
+import { cellMarker, renderSummaryMarkdown } from "../../lib/review/render-summary";
+import { readMergeRequestNoteTarget, upsertMergeRequestNote } from "../../lib/gitlab/merge-request-note";
 import { constructPaths, readResourceShards, readSynthesizedStack } from "../../lib/review/stack-files";
 import { backendEnvironment } from "../../lib/terraform/backend-env";
-import { DEFAULT_LOCK_TIMEOUT, detectEngine, EngineDriver, isLockTimeout, isStalePlanFailure } from "../../lib/terraform/engine";
+import { DEFAULT_LOCK_TIMEOUT, detectEngine, isLockTimeout } from "../../lib/terraform/engine";
 import { engineEnvironment } from "../../lib/terraform/engine-env";
-import { KnownSecrets } from "../../lib/secrets/known-secrets";
-import { ENGINE_NAMES, type EngineName } from "../../lib/terraform/toolchain-check";
-import { synthesizeCells, type SynthesizedCell } from "../../stacks/synthesize";
-import type * as OnboardModule from "./onboard";
-import type { OnboardOptions } from "./onboard";
-import type * as ProvisionRollModule from "../provision/provision-roll";
+import { ENGINE_NAMES } from "../../lib/terraform/toolchain-check";
+import { synthesizeCells } from "../../stacks/synthesize";
+import { confirmCells, onboardAndApply } from "../provision/apply-cell";
+import { planCell, type PlannedCell } from "../provision/plan-cell";
+import type { StepContext } from "../provision/provision-context";
 import type { RollClock } from "../provision/provision-roll";
-import { describeRoll, needsRoll, type RollPlan } from "../../lib/roll/roll-plan";
+import { driftedCells, formatProvisionResult, provisionedCell, type ProvisionedCell, type ProvisionResult } from "../provision/provision-result";
+import { loadModels } from "../provision/load-models";
+import { knownSecrets, withheldVariables } from "../provision/run-secrets";
 
 export type { Approval, ProvisionMode } from "./provision-options";
+export type { ProvisionedCell, ProvisionResult } from "../provision/provision-result";
+// The command's output; the bundle (dist/bundle/provision.js) exports it from here.
+export { driftedCells, formatProvisionResult } from "../provision/provision-result";
 
 export interface ProvisionOptions extends ProvisionCliOptions {
   /** Path of the engine executable, for stand-ins. @default - the engine's name on PATH */
@@ -67,38 +70,12 @@ export interface ProvisionOptions extends ProvisionCliOptions {
   readonly rollClock?: RollClock;
 }
 
-/** The modes that run the engine: all but the dry run. */
-type EngineMode = Exclude<ProvisionMode, { kind: "dry-run" }>;
-/** The modes that change the cloud after a confirmation. */
-type ChangingMode = Extract<ProvisionMode, { kind: "apply" | "destroy" }>;
-
-export interface ProvisionedCell {
-  readonly cell: string;
-  readonly modelFile: string;
-  readonly stackDir: string;
-  readonly summary: CellChangeSummary;
-  readonly outcome: "dry-run" | "planned" | "no-changes" | "applied" | "declined" | "drifted" | "in-sync";
-  /** Counts for GitLab's Terraform widget, when the cell was planned. */
-  readonly terraformReport?: TerraformReport;
-  /** With --apply-plan: whether the reviewed plan was applied, or why the cell was planned again. */
-  readonly reviewedPlan?: ReviewedPlanUse;
-  /** The merge request note of this cell's summary, with --post. */
-  readonly note?: NoteUpsertResult;
-  readonly onboarded: boolean;
-  readonly runnersRemoved: boolean;
-}
-
-export interface ProvisionResult {
-  readonly mode: "dry-run" | "plan" | "apply" | "destroy" | "drift";
-  readonly cells: readonly ProvisionedCell[];
-}
-
 export async function runProvision(options: ProvisionOptions): Promise<ProvisionResult> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // 1. Validate: every model and every flag, before anything is written anywhere.
   const { mode } = options;
-  const loaded = loadModels(options);
+  const loaded = loadModels(options.models, options.modelsDir);
   const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
   if (mode.kind === "apply" && mode.reviewedPlan && loaded.length !== 1) throw new UserInputError("--apply-plan applies one cell's plan: name exactly one --model");
   const lockTimeout = options.lockTimeout ?? env.RUNNER_LOCK_TIMEOUT ?? DEFAULT_LOCK_TIMEOUT;
@@ -114,8 +91,16 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
       log(`[${model.cell.id}] warning: ${file} keeps tokens in the local store; managers will wait for /etc/gitlab-runner/runner-token`);
     }
   }
-  const secrets = knownSecrets(loaded, env, options.tokenEnv);
-  const context: StepContext = { ...options, lockTimeout, env, log, secrets, withheld: withheldVariables(loaded, options.tokenEnv) };
+  const context: StepContext = {
+    env,
+    log,
+    secrets: knownSecrets(loaded, env, options.tokenEnv),
+    withheld: withheldVariables(loaded, options.tokenEnv),
+    engineExecutable: options.engineExecutable,
+    lockTimeout,
+    confirm: options.confirm,
+    rollClock: options.rollClock,
+  };
 
   // 2. Detect the engine, 3. synthesize.
   const engine = mode.kind === "dry-run" ? undefined : detectEngine(options.engine, engineEnvironment(env, { withhold: context.withheld }));
@@ -128,7 +113,7 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
     cells = synthesized.map((cell, index) => {
       const stack = readSynthesizedStack(cell.stackDir);
       const changes = summarizeSynth(stack, readResourceShards(cell.stackDir), constructPaths(stack));
-      return result(cell, cellChangeSummary(loaded[index].model, changes), "dry-run");
+      return provisionedCell(cell, cellChangeSummary(loaded[index].model, changes), "dry-run");
     });
   } else {
     // 4. Plan every cell, 5. confirm every cell: a refusal (an engine step, the cloud's
@@ -136,15 +121,15 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
     const planned: PlannedCell[] = [];
     for (const [index, cell] of synthesized.entries()) planned.push(await planCell(cell, loaded[index], engine, mode, context));
     if (mode.kind === "drift") {
-      cells = planned.map((item) => result(item.cell, item.summary, item.changes ? "drifted" : "in-sync"));
+      cells = planned.map((item) => provisionedCell(item.cell, item.summary, item.changes ? "drifted" : "in-sync"));
     } else if (mode.kind === "plan") {
-      cells = planned.map((item) => result(item.cell, item.summary, "planned"));
+      cells = planned.map((item) => provisionedCell(item.cell, item.summary, "planned"));
     } else {
       const approved = await confirmCells(planned, mode, context);
       // 6. Onboard, 7. apply (a destroy applies first, then removes the runners).
       cells = [];
       for (const [index, item] of planned.entries()) {
-        cells.push(approved[index] ? await onboardAndApply(item, mode, context) : result(item.cell, item.summary, "declined"));
+        cells.push(approved[index] ? await onboardAndApply(item, mode, context) : provisionedCell(item.cell, item.summary, "declined"));
       }
     }
     cells = cells.map((cell, index) => ({ terraformReport: planned[index].report, reviewedPlan: planned[index].reviewedPlan, ...cell }));
@@ -164,273 +149,6 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
     }
   }
   return { mode: mode.kind === "plan" && mode.change === "destroy" ? "destroy" : mode.kind, cells };
-}
-
-/** What a plan of this mode does to the cloud, and where it is saved. */
-function planOf(mode: EngineMode, cell: string): { destroy: boolean; file: string } {
-  const destroy = mode.kind === "destroy" || (mode.kind === "plan" && mode.change === "destroy");
-  return { destroy, file: destroy ? `${cell}.destroy.tfplan` : mode.kind === "drift" ? `${cell}.drift.tfplan` : `${cell}.tfplan` };
-}
-
-type StepContext = Omit<ProvisionOptions, "mode"> & {
-  readonly env: NodeJS.ProcessEnv;
-  readonly log: (line: string) => void;
-  /** Every secret value known to this run; the engine's output is scrubbed of them. */
-  readonly secrets: KnownSecrets;
-  /** Variables holding GitLab credentials: never passed to the engine. */
-  readonly withheld: readonly string[];
-};
-
-interface PlannedCell {
-  readonly cell: SynthesizedCell;
-  readonly engine: { name: EngineName; version: string };
-  readonly loaded: LoadedModel;
-  readonly driver: EngineDriver;
-  readonly planFile: string;
-  readonly changes: boolean;
-  readonly summary: CellChangeSummary;
-  /** Managers this plan replaces, rolled in phases (none for a destroy). */
-  readonly roll?: RollPlan;
-  readonly report: TerraformReport;
-  readonly reviewedPlan?: ReviewedPlanUse;
-}
-
-export interface ReviewedPlanUse {
-  readonly applied: boolean;
-  /** Why it was not used. */
-  readonly reason?: string;
-}
-
-async function planCell(
-  cell: SynthesizedCell,
-  loaded: LoadedModel,
-  engine: { name: EngineName; version: string },
-  mode: EngineMode,
-  context: StepContext,
-): Promise<PlannedCell> {
-  const { log } = context;
-  const how = planOf(mode, cell.cell);
-  const driver = new EngineDriver({
-    engine: engine.name,
-    executable: context.engineExecutable,
-    cwd: cell.stackDir,
-    env: context.env,
-    addEnv: backendEnvironment(loaded.model, context.env),
-    withholdEnv: context.withheld,
-    redact: (line) => context.secrets.redact(line),
-    onOutput: (line) => log(`[${cell.cell}] ${line}`),
-    onProgress: (message) => log(`[${cell.cell}] ${message}`),
-    lockTimeout: context.lockTimeout,
-  });
-  await driver.init();
-  const digest = planInputsDigest(cell.stackDir, engine);
-  const summarize = (plan: PlanJson, planFile: string) => {
-    const summary = cellChangeSummary(loaded.model, summarizePlan(plan, readResourceShards(cell.stackDir), constructPaths(readSynthesizedStack(cell.stackDir))), { engine, planFile });
-    log(renderSummaryText(summary).trimEnd());
-    return summary;
-  };
-  // The roll is named before anything is confirmed or applied.
-  const rollOf = (plan: PlanJson) => {
-    const roll = how.destroy ? undefined : provisionRoll().rollOfPlan(loaded, plan, cell.stackDir);
-    for (const line of roll ? describeRoll(roll) : []) log(`[${cell.cell}] ${line}`);
-    return roll;
-  };
-
-  let reviewedPlan: ReviewedPlanUse | undefined;
-  const reviewedPlanChoice = mode.kind === "apply" ? mode.reviewedPlan : undefined;
-  if (reviewedPlanChoice) {
-    const reviewed = checkReviewedPlan(resolve(reviewedPlanChoice.file), cell.cell, digest);
-    if (reviewed.fresh) {
-      // The reviewed plan is shown (as the merge request saw it), then applied exactly.
-      log(`[${cell.cell}] applying the reviewed plan ${reviewed.planFile}: its inputs digest ${digest.slice(0, 12)} matches this checkout`);
-      const plan = await driver.showPlanJson(reviewed.planFile);
-      const summary = summarize(plan, reviewed.planFile);
-      return { cell, engine, loaded, driver, planFile: reviewed.planFile, changes: planChanges(plan), summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan: { applied: true } };
-    }
-    if (reviewedPlanChoice.whenStale === "refuse") {
-      throw new UserInputError(`refusing to apply ${reviewedPlanChoice.file} to cell ${cell.cell}: ${reviewed.problem}. Plan again, or pass --replan-if-stale to do so here.`);
-    }
-    log(`[${cell.cell}] not applying the reviewed plan: ${reviewed.problem}; planning again, and the new plan is shown before it is applied`);
-    reviewedPlan = { applied: false, reason: reviewed.problem };
-  }
-
-  const planned = await driver.plan({ out: join(cell.stackDir, how.file), destroy: how.destroy });
-  writePlanInputs(planned.planFile, { cell: cell.cell, digest, engine: engine.name, engineVersion: engine.version, commit: context.env.CI_COMMIT_SHA });
-  const plan = await driver.showPlanJson(planned.planFile);
-  const summary = summarize(plan, planned.planFile);
-  return { cell, engine, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan };
-}
-
-/** Whether a saved plan changes anything (what -detailed-exitcode 2 said when it was made). */
-function planChanges(plan: PlanJson): boolean {
-  return (
-    (plan.resource_changes ?? []).some((change) => change.change.actions.some((action) => action !== "no-op" && action !== "read")) ||
-    Object.values(plan.output_changes ?? {}).some((change) => change.actions.some((action) => action !== "no-op"))
-  );
-}
-
-function checkReviewedPlan(planFile: string, cell: string, digest: string): { fresh: true; planFile: string } | { fresh: false; problem: string } {
-  const read = readPlanInputs(planFile);
-  if ("problem" in read) return { fresh: false, problem: read.problem };
-  if (read.inputs.cell !== cell) return { fresh: false, problem: `the plan was made for cell ${read.inputs.cell}` };
-  if (read.inputs.digest !== digest) {
-    return {
-      fresh: false,
-      problem: `its inputs changed since it was planned${read.inputs.commit ? ` on ${read.inputs.commit.slice(0, 12)}` : ""} (digest ${read.inputs.digest.slice(0, 12)}, now ${digest.slice(0, 12)}: the synthesized stack, the provider lock or the engine differ)`,
-    };
-  }
-  return { fresh: true, planFile };
-}
-
-/** Whether each planned cell may be applied. Throws (exit 2) when a change needs a confirmation nobody can give. */
-async function confirmCells(planned: readonly PlannedCell[], mode: ChangingMode, context: StepContext): Promise<boolean[]> {
-  const needed = planned.filter((item) => item.changes);
-  if (mode.approval === "auto" || needed.length === 0) return planned.map(() => true);
-  if (!context.confirm) {
-    const plans = needed.map((item) => item.planFile).join(", ");
-    throw new UserInputError(
-      `refusing to ${mode.kind} ${needed.map((item) => item.cell.cell).join(", ")} without confirmation: no terminal to ask; pass --auto-approve (nothing was onboarded or applied; the plan is kept at ${plans})`,
-    );
-  }
-  const approved: boolean[] = [];
-  for (const item of planned) {
-    if (!item.changes) {
-      approved.push(true);
-      continue;
-    }
-    const verb = mode.kind === "destroy" ? "Destroy every resource of" : "Apply this plan to";
-    const yes = await context.confirm(`${verb} cell ${item.cell.cell}? Type "yes" to continue: `);
-    if (!yes) context.log(`[${item.cell.cell}] not applied; the plan is kept at ${item.planFile}`);
-    approved.push(yes);
-  }
-  return approved;
-}
-
-/** An approved cell: onboard its runners (apply), apply its plan (rolling managers), remove its runners (destroy). */
-async function onboardAndApply(item: PlannedCell, mode: ChangingMode, context: StepContext): Promise<ProvisionedCell> {
-  const { cell, loaded, summary } = item;
-  let onboarded = false;
-  if (mode.kind === "apply" && mode.onboard) {
-    context.log(`[${cell.cell}] onboarding runners`);
-    await onboardOrFail({ runnerModel: loaded.model, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
-    onboarded = true;
-  }
-  if (!item.changes) {
-    context.log(`[${cell.cell}] no changes to apply`);
-    return result(cell, summary, "no-changes", { onboarded, runnersRemoved: await removeRunnersAfter(mode, loaded, context) });
-  }
-  if (item.roll && needsRoll(item.roll)) {
-    await provisionRoll().rollCell({
-      loaded,
-      stackDir: cell.stackDir,
-      driver: item.driver,
-      roll: item.roll,
-      env: context.env,
-      log: context.log,
-      onSecret: (value) => context.secrets.add(value),
-      clock: context.rollClock,
-    });
-  } else {
-    try {
-      await item.driver.apply(item.planFile);
-    } catch (error) {
-      const replan = mode.kind === "apply" && item.reviewedPlan?.applied && mode.reviewedPlan?.whenStale === "replan";
-      if (!(replan && isStalePlanFailure(error))) throw error;
-      // Planned again as a plain apply; runners onboarded already are not onboarded twice.
-      const again = await replanStaleReviewedPlan(item, { ...mode, reviewedPlan: undefined, onboard: mode.onboard && !onboarded }, context);
-      return { ...again, onboarded: onboarded || again.onboarded };
-    }
-  }
-  return result(cell, summary, "applied", { onboarded, runnersRemoved: await removeRunnersAfter(mode, loaded, context) });
-}
-
-/** The engine found the reviewed plan stale against the state (another run applied since): plan again, show it, apply it. */
-async function replanStaleReviewedPlan(item: PlannedCell, mode: Extract<ChangingMode, { kind: "apply" }>, context: StepContext): Promise<ProvisionedCell> {
-  const reason = "the state changed since it was planned (the engine refused it as stale)";
-  context.log(`[${item.cell.cell}] not applying the reviewed plan: ${reason}; planning again, and the new plan is shown before it is applied`);
-  const again = await planCell(item.cell, item.loaded, item.engine, mode, context);
-  const applied = await onboardAndApply(again, mode, context);
-  return { ...applied, terraformReport: again.report, reviewedPlan: { applied: false, reason } };
-}
-
-/** Every secret value this run knows from the start: the GitLab tokens, the state password, secret-looking variables. */
-function knownSecrets(loaded: readonly LoadedModel[], env: NodeJS.ProcessEnv, tokenEnv: string | undefined): KnownSecrets {
-  const names = [...withheldVariables(loaded, tokenEnv)];
-  for (const { model } of loaded) if (model.state.backend === "http") names.push(model.state.password_env);
-  return new KnownSecrets(env, names);
-}
-
-/** Variables holding GitLab credentials of this tool: the admin token each model names, the review token. */
-function withheldVariables(loaded: readonly LoadedModel[], tokenEnv: string | undefined): string[] {
-  return [...new Set([...loaded.map(({ model }) => model.gitlab.token_env), ...(tokenEnv ? [tokenEnv] : [])])];
-}
-
-/** After a destroy, the runners of the cell go too (unless --skip-onboard), so GitLab lists no dead runners. */
-async function removeRunnersAfter(mode: ChangingMode, loaded: LoadedModel, context: StepContext): Promise<boolean> {
-  if (mode.kind !== "destroy" || !mode.removeRunners) return false;
-  context.log(`[${loaded.model.cell.id}] removing runners`);
-  await onboardOrFail({ runnerModel: loaded.model, remove: true, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
-  return true;
-}
-
-/** Onboarding reports failures in its result; provisioning must not go on past one. */
-async function onboardOrFail(options: OnboardOptions, file: string): Promise<void> {
-  const { runOnboard } = require("./onboard") as typeof OnboardModule;
-  const result = await runOnboard(options);
-  if (!result.ok) {
-    throw new OperationalError(`onboarding ${file} failed, nothing was applied (the plan is kept):\n  ${result.problems.join("\n  ")}`);
-  }
-}
-
-function result(
-  cell: SynthesizedCell,
-  summary: CellChangeSummary,
-  outcome: ProvisionedCell["outcome"],
-  done: { readonly onboarded?: boolean; readonly runnersRemoved?: boolean } = {},
-): ProvisionedCell {
-  return { cell: cell.cell, modelFile: cell.modelFile, stackDir: cell.stackDir, summary, outcome, onboarded: Boolean(done.onboarded), runnersRemoved: Boolean(done.runnersRemoved) };
-}
-
-// Onboarding (GitLab's client, locks) and the roll load only on the paths that use them: a dry run or
-// a plan never onboards, and their start-up is most of what a person waits for.
-function provisionRoll(): typeof ProvisionRollModule {
-  return require("../provision/provision-roll") as typeof ProvisionRollModule;
-}
-
-function loadModels(options: ProvisionOptions): LoadedModel[] {
-  if (options.models.length === 0) throw new UserInputError("name the cell to provision with --model (e.g. --model cell-1.yaml)");
-  const dir = modelsDir(options.modelsDir);
-  const loaded = options.models.map((argument) => loadModelFile(resolveModelArgument(argument, dir), { requireFileNameMatch: true }));
-  const ids = loaded.map((item) => item.model.cell.id);
-  const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
-  if (duplicate) throw new UserInputError(`cell ${duplicate} is named twice`);
-  return loaded;
-}
-
-export function formatProvisionResult(result: ProvisionResult): string {
-  const lines = [renderSummaryText(result.cells.map((cell) => cell.summary)).trimEnd()];
-  for (const cell of result.cells) {
-    const what = {
-      "dry-run": `dry run: nothing was created; Terraform JSON in ${cell.stackDir}`,
-      planned: `planned: ${cell.summary.planFile}`,
-      "no-changes": "no changes",
-      applied: result.mode === "destroy" ? "destroyed" : "applied",
-      declined: "not applied (declined)",
-      drifted: "DRIFT: the cell's infrastructure differs from its model (see the plan above)",
-      "in-sync": "no drift",
-    }[cell.outcome];
-    const reviewed = cell.reviewedPlan ? (cell.reviewedPlan.applied ? " (the reviewed plan)" : " (planned again: the reviewed plan was not usable)") : "";
-    lines.push(`${cell.cell}: ${what}${reviewed}${cell.runnersRemoved ? "; runners removed" : ""}`);
-  }
-  if (result.mode === "drift") {
-    const drifted = driftedCells(result);
-    lines.push(drifted.length === 0 ? `no drift in ${result.cells.length} cell(s)` : `drift in ${drifted.length} of ${result.cells.length} cell(s): ${drifted.join(", ")}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-export function driftedCells(result: ProvisionResult): string[] {
-  return result.cells.filter((cell) => cell.outcome === "drifted").map((cell) => cell.cell);
 }
 
 async function askOnTerminal(question: string): Promise<boolean> {

@@ -58,7 +58,7 @@ test("with --enable-source-maps a stack trace from a bundle names the TypeScript
   `;
   const result = spawnSync(process.execPath, ["--enable-source-maps", "-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
   expect(result.stdout).toMatch(/^TypeError: /);
-  expect(result.stdout).toMatch(/\bapp\/commands\/provision\.ts:\d+:\d+/);
+  expect(result.stdout).toMatch(/\bapp\/provision\/provision-result\.ts:\d+:\d+/);
 });
 
 test("every bundle is ASCII, so bin/ decodes it as latin1 (several times faster than UTF-8)", () => {
