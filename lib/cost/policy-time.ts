@@ -61,26 +61,39 @@ function measureShares(policies: readonly PolicyPeriods[]): number[] {
   return minutes.map((count) => count / WEEK_MINUTES);
 }
 
-/** Wall-clock time of a zone, as a UTC timestamp with the same fields. Offsets are looked up per quarter hour (all zones' offsets are whole quarters). */
+/**
+ * Wall-clock time of a zone, as a UTC timestamp with the same fields. Offsets hold per quarter hour
+ * (all zones' offsets and changes are whole quarters). Asking Intl is slow (formatToParts was most of
+ * a one-cell dry run's cost estimate), so it is asked at each hour: an hour that starts and ends at
+ * the same offset has it throughout (no zone changes twice within an hour), and only an hour whose
+ * ends differ is asked quarter by quarter.
+ */
 const offsetsByZone = new Map<string, Map<number, number>>();
 
-function localClock(timezone: string): (utcMs: number) => number {
+const QUARTER_MS = 15 * MINUTE_MS;
+
+export function localClock(timezone: string): (utcMs: number) => number {
   const format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
   let offsets = offsetsByZone.get(timezone);
   if (!offsets) {
     offsets = new Map<number, number>();
     offsetsByZone.set(timezone, offsets);
   }
-  return (utcMs) => {
-    const quarter = Math.floor(utcMs / (15 * MINUTE_MS));
+  const askIntl = (quarter: number): number => {
     let offset = offsets!.get(quarter);
     if (offset === undefined) {
-      const start = quarter * 15 * MINUTE_MS;
+      const start = quarter * QUARTER_MS;
       const parts = Object.fromEntries(format.formatToParts(new Date(start)).map((part) => [part.type, Number(part.value)]));
       offset = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - start;
       offsets!.set(quarter, offset);
     }
-    return utcMs + offset;
+    return offset;
+  };
+  return (utcMs) => {
+    const quarter = Math.floor(utcMs / QUARTER_MS);
+    const hourStart = quarter - (quarter % 4);
+    const atStart = askIntl(hourStart);
+    return utcMs + (atStart === askIntl(hourStart + 4) ? atStart : askIntl(quarter));
   };
 }
 

@@ -1,5 +1,5 @@
 /** Share of the week each autoscaling policy is in force (the last matching one wins). */
-import { policyShares } from "../../lib/cost/policy-time";
+import { localClock, policyShares } from "../../lib/cost/policy-time";
 
 test("an always-on policy is in force the whole week", () => {
   expect(policyShares([{ periods: ["* * * * *"], timezone: "UTC" }])).toEqual([1]);
@@ -72,4 +72,26 @@ describe("periods are read in gitlab-runner's cron dialect (gorhill/cronexpr), o
   it.each(cases)("%s is in force for %f of the week (%s)", (period, expected) => {
     expect(share(period)).toBeCloseTo(expected, 9);
   });
+});
+
+test("a zone's wall clock is exact minute by minute across a change, also one at half past (Lord Howe)", () => {
+  const intlOffsetMinutes = (timezone: string, utcMs: number) => {
+    const format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
+    const parts = Object.fromEntries(format.formatToParts(new Date(utcMs)).map((part) => [part.type, Number(part.value)]));
+    return (Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - utcMs) / 60_000;
+  };
+  for (const [timezone, from, offsets] of [
+    ["Europe/Amsterdam", "2024-03-31T00:00:00Z", [60, 120]],
+    ["Australia/Lord_Howe", "2024-10-05T15:00:00Z", [630, 660]],
+  ] as const) {
+    const clock = localClock(timezone);
+    const seen = new Set<number>();
+    for (let minute = 0; minute < 120; minute++) {
+      const utcMs = Date.parse(from) + minute * 60_000;
+      const offset = (clock(utcMs) - utcMs) / 60_000;
+      expect({ timezone, minute, offset }).toEqual({ timezone, minute, offset: intlOffsetMinutes(timezone, utcMs) });
+      seen.add(offset);
+    }
+    expect([...seen]).toEqual(offsets);
+  }
 });
