@@ -44,9 +44,9 @@ const PIPELINE_MODES = ["plan", "apply", "drift"] as const satisfies readonly Ch
 const settings = {
   modelsDir: z.string().optional(),
   json: z.boolean().optional(),
-  // It has a default, so it is there whether given or not: checked in every mode, used by --child-pipeline --mode apply.
-  applyMode: z.enum(APPLY_MODES, { error: `(APPLY_MODE in the pipeline) must be ${listOf(APPLY_MODES, "or")}` }),
 };
+// Its default is applied here, not by commander, so that a --apply-mode typed outside --child-pipeline is refused.
+const applyMode = z.enum(APPLY_MODES, { error: `(APPLY_MODE in the pipeline) must be ${listOf(APPLY_MODES, "or")}` }).default("auto");
 const base = z.string({ error: "<git-ref> is required" });
 const head = z.string().optional();
 
@@ -77,6 +77,7 @@ const optionsSchema = selectMode((flags) => (flags.childPipeline !== undefined ?
     {
       ...settings,
       childPipeline: z.string(),
+      applyMode,
       mode: z.enum(PIPELINE_MODES, { error: "--child-pipeline needs --mode plan, apply or drift" }),
       base: z.string().optional(),
       all: z.boolean().optional(),

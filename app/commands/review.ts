@@ -154,7 +154,7 @@ export function reviewCommand(): Command {
     .option("--changed-cells", "only list the cells the change must plan (and deleted models)")
     .option("--child-pipeline <file>", "write a child pipeline with one job per changed cell to this file")
     .option("--mode <mode>", "with --child-pipeline: plan, apply or drift")
-    .addOption(withDefault(new Option("--apply-mode <mode>", "with --mode apply: auto, or manual (each apply job waits for a person)"), "auto", "auto"))
+    .addOption(withDefault(new Option("--apply-mode <mode>", "with --mode apply: auto, or manual (each apply job waits for a person)"), "auto"))
     .option("--all", "with --child-pipeline: every cell, whatever changed")
     .addOption(withDefault(new Option("--image <image>", "with --child-pipeline: job image"), DEFAULT_CI_IMAGE))
     .addOption(modelsDirOption())

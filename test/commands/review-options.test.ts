@@ -58,9 +58,18 @@ describe("review refuses", () => {
     [["--child-pipeline", "c.yml", "--mode", "plan"], "--child-pipeline needs --base <git-ref> (or --all)"],
     [["--child-pipeline", "c.yml", "--base", "b", "--mode", "apply", "--apply-mode", "Manual"], '--apply-mode (APPLY_MODE in the pipeline) must be auto or manual, got "Manual"'],
     [["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--head", "h", "--changed-only"], "--child-pipeline writes a pipeline: it cannot be combined with --head or --changed-only"],
+    // --apply-mode's default is the schema's: typed where no child pipeline is written, it is refused, not ignored.
+    [["--base", "b", "--apply-mode", "manual"], "--apply-mode goes with --child-pipeline"],
+    [["--base", "b", "--apply-mode", "auto"], "--apply-mode goes with --child-pipeline"],
+    [["--changed-cells", "--base", "b", "--apply-mode", "manual"], "--changed-cells only lists the cells to plan: it cannot be combined with --apply-mode"],
   ])("%j: %s", (args, message) => {
     expect(refusal(args)).toBe(message);
   });
+});
+
+it("--help still shows --apply-mode's default", () => {
+  const help = reviewCommand().helpInformation().replace(/\s+/g, " ");
+  expect(help).toContain("--apply-mode <mode> with --mode apply: auto, or manual (each apply job waits for a person) (default: auto)");
 });
 
 describe("bin/review with options that do not go together", () => {
@@ -77,5 +86,11 @@ describe("bin/review with options that do not go together", () => {
     expect(result.stderr).toBe('error: --apply-mode (APPLY_MODE in the pipeline) must be auto or manual, got "later"\n');
     expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
     expect(existsSync(file)).toBe(false);
+  });
+
+  it("exits 2 for --apply-mode without --child-pipeline", async () => {
+    const result = await runCommandLine(reviewCommand(), ["--base", "HEAD", "--apply-mode", "manual"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe("error: --apply-mode goes with --child-pipeline\n");
   });
 });
