@@ -14,6 +14,7 @@ import { checkRenderedCells } from "../lib/render/check-rendered";
 import { renderCellFiles, renderedFileList } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
 import { CellStack } from "./cell-stack";
+import { skipTokenStackTraces } from "./token-stack-traces";
 
 export interface SynthesizedCell {
   readonly cell: string;
@@ -33,7 +34,6 @@ export interface SynthesizeOptions {
 }
 
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
-  // Stack traces on every construct cost more than the rest of synth; nobody reads them here.
   const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
   ensureOutputDirectory(outdir, "the synthesis output directory");
   // Parsed first: a broken template stops here, naming the file, before any stack is written.
@@ -41,6 +41,8 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
   const rendered = models.map((loaded) => renderCellFiles(loaded.model));
   const files = rendered.map(renderedFileList);
   checkRenderedCells(models.map((loaded, index) => ({ cell: loaded.model.cell.id, files: files[index] })));
+  // Stack traces on every construct and token cost more than the rest of synth; nobody reads them here.
+  skipTokenStackTraces();
   const app = new App({ outdir, stackTraces: false });
   const stacks = models.map((loaded, index) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id), rendered: rendered[index] }) }));
   app.synth();
