@@ -21,5 +21,5 @@ function main(): void {
 try {
   main();
 } catch (error) {
-  process.exitCode = reportError(error, false);
+  process.exitCode = reportError(error);
 }

@@ -16,11 +16,12 @@ export async function runCli(command: Command, argv: readonly string[] = process
     await command.parseAsync([...argv]);
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (error) {
-    return reportError(error, wantsJson);
+    return reportError(error, { json: wantsJson });
   }
 }
 
-export function reportError(error: unknown, wantsJson: boolean): number {
+/** Prints the error (also as JSON on stdout with `json`, for --json) and returns its exit code. */
+export function reportError(error: unknown, output: { readonly json?: boolean } = {}): number {
   if (error instanceof CommanderError) {
     // Help and version output end here too, with exit code 0.
     return error.exitCode === 0 ? 0 : 2;
@@ -32,7 +33,7 @@ export function reportError(error: unknown, wantsJson: boolean): number {
       : `internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}${sourceMapsHint()}`;
   const safe = redactSecrets(message);
   process.stderr.write(`error: ${safe}\n`);
-  if (wantsJson) process.stdout.write(`${JSON.stringify({ ok: false, exitCode, error: safe })}\n`);
+  if (output.json) process.stdout.write(`${JSON.stringify({ ok: false, exitCode, error: safe })}\n`);
   return exitCode;
 }
 
@@ -55,7 +56,7 @@ export function main(command: Command): void {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.exitCode = reportError(error, false);
+      process.exitCode = reportError(error);
     },
   );
 }

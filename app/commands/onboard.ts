@@ -99,7 +99,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
       // No credentials: say what onboarding would look at, and touch nothing.
       const notice = `$${tokenEnv} is not set: GitLab was not queried; every shard is reconciled when onboard runs with a token`;
       log(`warning: ${notice}`);
-      const outcomes = shards.map((shard) => uncheckedOutcome(shard.name, store.describe(shard), true, "GitLab not queried"));
+      const outcomes = shards.map((shard) => uncheckedOutcome({ shard: shard.name, secret: store.describe(shard), reason: "GitLab not queried", dryRun: true }));
       return { ...head, ok: true, exitCode: 0, shards: outcomes, plan: [], problems: [], notices: [notice] };
     }
     throw new UserInputError(

@@ -39,7 +39,8 @@ export function isRetrySafe(method: string, endpoint: string): boolean {
 const TRANSIENT_NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
 /** The transient/permanent split: a 429 always waits and retries; 5xx and network hiccups only when the request is safe to resend. */
-export function classifyFailure(error: unknown, retrySafe: boolean, nowMs: number): FailureClass {
+export function classifyFailure(error: unknown, request: { readonly retrySafe: boolean; readonly nowMs: number }): FailureClass {
+  const { retrySafe, nowMs } = request;
   if (error instanceof GitLabHttpError) {
     if (error.status === 429) {
       return { kind: "rate-limited", reason: `${error.method} ${error.path} was rate limited (429)`, waitMs: rateLimitWaitMs(error.headers, nowMs) };
@@ -69,7 +70,7 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
       return withRetry(() => sendOnce(url, prepared, method, timeoutMs), {
         policy: settings.policy ?? DEFAULT_RETRY_POLICY,
         clock,
-        classify: (error) => classifyFailure(error, isRetrySafe(method, url.pathname), clock.now()),
+        classify: (error) => classifyFailure(error, { retrySafe: isRetrySafe(method, url.pathname), nowMs: clock.now() }),
         onRetry: (event) => settings.onRetry?.({ ...event, method, path: url.pathname }),
       });
     },

@@ -39,7 +39,7 @@ export async function createRunner(ctx: ExecuteContext, shard: Shard, desired: N
   if (created.kind === "recovered") {
     const notes = [`the create's answer was lost; runner #${created.runner.id} was found by its marker and its token reset`];
     const issued = await resetToken(ctx, shard, created.runner.id);
-    await storeToken(ctx, shard, issued, true);
+    await storeToken(ctx, shard, issued, "reset");
     const expiring = expiringTokenProblem(shard, issued);
     if (expiring) return { runnerId: created.runner.id, notes, duplicates: [], failure: new OnboardStepError(expiring, "expiring-token") };
     const drift = diffRunner(runnerSettings(desired), created.runner);
@@ -52,7 +52,7 @@ export async function createRunner(ctx: ExecuteContext, shard: Shard, desired: N
   const expiring = expiringTokenProblem(shard, issued);
   if (expiring) throw new OnboardStepError(`${expiring} ${await deleteAgain(ctx, shard, issued.id, "expiring")}`, "expiring-token");
   try {
-    await storeToken(ctx, shard, issued, false);
+    await storeToken(ctx, shard, issued, "create");
   } catch (storeError) {
     const undo = await deleteAgain(ctx, shard, issued.id, "unstored");
     throw new OnboardStepError(
@@ -80,7 +80,7 @@ async function settleAfterCreate(ctx: ExecuteContext, shard: Shard, desired: New
   const notes = [`runners ${list(ids)} were created for this shard at the same time; #${keptId} is kept, ${list(others)} deleted`];
   if (keptId !== createdId) {
     const issued = await resetToken(ctx, shard, keptId);
-    await storeToken(ctx, shard, issued, true);
+    await storeToken(ctx, shard, issued, "reset");
     notes.push(`the token of runner #${keptId} was reset and stored`);
   }
   return { runnerId: keptId, notes, duplicates: others };

@@ -21,7 +21,8 @@ export async function resetToken(ctx: ExecuteContext, shard: Shard, runnerId: nu
   return issued;
 }
 
-export async function storeToken(ctx: ExecuteContext, shard: Shard, issued: IssuedToken, rotated: boolean): Promise<void> {
+/** Stores a token GitLab issued, by creating the runner or by resetting its token (a rotation, dated). */
+export async function storeToken(ctx: ExecuteContext, shard: Shard, issued: IssuedToken, issuedBy: "create" | "reset"): Promise<void> {
   const now = new Date(ctx.clock.now()).toISOString();
   await ctx.store.write(shard, {
     token: issued.token,
@@ -29,6 +30,6 @@ export async function storeToken(ctx: ExecuteContext, shard: Shard, issued: Issu
     gitlabUrl: ctx.model.gitlab.url,
     tokenExpiresAt: issued.token_expires_at,
     createdAt: now,
-    ...(rotated ? { rotatedAt: now } : {}),
+    ...(issuedBy === "reset" ? { rotatedAt: now } : {}),
   });
 }

@@ -31,10 +31,10 @@ export async function executeShardPlan(ctx: ExecuteContext, shard: Shard, plan: 
       await runStep(ctx, shard, step, done);
     } catch (error) {
       if (!(error instanceof OperationalError)) throw error;
-      return shardOutcome(plan, false, progressOf(done, plan), failureOf(error));
+      return shardOutcome(plan, { dryRun: false, progress: progressOf(done, plan), failure: failureOf(error) });
     }
   }
-  return shardOutcome(plan, false, progressOf(done, plan));
+  return shardOutcome(plan, { dryRun: false, progress: progressOf(done, plan) });
 }
 
 /** Duplicates reported: those deleted, else those the plan found (a create finds its own after creating). */
@@ -57,7 +57,7 @@ async function runStep(ctx: ExecuteContext, shard: Shard, step: OnboardStep, don
     case "reset-token": {
       ctx.log(`${label}: resetting the token of runner #${step.runnerId}`);
       const issued = await resetToken(ctx, shard, step.runnerId);
-      await storeToken(ctx, shard, issued, true);
+      await storeToken(ctx, shard, issued, "reset");
       done.tokenStored = true;
       const expiring = expiringTokenProblem(shard, issued);
       if (expiring) throw new OnboardStepError(`${expiring} The new token is stored so the managers keep working until it expires.`, "expiring-token");

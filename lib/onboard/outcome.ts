@@ -73,7 +73,10 @@ type Planned = Omit<ShardPlan, "action" | "steps"> & { readonly action: ShardAct
  * The one constructor of ShardOutcome. `progress` omitted: the plan itself (a dry run,
  * or nothing was done); `failure`: the shard failed. A blocked plan fails by itself.
  */
-export function shardOutcome(plan: Planned, dryRun: boolean, progress?: Progress, failure?: ShardFailure): ShardOutcome {
+export function shardOutcome(
+  plan: Planned,
+  { dryRun, progress, failure }: { readonly dryRun: boolean; readonly progress?: Progress; readonly failure?: ShardFailure },
+): ShardOutcome {
   const done = progress ?? { runnerId: plan.runnerId, tokenStored: false, notes: plan.notes, duplicates: plan.duplicates };
   const problem = failure ?? (plan.blocked === undefined ? undefined : onboardFailure("wrong-runner-type", plan.blocked));
   return {
@@ -94,8 +97,15 @@ export function shardOutcome(plan: Planned, dryRun: boolean, progress?: Progress
 }
 
 /** A shard whose runner was not looked up: GitLab was not queried, could not be, or was already out of reach. */
-export function uncheckedOutcome(shard: string, secret: string, dryRun: boolean, reason: string, failure?: ShardFailure): ShardOutcome {
-  return shardOutcome({ shard, action: "unchecked", reason, changes: [], changedFields: [], duplicates: [], notes: [], secret }, dryRun, undefined, failure);
+export function uncheckedOutcome(unchecked: {
+  readonly shard: string;
+  readonly secret: string;
+  readonly reason: string;
+  readonly dryRun: boolean;
+  readonly failure?: ShardFailure;
+}): ShardOutcome {
+  const { shard, secret, reason, dryRun, failure } = unchecked;
+  return shardOutcome({ shard, action: "unchecked", reason, changes: [], changedFields: [], duplicates: [], notes: [], secret }, { dryRun, failure });
 }
 
 /** The failure an error stands for, from its type (never from its text). */

@@ -31,7 +31,10 @@ export async function reconcileCell(ctx: ReconcileCellContext, shards: readonly 
   return Promise.all(
     shards.map((shard) =>
       limit(async (): Promise<ShardResult> => {
-        if (outOfReachNote) return { outcome: uncheckedOutcome(shard.name, ctx.store.describe(shard), ctx.dryRun, outOfReachNote, onboardFailure("not-attempted", outOfReachNote)) };
+        if (outOfReachNote) {
+          const failure = onboardFailure("not-attempted", outOfReachNote);
+          return { outcome: uncheckedOutcome({ shard: shard.name, secret: ctx.store.describe(shard), reason: outOfReachNote, dryRun: ctx.dryRun, failure }) };
+        }
         const result = await reconcileShard(ctx, shard, mode);
         if (outOfReach(result.outcome.failure)) outOfReachNote ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
         return result;
@@ -48,8 +51,8 @@ export async function reconcileShard(ctx: ReconcileCellContext, shard: Shard, mo
     plan = planShard({ mode, dryRun: ctx.dryRun, gitlabUrl: ctx.model.gitlab.url }, desired, observed);
   } catch (error) {
     if (!(error instanceof OperationalError)) throw error;
-    return { outcome: uncheckedOutcome(shard.name, desired.secret, ctx.dryRun, "the shard's runner could not be looked up", failureOf(error)) };
+    return { outcome: uncheckedOutcome({ shard: shard.name, secret: desired.secret, reason: "the shard's runner could not be looked up", dryRun: ctx.dryRun, failure: failureOf(error) }) };
   }
-  if (ctx.dryRun || plan.steps.length === 0) return { plan, outcome: shardOutcome(plan, ctx.dryRun) };
+  if (ctx.dryRun || plan.steps.length === 0) return { plan, outcome: shardOutcome(plan, { dryRun: ctx.dryRun }) };
   return { plan, outcome: await executeShardPlan(ctx, shard, plan) };
 }

@@ -98,21 +98,21 @@ describe("which requests are retried", () => {
   test("a create is never sent again after a 5xx or a lost connection; a 429 is", () => {
     expect(isRetrySafe("POST", "user/runners")).toBe(false);
     expect(isRetrySafe("POST", "projects/42/merge_requests/7/notes")).toBe(false);
-    expect(classifyFailure(http("POST", 502), false, now)).toEqual({ kind: "fatal" });
-    expect(classifyFailure(new GitLabNetworkError("POST", "/x", "UND_ERR_SOCKET", { cause: null }), false, now)).toEqual({ kind: "fatal" });
-    expect(classifyFailure(http("POST", 429, { "retry-after": "2" }), false, now)).toMatchObject({ kind: "rate-limited", waitMs: 2000 });
+    expect(classifyFailure(http("POST", 502), { retrySafe: false, nowMs: now })).toEqual({ kind: "fatal" });
+    expect(classifyFailure(new GitLabNetworkError("POST", "/x", "UND_ERR_SOCKET", { cause: null }), { retrySafe: false, nowMs: now })).toEqual({ kind: "fatal" });
+    expect(classifyFailure(http("POST", 429, { "retry-after": "2" }), { retrySafe: false, nowMs: now })).toMatchObject({ kind: "rate-limited", waitMs: 2000 });
   });
 
   test("reads, updates, deletes and token resets are retried on 5xx and network errors", () => {
     expect(["GET", "PUT", "DELETE"].every((method) => isRetrySafe(method, "runners/1"))).toBe(true);
     expect(isRetrySafe("POST", "runners/1/reset_authentication_token")).toBe(true);
-    expect(classifyFailure(http("GET", 503), true, now).kind).toBe("transient");
-    expect(classifyFailure(new GitLabNetworkError("GET", "/x", "ECONNRESET", { cause: null }), true, now).kind).toBe("transient");
+    expect(classifyFailure(http("GET", 503), { retrySafe: true, nowMs: now }).kind).toBe("transient");
+    expect(classifyFailure(new GitLabNetworkError("GET", "/x", "ECONNRESET", { cause: null }), { retrySafe: true, nowMs: now }).kind).toBe("transient");
   });
 
   test("client errors and unknown hosts are not retried", () => {
-    expect(classifyFailure(http("GET", 400), true, now)).toEqual({ kind: "fatal" });
-    expect(classifyFailure(http("GET", 401), true, now)).toEqual({ kind: "fatal" });
-    expect(classifyFailure(new GitLabNetworkError("GET", "/x", "ENOTFOUND", { cause: null }), true, now)).toEqual({ kind: "fatal" });
+    expect(classifyFailure(http("GET", 400), { retrySafe: true, nowMs: now })).toEqual({ kind: "fatal" });
+    expect(classifyFailure(http("GET", 401), { retrySafe: true, nowMs: now })).toEqual({ kind: "fatal" });
+    expect(classifyFailure(new GitLabNetworkError("GET", "/x", "ENOTFOUND", { cause: null }), { retrySafe: true, nowMs: now })).toEqual({ kind: "fatal" });
   });
 });
