@@ -86,9 +86,10 @@ function commandNames() {
 async function bundle(command) {
   const outfile = join(OUT_DIR, `${command}.js`);
   await esbuild.build({
-    // The bundle exports the command's module and the CLI entry that runs it (bin/load-command.js).
+    // The bundle sets up a one-command process, and exports the command's module and the CLI entry that
+    // runs it (bin/load-command.js).
     stdin: {
-      contents: `export { main } from "./app/cli/run-command";\nexport * from "./app/commands/${command}";\n`,
+      contents: `import "./app/cli/one-shot-process";\nexport { main } from "./app/cli/run-command";\nexport * from "./app/commands/${command}";\n`,
       resolveDir: ROOT,
       sourcefile: `bin/${command}`,
       loader: "ts",
