@@ -63,7 +63,7 @@ export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_T
   const region = model.cloud.region;
   const hours = table.hours_per_month;
   const unpriced: string[] = [];
-  const priceOf = (machineType: string, role: string, shard: Shard, spot: boolean): MachinePrice => {
+  const priceOf = (machineType: string, role: string, shard: Shard, { spot }: { readonly spot: boolean }): MachinePrice => {
     const override = model.cost.hourly_prices[machineType];
     const listed = listPrice(table, cloud, region, machineType);
     const onDemand = override ?? listed ?? null;
@@ -75,8 +75,8 @@ export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_T
   };
 
   const shards = model.shards.map((shard): ShardCost => {
-    const managerPrice = priceOf(shard.managers.machine_type, "managers", shard, false);
-    const workerPrice = priceOf(shard.workers.machine_type, "workers", shard, shard.workers.spot);
+    const managerPrice = priceOf(shard.managers.machine_type, "managers", shard, { spot: false });
+    const workerPrice = priceOf(shard.workers.machine_type, "workers", shard, { spot: shard.workers.spot });
     const count = shard.managers.count;
     const averageIdleInstances = averageIdleWorkers(shard);
     const maxInstances = count * shard.workers.max_instances;

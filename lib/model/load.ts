@@ -84,7 +84,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
   if ("issues" in converted) throw new ModelValidationError(file, converted.issues);
   const data = converted.data;
   const parsed = runnerModelSchema.safeParse(data);
-  const locate = (path: ModelPath, preferKey = false) => locateNode(doc, path, preferKey, at);
+  const locate = (path: ModelPath, point: Point = "value") => locateNode(doc, path, point, at);
   const markerIssues = tokenMarkerFindings(data).map((finding): ModelIssue => ({ ...finding, file, ...locate(finding.path) }));
   if (!parsed.success) {
     const issues = parsed.error.issues.flatMap((issue) => zodIssueToModelIssues(issue, data, file, locate));
@@ -104,7 +104,9 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
   return { file, model: parsed.data, warnings: sortByPosition(findings) };
 }
 
-type Locate = (path: ModelPath, preferKey?: boolean) => { line: number; column: number };
+/** Where a position points for the last key of a path: at its value, or (for unknown keys) at the key itself. */
+type Point = "value" | "key";
+type Locate = (path: ModelPath, point?: Point) => { line: number; column: number };
 
 function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: string, locate: Locate): ModelIssue[] {
   const path = issue.path.filter((part): part is string | number => typeof part !== "symbol");
@@ -112,7 +114,7 @@ function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: str
     const known = knownKeysAt(runnerModelSchema, path, data);
     return issue.keys.map((key) => {
       const suggestion = suggestKey(key, known);
-      const { line, column } = locate([...path, key], true);
+      const { line, column } = locate([...path, key], "key");
       return {
         severity: "error",
         file,
@@ -188,13 +190,13 @@ function valueAt(data: unknown, path: ModelPath): unknown {
 
 /**
  * Position of the node at `path`; for a path that does not exist (a missing key),
- * the position of the deepest ancestor that does. With `preferKey`, the key of the
+ * the position of the deepest ancestor that does. `point` "key": the key of the
  * last pair rather than its value (for unknown keys).
  */
 function locateNode(
   doc: Document,
   path: ModelPath,
-  preferKey: boolean,
+  point: Point,
   at: (offset: number) => { line: number; col: number },
 ): { line: number; column: number } {
   let node: Node | null = doc.contents;
@@ -205,7 +207,7 @@ function locateNode(
       if (!pair) break;
       const key = isNode(pair.key) ? pair.key : null;
       const value = isNode(pair.value) ? pair.value : null;
-      if (preferKey && part === path[path.length - 1] && key?.range) {
+      if (point === "key" && part === path[path.length - 1] && key?.range) {
         offset = key.range[0];
         break;
       }
@@ -229,7 +231,7 @@ export function locateInModelFile(file: string, path: ModelPath): { line: number
   const lineCounter = new LineCounter();
   // The file was loaded (and checked) before: this reads it again only to point at a key.
   const doc = parseDocument(readModelFileBytes(file).toString("utf8"), { lineCounter, prettyErrors: false });
-  return locateNode(doc, path, false, (offset) => lineCounter.linePos(offset));
+  return locateNode(doc, path, "value", (offset) => lineCounter.linePos(offset));
 }
 
 function sortByPosition<T extends { line: number; column: number }>(issues: T[]): T[] {

@@ -156,7 +156,7 @@ function foldedTable(rows: string[]): string[] {
 }
 
 function markdownRow(change: EntryChange, cell: string): string {
-  const shown = change.attributes.slice(0, ATTRIBUTES_PER_ENTRY).map((attribute) => escapeCell(attributeText(attribute), true));
+  const shown = change.attributes.slice(0, ATTRIBUTES_PER_ENTRY).map((attribute) => codeCell(attributeText(attribute)));
   if (change.attributes.length > ATTRIBUTES_PER_ENTRY) shown.push(`… and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
   const attributes = shown.length > 6 ? `<details><summary>${shown.length} attributes</summary>${shown.join("<br>")}</details>` : shown.join("<br>");
   const type = change.constructPath ? ` <sub>${escapeCell(entryType(change))}</sub>` : "";
@@ -240,9 +240,16 @@ function describeRefMarkdown(ref: { ref: string; sha?: string }): string {
   return ref.sha && ref.sha !== ref.ref ? `\`${escapeCell(ref.ref)}\` (${ref.sha.slice(0, 8)})` : `\`${escapeCell(ref.ref)}\``;
 }
 
-/** Makes text safe inside a markdown table cell (optionally as inline code). */
-function escapeCell(text: string, asCode = false): string {
-  const safe = text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-  if (!asCode) return safe.replace(/</g, "&lt;");
-  return `\`${safe.replace(/`/g, "'")}\``;
+/** Makes text safe inside a markdown table cell. */
+function escapeCell(text: string): string {
+  return oneLineCell(text).replace(/</g, "&lt;");
+}
+
+/** Text as inline code, safe inside a markdown table cell. */
+function codeCell(text: string): string {
+  return `\`${oneLineCell(text).replace(/`/g, "'")}\``;
+}
+
+function oneLineCell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
