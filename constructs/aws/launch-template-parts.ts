@@ -54,7 +54,7 @@ export function encodeUserData(scope: Construct, property: string, script: strin
  * The hop limit counts network hops a metadata response may travel: 1 reaches processes on the
  * host only; a container on a Docker bridge network is one hop further and needs 2.
  */
-export function metadataOptions(scope: Construct, hopLimit: number, instanceTags: boolean): LaunchTemplateMetadataOptions {
+export function metadataOptions(scope: Construct, { hopLimit, instanceTags }: { readonly hopLimit: number; readonly instanceTags: boolean }): LaunchTemplateMetadataOptions {
   checkIntegerRange(scope, "httpPutResponseHopLimit", hopLimit, 1, 2);
   return {
     httpEndpoint: "enabled",
@@ -87,7 +87,10 @@ export function encryptedRootVolume(
 }
 
 /** The primary interface; security groups go here because a template with interfaces may not list them elsewhere. */
-export function primaryInterface(securityGroupIds: string[], associatePublicIpAddress: boolean): LaunchTemplateNetworkInterfaces[] {
+export function primaryInterface(
+  securityGroupIds: string[],
+  { associatePublicIpAddress }: { readonly associatePublicIpAddress: boolean },
+): LaunchTemplateNetworkInterfaces[] {
   return [
     {
       deviceIndex: 0,

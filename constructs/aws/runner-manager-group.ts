@@ -126,9 +126,9 @@ export class RunnerManagerSlot extends Construct {
       updateDefaultVersion: true,
       userData: encodeUserData(this, "userData", props.userData),
       iamInstanceProfile: { arn: props.instanceProfileArn },
-      metadataOptions: metadataOptions(this, this.httpPutResponseHopLimit, true),
+      metadataOptions: metadataOptions(this, { hopLimit: this.httpPutResponseHopLimit, instanceTags: true }),
       blockDeviceMappings: encryptedRootVolume(this, this.rootDeviceName, this.rootVolumeSizeGib, props.ebsKmsKeyId),
-      networkInterfaces: primaryInterface(props.securityGroupIds, this.associatePublicIpAddress),
+      networkInterfaces: primaryInterface(props.securityGroupIds, { associatePublicIpAddress: this.associatePublicIpAddress }),
       tagSpecifications: tagSpecifications(this.tags),
       tags: this.tags,
     });

@@ -112,9 +112,9 @@ export class WorkerAutoscalingGroup extends Construct {
       updateDefaultVersion: true,
       userData: encodeUserData(this, "userData", props.userData),
       // No instance profile: jobs run here, and nothing on a worker should hold AWS credentials.
-      metadataOptions: metadataOptions(this, this.httpPutResponseHopLimit, false),
+      metadataOptions: metadataOptions(this, { hopLimit: this.httpPutResponseHopLimit, instanceTags: false }),
       blockDeviceMappings: encryptedRootVolume(this, this.rootDeviceName, this.rootVolumeSizeGib, props.ebsKmsKeyId),
-      networkInterfaces: primaryInterface(props.securityGroupIds, false),
+      networkInterfaces: primaryInterface(props.securityGroupIds, { associatePublicIpAddress: false }),
       tagSpecifications: tagSpecifications(this.tags),
       tags: this.tags,
     });

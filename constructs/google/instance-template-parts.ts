@@ -17,7 +17,7 @@ export function bootDisk(image: string, diskSizeGb: number, diskType: string): C
 }
 
 /** A NIC on the subnetwork; an access config (an ephemeral external IP) only when asked. */
-export function privateInterface(subnetwork: string, externalIp: boolean): ComputeInstanceTemplateNetworkInterface {
+export function privateInterface(subnetwork: string, { externalIp }: { readonly externalIp: boolean }): ComputeInstanceTemplateNetworkInterface {
   return {
     subnetwork,
     ...(externalIp ? { accessConfig: [{ networkTier: "PREMIUM" }] } : {}),

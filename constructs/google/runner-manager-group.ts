@@ -126,7 +126,7 @@ export class RunnerManagerGroup extends Construct {
         description: `GitLab runner manager slot ${index} (${slot.name}).`,
         machineType: props.machineType,
         disk: [bootDisk(this.image, this.diskSizeGb, this.diskType)],
-        networkInterface: [privateInterface(props.subnetwork, this.externalIp)],
+        networkInterface: [privateInterface(props.subnetwork, { externalIp: this.externalIp })],
         tags: [...(props.networkTags ?? [])],
         labels: { ...props.labels, [SLOT_METADATA_KEY]: String(index) },
         metadata: {

@@ -109,7 +109,7 @@ export class WorkerInstanceGroup extends Construct {
         machineType: props.machineType,
         disk: [bootDisk(this.image, this.diskSizeGb, this.diskType)],
         // Never an external IP: the manager connects over the private network.
-        networkInterface: [privateInterface(props.subnetwork, false)],
+        networkInterface: [privateInterface(props.subnetwork, { externalIp: false })],
         tags: [...(props.networkTags ?? [])],
         labels: { ...props.labels },
         metadata: {
