@@ -36,21 +36,32 @@ export type GitLabFailureKind =
 /** What to tell the user for a kind of failure, when the default (runner administration) does not fit the call. */
 export type FailureHints = Partial<Record<"forbidden" | "not-found", string>>;
 
+/** What is known of a GitLab failure besides its message. */
+export interface GitLabFailure {
+  readonly kind: GitLabFailureKind;
+  /** The request may have been carried out although no answer came back. @default false */
+  readonly outcomeUnknown?: boolean;
+  /** The HTTP status GitLab answered, when it answered. */
+  readonly status?: number;
+  /** Worth another try later. @default - only a "server" failure */
+  readonly transient?: boolean;
+}
+
 /** An OperationalError (exit 1) that still knows what kind of failure it was. */
 export class GitLabApiError extends OperationalError {
   /** Worth another try later: GitLab failed (5xx) or could not be reached (except an unknown host). */
   readonly transient: boolean;
-  constructor(
-    message: string,
-    readonly kind: GitLabFailureKind,
-    /** True when the request may have been carried out although no answer came back (5xx, dropped connection, timeout). */
-    readonly outcomeUnknown: boolean,
-    readonly status?: number,
-    options?: { cause?: unknown; transient?: boolean },
-  ) {
+  readonly kind: GitLabFailureKind;
+  /** True when the request may have been carried out although no answer came back (5xx, dropped connection, timeout). */
+  readonly outcomeUnknown: boolean;
+  readonly status?: number;
+  constructor(message: string, failure: GitLabFailure, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "GitLabApiError";
-    this.transient = options?.transient ?? kind === "server";
+    this.kind = failure.kind;
+    this.outcomeUnknown = Boolean(failure.outcomeUnknown);
+    this.status = failure.status;
+    this.transient = failure.transient ?? failure.kind === "server";
   }
 }
 
@@ -99,8 +110,8 @@ export function isMissingObject(error: unknown): boolean {
 
 export function describeGitLabFailure(error: unknown, context: FailureContext): GitLabApiError {
   const scrub = (text: string) => context.secrets?.reduce<string>((out, secret) => redactValue(out, secret), text) ?? redactSecrets(text);
-  const make = (kind: GitLabFailureKind, text: string, outcomeUnknown: boolean, status?: number, transient?: boolean) =>
-    new GitLabApiError(scrub(`cannot ${context.action}: ${text}`), kind, outcomeUnknown, status, { cause: error, transient });
+  const make = (kind: GitLabFailureKind, text: string, facts: Omit<GitLabFailure, "kind"> = {}) =>
+    new GitLabApiError(scrub(`cannot ${context.action}: ${text}`), { kind, ...facts }, { cause: error });
   const at = context.baseUrl;
 
   if (error instanceof GitLabApiError) return error;
@@ -113,21 +124,18 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       scrub(
         `cannot ${context.action}: GitLab at ${at} kept failing; gave up after ${attempts} in ${formatMs(error.elapsedMs)} (retry budget ${formatMs(error.budgetMs)}, set --retry-timeout).${asked} Last failure: ${lastText}`,
       ),
-      "gave-up",
-      last.outcomeUnknown,
-      last.status,
+      { kind: "gave-up", outcomeUnknown: last.outcomeUnknown, status: last.status },
       { cause: error },
     );
   }
   if (error instanceof UnexpectedAnswerError) {
-    return make("unexpected-answer", `GitLab at ${at} answered ${error.call} with something other than the documented shape (${error.detail}). Check gitlab.url: a proxy may stand in front of GitLab.`, false);
+    return make("unexpected-answer", `GitLab at ${at} answered ${error.call} with something other than the documented shape (${error.detail}). Check gitlab.url: a proxy may stand in front of GitLab.`);
   }
   if (error instanceof NotGitLabApiError) {
     return make(
       "no-api",
       `${at} does not look like a GitLab instance: ${error.method} ${error.path} answered ${error.status} with ${error.contentType || "no content type"} instead of JSON. Check gitlab.url in the model: it must be the instance's root URL, such as https://gitlab.example.com.`,
-      false,
-      error.status,
+      { status: error.status },
     );
   }
   if (error instanceof GitLabNetworkError) {
@@ -144,14 +152,17 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
     const unknown = !["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"].includes(error.code);
     // An unknown host is a wrong URL, not a hiccup: not worth another try.
     const transient = error.code !== "ENOTFOUND";
-    return make("unreachable", `cannot reach GitLab at ${at} (${error.method} ${error.path}): ${what}. Check gitlab.url and that the host is up and reachable from here.`, unknown, undefined, transient);
+    return make("unreachable", `cannot reach GitLab at ${at} (${error.method} ${error.path}): ${what}. Check gitlab.url and that the host is up and reachable from here.`, {
+      outcomeUnknown: unknown,
+      transient,
+    });
   }
   if (error instanceof GitLabHttpError) {
     const said = gitlabErrorText(error.body);
     const answer = `${error.method} ${error.path} answered ${error.status}${said ? ` ${JSON.stringify(said)}` : ` ${error.statusText}`}`;
     switch (true) {
       case error.status === 401:
-        return make("unauthorized", `GitLab at ${at} rejected the token in $${context.tokenEnv} (${answer}): it is wrong, expired or revoked.`, false, 401);
+        return make("unauthorized", `GitLab at ${at} rejected the token in $${context.tokenEnv} (${answer}): it is wrong, expired or revoked.`, { status: 401 });
       case error.status === 403:
         return make(
           "forbidden",
@@ -159,36 +170,33 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
             context.hints?.forbidden ??
             `The token in $${context.tokenEnv} needs the api scope (or create_runner and manage_runner), and instance runners need an administrator's token (group and project runners: the Owner role).`
           }`,
-          false,
-          403,
+          { status: 403 },
         );
       case error.status === 404 && typeof error.body === "string":
         return make(
           "no-api",
           `${at} does not look like a GitLab instance: ${error.method} ${error.path} answered 404 with ${error.contentType || "no content type"} instead of GitLab's JSON. Check gitlab.url in the model: it must be the instance's root URL, such as https://gitlab.example.com.`,
-          false,
-          404,
+          { status: 404 },
         );
       case error.status === 404 && !isMissingObject(error):
         return make(
           "no-api",
           `GitLab at ${at} has no such API route (${answer}). Check gitlab.url (the instance's root URL) and that GitLab is 16.0 or newer.`,
-          false,
-          404,
+          { status: 404 },
         );
       case error.status === 404:
-        return make("not-found", context.hints?.["not-found"] ? `${answer}: ${context.hints["not-found"]}` : answer, false, 404);
+        return make("not-found", context.hints?.["not-found"] ? `${answer}: ${context.hints["not-found"]}` : answer, { status: 404 });
       case error.status === 409 || error.status === 412:
-        return make("conflict", `GitLab at ${at} refused the change in the object's current state (${answer}).`, false, error.status);
+        return make("conflict", `GitLab at ${at} refused the change in the object's current state (${answer}).`, { status: error.status });
       case error.status === 429:
-        return make("rate-limited", `GitLab at ${at} is rate limiting this token (${answer}).`, false, 429);
+        return make("rate-limited", `GitLab at ${at} is rate limiting this token (${answer}).`, { status: 429 });
       case error.status >= 500:
-        return make("server", `GitLab at ${at} failed (${answer}).`, true, error.status);
+        return make("server", `GitLab at ${at} failed (${answer}).`, { outcomeUnknown: true, status: error.status });
       default:
-        return make("rejected", `GitLab rejected the request (${answer}).`, false, error.status);
+        return make("rejected", `GitLab rejected the request (${answer}).`, { status: error.status });
     }
   }
   const text = error instanceof Error ? error.message : String(error);
-  return make("unreachable", `unexpected failure talking to GitLab at ${at}: ${text}`, true);
+  return make("unreachable", `unexpected failure talking to GitLab at ${at}: ${text}`, { outcomeUnknown: true });
 }
 

@@ -112,9 +112,7 @@ async function createOrRecover(ctx: ExecuteContext, shard: Shard, desired: NewRu
       const last = error.cause;
       throw new GitLabApiError(
         `${last.message}; gave up after ${error.attempts} attempts in ${formatMs(error.elapsedMs)} (retry budget ${formatMs(error.budgetMs)}, set --retry-timeout)`,
-        "gave-up",
-        last.outcomeUnknown,
-        last.status,
+        { kind: "gave-up", outcomeUnknown: last.outcomeUnknown, status: last.status },
         { cause: error },
       );
     }
