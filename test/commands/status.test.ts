@@ -7,7 +7,7 @@ import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { TOKEN_CHECK_SYSTEM_ID } from "../../lib/gitlab/verify-token";
 import { FakeGitLab, type FakeRunner } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
-import { runBinAsync, STACK_TRACE_LINE } from "../support/cli";
+import { runBinAsync, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { writeFleet, type FleetSetup } from "../support/fleet-models";
 import { fakeClock } from "../onboard/helpers";
 
@@ -191,6 +191,7 @@ test("GitLab out of reach: the cell needs attention, and the run ends without wa
   await fake.start();
 });
 
+// The first case runs bin/status itself; the others run in process, through the same runCli path.
 describe("bin/status", () => {
   it("prints JSON and exits 1 when a manager is offline", async () => {
     allOnline();
@@ -208,21 +209,21 @@ describe("bin/status", () => {
   it("prints text and exits 0 for a healthy cell", async () => {
     allOnline();
 
-    const result = await runBinAsync("status", ["--models-dir", fleet.dir, "--model", "cell-1"], { env: fleet.env });
+    const result = await runInProcess("status", ["--models-dir", fleet.dir, "--model", "cell-1"], { env: fleet.env });
 
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("all 1 cell(s) healthy");
   });
 
   it("fails with 1 when the cell's GitLab token is not set, saying which variable", async () => {
-    const result = await runBinAsync("status", ["--models-dir", fleet.dir], { env: { ...fleet.env, GITLAB_TOKEN: "" } });
+    const result = await runInProcess("status", ["--models-dir", fleet.dir], { env: { ...fleet.env, GITLAB_TOKEN: "" } });
 
     expect(result.status).toBe(1);
     expect(result.stdout).toContain("cell cell-1: not checked: $GITLAB_TOKEN is not set");
   });
 
   it("fails with 2 on an unknown model, without a stack trace", async () => {
-    const result = await runBinAsync("status", ["--models-dir", fleet.dir, "--model", "cell-9"], { env: fleet.env });
+    const result = await runInProcess("status", ["--models-dir", fleet.dir, "--model", "cell-9"], { env: fleet.env });
 
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("cell-9");

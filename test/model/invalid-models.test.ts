@@ -35,11 +35,15 @@ describe("prepare on invalid models", () => {
     expect(existsSync(join(files.modelsDir, "schema.json"))).toBe(false);
   };
 
+  // No engine on PATH: prepare's toolchain check would start terraform (and look for tofu) per case, and the
+  // corpus is about the model (the check itself is covered in test/commands/prepare.test.ts).
+  const NO_ENGINE_ENV = { ...process.env, PATH: "/usr/bin:/bin" };
+
   // The corpus runs in this process, through the path bin/prepare takes (runCli: the command, the
   // error handler, the exit code); the smoke test below runs the executable itself.
   it.each(INVALID_CASES.map((c, index) => [c.name, c, index] as const))("fails when given %s", async (_name, invalid, index) => {
     const files = caseFiles(invalid, index);
-    expectRejected(await runInProcess("prepare", files.args), invalid, files);
+    expectRejected(await runInProcess("prepare", files.args, { env: NO_ENGINE_ENV }), invalid, files);
   });
 
   it("bin/prepare itself exits 2 on an invalid model, with the place and no stack trace", () => {
