@@ -5,8 +5,7 @@
 import { Command, Option } from "commander";
 import { z } from "zod";
 import { cannotCombineWith, flagFor, goWith, listOf, modeFlags, parseOptions, selectMode } from "../../app/cli/parse-options";
-import { UserInputError } from "../../lib/errors";
-import { parsedCommandLine } from "../support/command-line";
+import { parsedCommandLine, refusalOf } from "../support/command-line";
 
 function exampleCommand(): Command {
   return new Command("example")
@@ -36,15 +35,7 @@ function parse(args: readonly string[]) {
   return parseOptions(command, schema);
 }
 
-function refusal(args: readonly string[]): string {
-  try {
-    parse(args);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UserInputError);
-    return (error as Error).message;
-  }
-  throw new Error(`expected ${args.join(" ")} to be refused`);
-}
+const refusal = (args: readonly string[]): string => refusalOf(parse, args);
 
 describe("parseOptions with selectMode", () => {
   it("returns the selected mode with its typed values", () => {

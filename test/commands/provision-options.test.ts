@@ -8,22 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { provisionCommand } from "../../app/commands/provision";
 import { parseProvisionOptions } from "../../app/commands/provision-options";
-import { UserInputError } from "../../lib/errors";
 import { STACK_TRACE_LINE } from "../support/cli";
-import { parsedCommandLine, runCommandLine } from "../support/command-line";
+import { parsedCommandLine, runCommandLine, refusalOf } from "../support/command-line";
 
 const parse = (args: readonly string[]) => parseLine(["--model", "cell-1", ...args]);
 const parseLine = (args: readonly string[]) => parseProvisionOptions(parsedCommandLine(provisionCommand(), args));
 
-function refusal(args: readonly string[]): string {
-  try {
-    parse(args);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UserInputError);
-    return (error as Error).message;
-  }
-  throw new Error(`expected ${args.join(" ")} to be refused`);
-}
+const refusal = (args: readonly string[]): string => refusalOf(parse, args);
 
 describe("provision's modes", () => {
   it.each([

@@ -7,21 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { reviewCommand } from "../../app/commands/review";
 import { parseReviewOptions } from "../../app/commands/review-options";
-import { UserInputError } from "../../lib/errors";
 import { STACK_TRACE_LINE } from "../support/cli";
-import { parsedCommandLine, runCommandLine } from "../support/command-line";
+import { parsedCommandLine, runCommandLine, refusalOf } from "../support/command-line";
 
 const parse = (args: readonly string[]) => parseReviewOptions(parsedCommandLine(reviewCommand(), args));
 
-function refusal(args: readonly string[]): string {
-  try {
-    parse(args);
-  } catch (error) {
-    expect(error).toBeInstanceOf(UserInputError);
-    return (error as Error).message;
-  }
-  throw new Error(`expected ${args.join(" ")} to be refused`);
-}
+const refusal = (args: readonly string[]): string => refusalOf(parse, args);
 
 describe("review's modes", () => {
   it.each([

@@ -5,6 +5,7 @@
  */
 import type { Command } from "commander";
 import { runCli } from "../../app/cli/run-command";
+import { UserInputError } from "../../lib/errors";
 import type { CliResult } from "./cli";
 
 /** The command after commander has parsed `args`, its action replaced by nothing: what an options parser sees. */
@@ -15,6 +16,17 @@ export function parsedCommandLine(command: Command, args: readonly string[]): Co
     .action(() => {});
   command.parse([...args], { from: "user" });
   return command;
+}
+
+/** The message of the UserInputError (exit 2) `parse` refuses `args` with; fails the test when it accepts them. */
+export function refusalOf(parse: (args: readonly string[]) => unknown, args: readonly string[]): string {
+  try {
+    parse(args);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UserInputError);
+    return (error as Error).message;
+  }
+  throw new Error(`expected ${args.join(" ")} to be refused`);
 }
 
 /** Runs the command as bin/* does (same parser, same error handler), capturing what it writes and its exit code. */
