@@ -8,7 +8,7 @@ import { Option, type Command } from "commander";
 import pLimit from "p-limit";
 import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import { UserInputError } from "../../lib/errors";
-import { createGitLabClient, type GitLabClient } from "../../lib/gitlab/client";
+import { createGitLabClient } from "../../lib/gitlab/client";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
@@ -17,6 +17,7 @@ import { loadModelFile } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import type { RunnerModel, Shard } from "../../lib/model/schema";
 import { uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../lib/onboard/outcome";
+import type { ExecuteContext } from "../../lib/onboard/execute-context";
 import { reconcileCell } from "../../lib/onboard/reconcile-cell";
 import { createSecretStore } from "../../lib/secrets/create-store";
 import { acquireCellLock, describeHolder, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
@@ -56,21 +57,14 @@ export interface OnboardOptions extends OnboardFlags {
 }
 
 /** What every mode of a run shares once the model and options are read. */
-interface Session {
-  readonly model: RunnerModel;
+interface Session extends ExecuteContext {
   readonly options: OnboardOptions;
   readonly env: NodeJS.ProcessEnv;
   readonly shards: readonly Shard[];
   readonly concurrency: number;
-  readonly client: GitLabClient;
-  readonly store: SecretStore;
-  readonly policy: RetryPolicy;
-  readonly clock: RetryClock;
   /** False in dry runs against cloud stores: no credentials are touched. */
   readonly readSecrets: boolean;
-  readonly log: (line: string) => void;
   readonly redact: (text: string) => string;
-  readonly rememberSecret: (token: string) => void;
   readonly head: Pick<OnboardResult, "mode" | "dryRun" | "model" | "cell" | "gitlabUrl">;
 }
 
