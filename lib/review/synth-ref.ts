@@ -128,7 +128,7 @@ async function synthCheckout(
   if (cells) env.RUNNER_MODELS = cells.join(",");
   else delete env.RUNNER_MODELS;
   await step(label, "synth", () => run(process.execPath, [main], { cwd: checkout, timeout, env }));
-  return { stacks: readStacks(outdir, label), rendered: readRendered(outdir) };
+  return readSynthOutput(outdir, label);
 }
 
 /**
@@ -146,44 +146,44 @@ function appEntry(checkout: string): string {
   return join(checkout, "dist", "stacks", "main.js");
 }
 
-/** Reads `<outdir>/stacks/<cell>/cdk.tf.json` of every cell. */
-export function readStacks(outdir: string, label = outdir): Map<string, StackJson> {
+/**
+ * Reads what synth wrote for every cell: `<outdir>/stacks/<cell>/cdk.tf.json` and the files under
+ * `<outdir>/stacks/<cell>/rendered/` (relative path -> content).
+ */
+function readSynthOutput(outdir: string, label: string): SynthOutput {
+  const output = emptySynthOutput();
   const stacksDir = join(outdir, "stacks");
-  const stacks = new Map<string, StackJson>();
-  if (!existsSync(stacksDir)) return stacks;
+  if (!existsSync(stacksDir)) return output;
   for (const cell of readdirSync(stacksDir).sort()) {
-    const file = join(stacksDir, cell, "cdk.tf.json");
-    if (!existsSync(file)) continue;
-    try {
-      stacks.set(cell, JSON.parse(readFileSync(file, "utf8")) as StackJson);
-    } catch (error) {
-      throw new OperationalError(`synth of ${label} wrote an unreadable ${file}: ${(error as Error).message}`);
-    }
+    const stackFile = join(stacksDir, cell, "cdk.tf.json");
+    if (existsSync(stackFile)) output.stacks.set(cell, readStackJson(stackFile, label));
+    const renderedDir = join(stacksDir, cell, "rendered");
+    if (existsSync(renderedDir)) output.rendered.set(cell, readFilesUnder(renderedDir));
   }
-  return stacks;
+  return output;
 }
 
-/** Reads `<outdir>/stacks/<cell>/rendered/**` of every cell: relative path -> content. */
-export function readRendered(outdir: string): Map<string, RenderedFiles> {
-  const stacksDir = join(outdir, "stacks");
-  const rendered = new Map<string, RenderedFiles>();
-  if (!existsSync(stacksDir)) return rendered;
-  for (const cell of readdirSync(stacksDir).sort()) {
-    const root = join(stacksDir, cell, "rendered");
-    if (!existsSync(root)) continue;
-    const files = new Map<string, string>();
-    const walk = (dir: string, prefix: string) => {
-      for (const name of readdirSync(dir).sort()) {
-        const path = join(dir, name);
-        const stats = lstatSync(path);
-        if (stats.isDirectory()) walk(path, `${prefix}${name}/`);
-        else if (stats.isFile()) files.set(`${prefix}${name}`, readFileSync(path, "utf8"));
-      }
-    };
-    walk(root, "");
-    rendered.set(cell, files);
+function readStackJson(file: string, label: string): StackJson {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as StackJson;
+  } catch (error) {
+    throw new OperationalError(`synth of ${label} wrote an unreadable ${file}: ${(error as Error).message}`);
   }
-  return rendered;
+}
+
+/** Every regular file under `root`, by its path relative to `root`, in sorted order. */
+function readFilesUnder(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string, prefix: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const stats = lstatSync(path);
+      if (stats.isDirectory()) walk(path, `${prefix}${name}/`);
+      else if (stats.isFile()) files.set(`${prefix}${name}`, readFileSync(path, "utf8"));
+    }
+  };
+  walk(root, "");
+  return files;
 }
 
 function hasModel(modelsPath: string, cell: string): boolean {
