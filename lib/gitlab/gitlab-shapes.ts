@@ -72,7 +72,8 @@ const nullableString = z.string().nullable();
 /** A field GitLab has in newer versions only. */
 const optionalString = z.string().nullish();
 
-export const runnerSummaryShape: z.ZodType<RunnerSummary> = z.object({
+/** What a runner listing shows of each runner; its details add to it. */
+const runnerSummaryObject = z.object({
   id: z.number(),
   description: nullableString,
   runner_type: runnerType,
@@ -81,13 +82,9 @@ export const runnerSummaryShape: z.ZodType<RunnerSummary> = z.object({
   status: z.string(),
 });
 
-export const runnerDetailsShape: z.ZodType<RunnerDetails> = z.object({
-  id: z.number(),
-  description: nullableString,
-  runner_type: runnerType,
-  paused: z.boolean(),
-  online: z.boolean().nullable(),
-  status: z.string(),
+export const runnerSummaryShape: z.ZodType<RunnerSummary> = runnerSummaryObject;
+
+export const runnerDetailsShape: z.ZodType<RunnerDetails> = runnerSummaryObject.extend({
   tag_list: z.array(z.string()).nullable(),
   run_untagged: z.boolean(),
   locked: z.boolean(),
