@@ -3,12 +3,12 @@
  * GitLab's Terraform report, the inputs record beside a saved plan and --apply-plan,
  * --drift (exit 3), -lock-timeout, and local state refused under CI=true.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
-import { pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
+import { pathWithFakeEngines, type FakeCall, readFakeCalls } from "../support/fake-terraform-workspace";
 import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
@@ -47,8 +47,7 @@ describe("provision (in process) in pipelines", () => {
 
   const provision = (args: string[], extraEnv: Record<string, string> = {}, out = "cdktf.out") =>
     runInProcess("provision", ["--models-dir", modelsDir, "--out", join(root, out), ...args], { cwd: root, env: { ...env, ...extraEnv } });
-  const engineCalls = (): FakeCall[] =>
-    existsSync(callLog) ? readFileSync(callLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as FakeCall) : [];
+  const engineCalls = (): FakeCall[] => readFakeCalls(callLog);
   const steps = () => engineCalls().map((call) => call.argv![0]).filter((step) => step !== "version");
   const call = (step: string) => engineCalls().find((entry) => entry.argv![0] === step)!;
   const savedPlan = (out: string) => join(root, out, "stacks", "cell-1", "cell-1.tfplan");

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeGitLab } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
-import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
+import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall, readFakeCalls } from "../support/fake-terraform-workspace";
 import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
@@ -105,8 +105,7 @@ describe("provision (in process) against fake GitLab and a stand-in terraform", 
       cwd: root,
       env: { ...env, ...extraEnv },
     });
-  const engineCalls = (): FakeCall[] =>
-    existsSync(callLog) ? readFileSync(callLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as FakeCall) : [];
+  const engineCalls = (): FakeCall[] => readFakeCalls(callLog);
   const steps = () => engineCalls().map((call) => call.argv![0]).filter((step) => step !== "version");
   const storedTokens = () => readdirSync(secretsDir).map((name) => JSON.parse(readFileSync(join(secretsDir, name), "utf8")).token as string);
 
@@ -224,8 +223,7 @@ describe("provision (in process): side effects come last", () => {
       cwd: root,
       env: { ...env, ...extraEnv },
     });
-  const engineCalls = (): FakeCall[] =>
-    existsSync(callLog) ? readFileSync(callLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as FakeCall) : [];
+  const engineCalls = (): FakeCall[] => readFakeCalls(callLog);
   const steps = () => engineCalls().map((call) => call.argv![0]).filter((step) => step !== "version");
 
   it("fails when nobody can confirm, with exit 2 before any runner is created", async () => {

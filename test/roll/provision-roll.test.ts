@@ -11,7 +11,7 @@ import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { loadModelFile } from "../../lib/model/load";
 import { FakeGitLab, type FakeManager } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
-import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall } from "../support/fake-terraform-workspace";
+import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall, readFakeCalls } from "../support/fake-terraform-workspace";
 import { MODELS_DIR } from "../support/models";
 
 const gitlab = useFakeGitLab();
@@ -52,7 +52,7 @@ function writeModel(runnerVersion: string): void {
 
 const model = () => loadModelFile(modelFile).model;
 const runnerOf = (shard: string) => [...fake.runners.values()].find((runner) => runner.maintenance_note.includes(runnerMarker(model(), model().shards.find((entry) => entry.name === shard)!)))!;
-const engineCalls = (): FakeCall[] => readFileSync(callLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as FakeCall);
+const engineCalls = (): FakeCall[] => readFakeCalls(callLog);
 const managerSlots = (): Record<string, string> => JSON.parse(readFileSync(join(root, "cdktf.out", "stacks", "cell-1", "manager-slots.json"), "utf8"));
 
 /** The manager slots each apply replaced (`shard/slot`), in apply order. */

@@ -43,14 +43,17 @@ export function fakeEngineWorkspace(): FakeEngineWorkspace {
     stackDir,
     logFile,
     env: (extra = {}) => ({ ...process.env, FAKE_TF_LOG: logFile, ...FAKE_ENGINE_SETTINGS_PASS, ...extra }),
-    calls: () =>
-      existsSync(logFile)
-        ? readFileSync(logFile, "utf8")
-            .split("\n")
-            .filter((line) => line.trim() !== "")
-            .map((line) => JSON.parse(line) as FakeCall)
-        : [],
+    calls: () => readFakeCalls(logFile),
   };
+}
+
+/** The calls the fake logged to `logFile` (FAKE_TF_LOG), in order; none when it was never run. */
+export function readFakeCalls(logFile: string): FakeCall[] {
+  if (!existsSync(logFile)) return [];
+  return readFileSync(logFile, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as FakeCall);
 }
 
 /** A directory to use as the whole PATH: `node` plus the fake under each of the given engine names. */
