@@ -76,10 +76,6 @@ export function planOutDir(cell: string): string {
   return `plan-out/${cell}`;
 }
 
-export function savedPlanPath(cell: string): string {
-  return `${planOutDir(cell)}/stacks/${cell}/${cell}.tfplan`;
-}
-
 export function planJob(cell: string): JobContext {
   const out = planOutDir(cell);
   return {
