@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../lib/render/manager-files";
 import { exampleModel, modelWith } from "../support/models";
+import { validatorPath } from "../support/validators";
 
 interface RenderedScript {
   readonly label: string;
@@ -44,13 +45,7 @@ const scripts = [
 const managers = scripts.filter((script) => script.kind === "manager");
 
 function shellcheck(script: string): { status: number | null; output: string } {
-  const result = spawnSync("shellcheck", ["--shell=bash", "--format=gcc", "-"], { input: script, encoding: "utf8" });
-  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") {
-    throw new Error(
-      "shellcheck is not installed, so the rendered startup scripts cannot be checked. " +
-        "Install it (Debian/Ubuntu: apt-get update && apt-get install -y shellcheck) and run the tests again.",
-    );
-  }
+  const result = spawnSync(validatorPath("shellcheck"), ["--shell=bash", "--format=gcc", "-"], { input: script, encoding: "utf8" });
   if (result.error) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
