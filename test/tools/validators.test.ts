@@ -79,8 +79,8 @@ describe("the validators the tests run", () => {
     }
   });
 
-  it("the set-up scripts pass shellcheck", () => {
-    const scripts = ["tools/setup.sh", "tools/setup/validators.sh"].map((script) => join(ROOT, script));
+  it("the set-up scripts, .ci/run and the fresh-machine check pass shellcheck", () => {
+    const scripts = ["tools/setup.sh", "tools/setup/validators.sh", "tools/fresh-machine-check.sh", ".ci/run"].map((script) => join(ROOT, script));
     const result = spawnSync(validatorPath("shellcheck"), ["--severity=style", ...scripts], { encoding: "utf8" });
     expect(result.stdout).toBe("");
     expect(result.status).toBe(0);
