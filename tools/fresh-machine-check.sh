@@ -66,7 +66,9 @@ for index in "${!commands[@]}"; do
   command=${commands[$index]}
   log="$work/step-$index.log"
   started=$SECONDS
-  if (cd "$work/clone" && env -u RUNNER_FLEET_SKIP_REAL_ENGINE PATH="$fresh_path" bash -euo pipefail -c "$command") >"$log" 2>&1; then
+  # An empty temporary folder of its own, as on a fresh machine: nothing left there by earlier runs.
+  mkdir -p "$work/tmp"
+  if (cd "$work/clone" && env -u RUNNER_FLEET_SKIP_REAL_ENGINE PATH="$fresh_path" TMPDIR="$work/tmp" bash -euo pipefail -c "$command") >"$log" 2>&1; then
     outcome=ok
   else
     outcome="FAILED (exit $?)"
