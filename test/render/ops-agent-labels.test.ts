@@ -19,7 +19,7 @@ import { OPS_AGENT_CONFIG_FILE } from "../../lib/render/ops-agent-config";
 import { renderManagerStartupScript } from "../../lib/render/manager-files";
 import { googleFleetOf } from "../constructs/google/support";
 import { exampleModel } from "../support/models";
-import { promqlSyntaxErrors } from "../support/promql";
+import { byLabels, labelMatchers, promqlSyntaxErrors } from "../support/promql";
 import { validatorPath } from "../support/validators";
 import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
 
@@ -64,16 +64,6 @@ const dashboardQueries: string[] = JSON.parse(dashboardResource.dashboard_json).
 /** Labels the runner itself puts on its metrics; everything else a query selects by must come from the agent. */
 const RUNNER_OWN_LABELS = new Set(["failure_reason", "state", "version", "runner", "system_id"]);
 
-/** label="value" and label!="value" matchers of a PromQL query. */
-function matchers(query: string): Array<{ key: string; op: string; value: string }> {
-  return [...query.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"([^"]*)"/g)].map(([, key, op, value]) => ({ key, op, value }));
-}
-
-/** Labels of `by (...)` groupings. */
-function groupings(query: string): string[] {
-  return [...query.matchAll(/by\s*\(([^)]*)\)/g)].flatMap(([, list]) => list.split(",").map((label) => label.trim()));
-}
-
 describe("labels of the managers' metrics", () => {
   const managers = model.shards.flatMap((shard, shardIndex) =>
     Array.from({ length: shard.managers.count }, (_, slot) => ({ shard: shard.name, slot, labels: agentLabelsOf(shardIndex, slot) })),
@@ -96,23 +86,23 @@ describe("labels of the managers' metrics", () => {
     "select the shard's managers in the %s alert, by labels the agent attaches",
     (_name, alert) => {
       const own = managers.filter((manager) => manager.shard === alert.shard);
-      const selected = matchers(alert.query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key));
+      const selected = labelMatchers(alert.query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key));
       expect(selected.length).toBeGreaterThan(0);
       for (const manager of own) {
         for (const { key, op, value } of selected) {
           expect({ key, op, attached: manager.labels[key] }).toEqual({ key, op: "=", attached: value });
         }
       }
-      for (const label of groupings(alert.query)) expect(Object.keys(own[0].labels)).toContain(label);
+      for (const label of byLabels(alert.query)) expect(Object.keys(own[0].labels)).toContain(label);
     },
   );
 
   it("select managers in every dashboard chart by labels the agent attaches", () => {
     for (const query of dashboardQueries) {
-      for (const { key, value } of matchers(query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key))) {
+      for (const { key, value } of labelMatchers(query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key))) {
         expect(managers.map((manager) => manager.labels[key])).toContain(value);
       }
-      for (const label of groupings(query).filter((label) => !RUNNER_OWN_LABELS.has(label))) {
+      for (const label of byLabels(query).filter((label) => !RUNNER_OWN_LABELS.has(label))) {
         expect(Object.keys(managers[0].labels)).toContain(label);
       }
     }
@@ -125,6 +115,16 @@ describe("the queries, in the Prometheus PromQL grammar", () => {
     ...dashboardQueries.map((query, index) => [`dashboard chart ${index}`, query] as const),
   ])("parse: %s", (_name, query) => {
     expect(promqlSyntaxErrors(query)).toEqual([]);
+  });
+
+  it("reads selectors' matchers and by() labels from the syntax tree, not from on() or without()", () => {
+    const query = 'sum by (runner_shard, runner_slot) (m{gitlab_cell="cell-1",state!="deleting"}) / on(runner_shard) sum without (x) (n{a=~"b|c"})';
+    expect(labelMatchers(query)).toEqual([
+      { key: "gitlab_cell", op: "=", value: "cell-1" },
+      { key: "state", op: "!=", value: "deleting" },
+      { key: "a", op: "=~", value: "b|c" },
+    ]);
+    expect(byLabels(query)).toEqual(["runner_shard", "runner_slot"]);
   });
 
   it("finds where a broken query breaks (the check can fail)", () => {

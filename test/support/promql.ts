@@ -19,3 +19,38 @@ export function promqlSyntaxErrors(query: string): string[] {
   });
   return [...new Set(errors)];
 }
+
+export interface LabelMatcher {
+  readonly key: string;
+  readonly op: string;
+  readonly value: string;
+}
+
+/** Every `label op "value"` matcher of the query's selectors, read from its syntax tree. */
+export function labelMatchers(query: string): LabelMatcher[] {
+  const matchers: LabelMatcher[] = [];
+  parser.parse(query).iterate({
+    enter(ref) {
+      if (ref.name !== "UnquotedLabelMatcher") return;
+      const text = (name: string) => {
+        const child = ref.node.getChild(name);
+        return child ? query.slice(child.from, child.to) : "";
+      };
+      // PromQL's double-quoted strings escape as Go's, which JSON reads alike for the characters in label values.
+      matchers.push({ key: text("LabelName"), op: text("MatchOp"), value: JSON.parse(text("StringLiteral")) });
+    },
+  });
+  return matchers;
+}
+
+/** The labels of the query's `by (...)` aggregations. */
+export function byLabels(query: string): string[] {
+  const labels: string[] = [];
+  parser.parse(query).iterate({
+    enter(ref) {
+      if (ref.name !== "AggregateModifier" || !ref.node.getChild("By")) return;
+      for (const label of ref.node.getChild("GroupingLabels")?.getChildren("LabelName") ?? []) labels.push(query.slice(label.from, label.to));
+    },
+  });
+  return labels;
+}
