@@ -16,6 +16,7 @@ import { SCRIPTS_DIR } from "../../lib/render/boot-files";
 import { PAYLOAD_HEREDOC_DELIMITER } from "../../lib/render/boot-payload";
 import { managerBootFiles, workerBootFiles } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
+import { validatorPath } from "../support/validators";
 
 interface RenderedScript {
   readonly label: string;
@@ -65,10 +66,7 @@ function filesUnder(dir: string): string[] {
 const plainScripts = filesUnder(SCRIPTS_DIR).map((path) => ({ name: relative(SCRIPTS_DIR, path), path }));
 
 function shellcheck(args: readonly string[], input?: string): { status: number | null; output: string } {
-  const result = spawnSync("shellcheck", ["--shell=bash", "--format=gcc", ...args], { input, encoding: "utf8", cwd: SCRIPTS_DIR });
-  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") {
-    throw new Error("shellcheck is not installed: run the README's set-up command (npm run setup)");
-  }
+  const result = spawnSync(validatorPath("shellcheck"), ["--shell=bash", "--format=gcc", ...args], { input, encoding: "utf8", cwd: SCRIPTS_DIR });
   if (result.error) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
