@@ -205,7 +205,7 @@ const managers = z
       .describe("Manager image, of the machine type's architecture. When omitted, Ubuntu 24.04 LTS of the cloud, amd64 or arm64 (Graviton, T2A, C4A, N4A) as the machine type."),
     runner_version: z
       .string()
-      .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "18.5.0"')
+      .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "19.5.0"')
       .describe("gitlab-runner version installed on the managers, pinned."),
     concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
   })
