@@ -7,6 +7,8 @@ import { OperationalError } from "../errors";
 import { redactSecrets, redactValue } from "../redact";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./http-failures";
 import { RetryBudgetExceededError, formatMs } from "./retry";
+import { describeTlsFailure, isTlsFailure } from "./wire/tls-failures";
+import { describeWireRefusal } from "./wire/wire-refusal-messages";
 
 /** The one vocabulary of GitLab failures, for every caller (onboard, status, prune, review notes). */
 export type GitLabFailureKind =
@@ -128,6 +130,8 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       { cause: error },
     );
   }
+  const refusal = describeWireRefusal(error, at);
+  if (refusal) return make(refusal.kind, refusal.text, { status: refusal.status });
   if (error instanceof UnexpectedAnswerError) {
     return make("unexpected-answer", `GitLab at ${at} answered ${error.call} with something other than the documented shape (${error.detail}). Check gitlab.url: a proxy may stand in front of GitLab.`);
   }
@@ -137,6 +141,10 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       `${at} does not look like a GitLab instance: ${error.method} ${error.path} answered ${error.status} with ${error.contentType || "no content type"} instead of JSON. Check gitlab.url in the model: it must be the instance's root URL, such as https://gitlab.example.com.`,
       { status: error.status },
     );
+  }
+  if (error instanceof GitLabNetworkError && isTlsFailure(error.code)) {
+    // Nothing was sent: the handshake failed before any request (and the token) left.
+    return make("unreachable", `cannot reach GitLab at ${at} (${error.method} ${error.path}): ${describeTlsFailure(error.code)}`, { transient: false });
   }
   if (error instanceof GitLabNetworkError) {
     const what =
