@@ -40,6 +40,8 @@ export class PaginationGuard {
 
 function pageKey(url: URL): string {
   const query = new URLSearchParams(url.search);
+  // GitLab's first page is page 1 whether or not the first request says so.
+  if (!query.has("page")) query.set("page", "1");
   query.sort();
   return `${url.pathname}?${query.toString()}`;
 }
