@@ -3,7 +3,7 @@
  * - gitlab.url is https://, or plain http:// on a loopback address (a GitLab on this machine,
  *   or a test stand-in), or plain http:// with the model's loudly named
  *   `gitlab.allow_insecure_http_token_in_clear_text: true`, which every run repeats as a warning;
- * - no request leaves that origin: redirects are refused (./redirect-refusal.ts), and the
+ * - no request leaves that origin: redirects are refused (lib/gitlab/wire/read-answer.ts), and the
  *   requester checks each URL it sends against the base URL's origin.
  */
 import ipaddr from "ipaddr.js";
