@@ -9,6 +9,7 @@ import pLimit from "p-limit";
 import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import { UserInputError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
+import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
@@ -109,6 +110,8 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     clock,
     knownSecrets: () => [...secrets],
     onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
+    ...modelConnection(model.gitlab),
+    warn: log,
   });
   const rememberSecret = (token: string) => {
     if (!token) return;

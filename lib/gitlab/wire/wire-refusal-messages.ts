@@ -1,10 +1,10 @@
 /** The sentences ../errors.ts uses for the refusals of ./wire-failures.ts: what happened at which host, and the likely cause. */
-import type { GitLabFailureKind } from "../errors";
 import { formatBytes } from "./format-bytes";
 import { AnswerTooLargeError, MalformedJsonError, OffOriginRequestError, PaginationLoopError, RedirectRefusedError } from "./wire-failures";
 
 export interface WireRefusal {
-  readonly kind: GitLabFailureKind;
+  /** Kinds of ../errors.ts GitLabFailureKind (named here, not imported: errors.ts imports this file). */
+  readonly kind: "no-api" | "unexpected-answer";
   readonly text: string;
   readonly status?: number;
 }
