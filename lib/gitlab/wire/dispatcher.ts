@@ -13,6 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
+import ipaddr from "ipaddr.js";
 import { Agent, ProxyAgent, type Dispatcher } from "undici";
 
 export interface ProxySettings {
@@ -30,18 +31,27 @@ export interface ConnectionSettings {
   readonly proxy?: ProxySettings;
 }
 
-/** Whether `hostname` (and `port`) is in a no_proxy list, with curl's rules (suffix match, optional :port, "*"). */
+/** Whether `hostname` (and `port`) is in a no_proxy list, with curl's rules (suffix match, optional :port, "*") and CIDRs as Go's and Docker's. */
 export function bypassesProxy(hostname: string, port: string, noProxy: readonly string[] = []): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
   return noProxy.some((raw) => {
     const entry = raw.trim().toLowerCase();
     if (!entry) return false;
     if (entry === "*") return true;
+    if (entry.includes("/")) return inCidr(host, entry);
     const match = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[|\]$/g, ""))!;
     const [name, entryPort] = [match[1].replace(/^\*?\./, ""), match[2]];
     if (entryPort && entryPort !== port) return false;
     return host === name || host.endsWith(`.${name}`);
   });
+}
+
+/** "10.0.0.0/8" holds 10.1.2.3; a name never matches a CIDR. */
+function inCidr(host: string, cidr: string): boolean {
+  if (!ipaddr.isValid(host) || !ipaddr.isValidCIDR(cidr)) return false;
+  const address = ipaddr.process(host);
+  const [range, bits] = ipaddr.parseCIDR(cidr);
+  return address.kind() === range.kind() && address.match(range, bits);
 }
 
 /** The CA certificates to trust when a bundle is given: Node's roots, NODE_EXTRA_CA_CERTS, the bundle. */
