@@ -84,7 +84,8 @@ export interface FailureContext {
 
 /** GitLab's error text in any of its body shapes: {"error"}, {"message": "..."}, {"message": {field: [..]}}. */
 export function gitlabErrorText(body: unknown): string | undefined {
-  if (typeof body === "string") return body.trim() || undefined;
+  // A text body is a proxy's or a web server's page, not GitLab's words: its first line, cut short, keeps the message one line.
+  if (typeof body === "string") return firstLine(body) || undefined;
   if (!body || typeof body !== "object") return undefined;
   const record = body as Record<string, unknown>;
   const { message, error, error_description: description } = record;
@@ -97,6 +98,13 @@ export function gitlabErrorText(body: unknown): string | undefined {
   }
   if (typeof error === "string") return typeof description === "string" ? `${error}: ${description}` : error;
   return undefined;
+}
+
+const MAX_QUOTED_CHARS = 200;
+
+function firstLine(text: string): string {
+  const line = text.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
+  return line.length > MAX_QUOTED_CHARS ? `${line.slice(0, MAX_QUOTED_CHARS)}…` : line;
 }
 
 /** A 404 about a missing object ({"message": "404 ... Not found"}), not an unknown route ({"error": "404 Not Found"}). */

@@ -156,3 +156,20 @@ test("fails after one attempt when a create hangs (a create is never resent blin
   expect(error.outcomeUnknown).toBe(true);
   expect(gitlab.requests).toHaveLength(1);
 });
+
+test("fails with one short line when an error page is long, multi-line and echoes the token", async () => {
+  gitlab.handle = (_request, response) => {
+    response.writeHead(400, { "content-type": "text/html" });
+    response.end(`<html>\n<p>Bad request from token ${TOKEN}</p>\n${"<div>filler</div>\n".repeat(3000)}</html>`);
+  };
+  const error = await failure(list());
+  expect(error.message).not.toContain("\n");
+  expect(error.message.length).toBeLessThan(400);
+  expect(error.message).toContain('answered 400 "<html>"');
+});
+
+test("a token echoed in GitLab's own JSON error never reaches the message", async () => {
+  gitlab.handle = (_request, response) => json(response, { message: `token ${TOKEN} is not allowed here` }, 422);
+  const error = await failure(list()); // failure() checks the token is absent
+  expect(error.message).toContain("answered 422");
+});
