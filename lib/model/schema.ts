@@ -57,6 +57,9 @@ const proxyUrl = z
   .url({ protocol: /^https?$/, error: "an http(s) URL of a proxy, such as http://proxy.corp.example:3128" })
   .refine((url) => !hasUserInfo(url), { message: "a proxy URL without a user name or password (credentials never go into a model)" });
 
+/** Variables that hold credentials other than the GitLab admin token: never read as token_env. */
+const OTHER_CREDENTIALS = /^(CI_|GITLAB_REVIEW_TOKEN$|MODELS_PUSH_TOKEN$|AWS_|GOOGLE_|TF_|ARM_|VAULT_)/i;
+
 function inRange(value: number | undefined, min: number, max: number): boolean {
   return value !== undefined && value >= min && value <= max;
 }
@@ -70,6 +73,10 @@ const gitlab = z
     token_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+      // The token is sent to gitlab.url: naming another credential's variable (a trigger may set it) would send that credential there.
+      .refine((name) => !OTHER_CREDENTIALS.test(name), {
+        message: "a variable of its own for the GitLab admin token, not one of GitLab's predefined CI_* variables or another credential (GITLAB_REVIEW_TOKEN, MODELS_PUSH_TOKEN, AWS_*, GOOGLE_*, TF_*)",
+      })
       .default("GITLAB_TOKEN")
       .describe("Name of the environment variable holding an admin (or group/project Owner) token with the create_runner or api scope."),
     [INSECURE_HTTP_SETTING]: z

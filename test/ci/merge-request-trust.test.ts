@@ -27,7 +27,7 @@ const mergeRequest = {
 /** Credentials only default-branch, triggered or deploying jobs may use: protected variables. */
 const PROTECTED_ONLY = ["GITLAB_TOKEN", "MODELS_PUSH_TOKEN", "TF_HTTP_PASSWORD"];
 
-const jobsOf = (yaml: string, variables: Record<string, string>): CreatedJob[] => {
+const jobsOf = (yaml: string, variables: Record<string, string>): readonly CreatedJob[] => {
   const outcome = evaluatePipeline(yaml, variables);
   if (!outcome.created) throw new Error(`pipeline not created: ${outcome.reason}`);
   return outcome.jobs;
