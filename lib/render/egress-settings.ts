@@ -1,7 +1,7 @@
 /**
  * What a manager's (and a worker's) boot needs for a self-managed GitLab behind a private
- * CA and a corporate proxy, as data: the boot script writes these files and environment
- * lines; config.toml refers to the CA file by MANAGER_CA_FILE.
+ * CA and a corporate proxy, as data: boot files (./boot-files.ts) for the startup payload to
+ * write before the services start; config.toml refers to the CA file by MANAGER_CA_FILE.
  *
  * - CA: gitlab.ca_file's PEM, written to MANAGER_CA_FILE. config.toml's `tls-ca-file`
  *   points gitlab-runner at it, and gitlab-runner hands it to the job's helper container
@@ -18,19 +18,13 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { RunnerModel } from "../model/schema";
+import type { BootFile } from "./boot-files";
 
 /** Where the boot writes gitlab.ca_file's PEM; config.toml's tls-ca-file names it. */
 export const MANAGER_CA_FILE = "/etc/gitlab-runner/certs/gitlab-ca.crt";
 
 /** Always reached directly: this machine and the clouds' metadata servers. */
 export const ALWAYS_DIRECT = ["localhost", "127.0.0.1", "::1", "169.254.169.254", "metadata.google.internal"] as const;
-
-export interface BootFile {
-  readonly path: string;
-  readonly content: string;
-  /** Octal, as install(1) takes it. */
-  readonly mode: "0644";
-}
 
 export interface EgressSettings {
   /** The private CA bundle to write, or null when GitLab's certificate is publicly trusted. */
