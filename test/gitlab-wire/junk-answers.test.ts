@@ -173,3 +173,17 @@ test("a token echoed in GitLab's own JSON error never reaches the message", asyn
   const error = await failure(list()); // failure() checks the token is absent
   expect(error.message).toContain("answered 422");
 });
+
+test("fails within the attempt's time limit when the body drips and never ends (the limit covers the body)", async () => {
+  const timers: NodeJS.Timeout[] = [];
+  gitlab.handle = (_request, response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.write("[");
+    timers.push(setInterval(() => response.write(" "), 50));
+  };
+  const startedAt = Date.now();
+  const error = await failure(list({ attemptTimeoutMs: 300, policy: { budgetMs: 0, baseDelayMs: 10, maxDelayMs: 10 }, clock: undefined }));
+  timers.forEach(clearInterval);
+  expect(error.message).toContain("the request timed out");
+  expect(Date.now() - startedAt).toBeLessThan(2_000);
+});
