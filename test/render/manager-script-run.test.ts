@@ -4,7 +4,8 @@
  * nowhere else, and a second boot skips what is already installed.
  */
 import { randomBytes } from "node:crypto";
-import { statSync } from "node:fs";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { parse as parseYaml } from "yaml";
@@ -296,5 +297,29 @@ describe("a failed boot", () => {
     expectSucceeded(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
 
     expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(false);
+  });
+});
+
+describe("a manager behind a private CA and a corporate proxy", () => {
+  const caDir = mkdtempSync(join(tmpdir(), "runner-fleet-ca-"));
+  const pem = "-----BEGIN CERTIFICATE-----\nMIIBprivate\n-----END CERTIFICATE-----\n";
+  writeFileSync(join(caDir, "gitlab-ca.pem"), pem);
+  const model = modelWith("cell-2", (draft) => {
+    draft.gitlab.ca_file = join(caDir, "gitlab-ca.pem");
+    draft.gitlab.proxy = { https: "http://proxy.corp:3128", no_proxy: [".corp.example"] };
+  });
+
+  it("writes the CA and the proxy drop-ins before anything starts, and asks GitLab for the runner ID through that CA", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+
+    expectSucceeded(run);
+    expect(sandbox.file("etc/gitlab-runner/certs/gitlab-ca.crt")).toBe(pem);
+    expect(sandbox.file("etc/systemd/system/gitlab-runner.service.d/proxy.conf")).toContain('Environment="HTTPS_PROXY=http://proxy.corp:3128"');
+    expect(sandbox.file("etc/systemd/system/docker.service.d/proxy.conf")).toContain("169.254.169.254");
+    expect(sandbox.file("etc/apt/apt.conf.d/95runner-fleet-proxy")).toContain('Acquire::https::Proxy "http://proxy.corp:3128";');
+    const verify = run.calls.find((call) => call.name === "curl" && call.args.some((arg) => arg.endsWith("/api/v4/runners/verify")));
+    expect(verify?.args).toEqual(expect.arrayContaining(["--cacert", `${sandbox.root}/etc/gitlab-runner/certs/gitlab-ca.crt`]));
+    const firstApt = run.calls.findIndex((call) => call.name === "apt-get");
+    expect(firstApt).toBeGreaterThan(-1);
   });
 });
