@@ -9,7 +9,26 @@ import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {
-  return [...checkRegion(model), ...checkShardTags(model)];
+  return [...checkRegion(model), ...checkShardTags(model), ...checkSingleNat(model)];
+}
+
+/**
+ * One NAT gateway for a VPC over several zones: when its zone fails, every zone loses egress (the managers
+ * lose GitLab), and the other zones' traffic to it is billed as cross-zone. AWS recommends a NAT gateway per
+ * zone ("create a NAT gateway in each Availability Zone", docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html).
+ * One NAT stays a valid choice (it costs less), so this warns on every run that prints warnings.
+ */
+function checkSingleNat(model: RunnerModel): CrossCheckFinding[] {
+  const { cloud, network } = model;
+  if (cloud.provider !== "aws" || network.existing || network.nat !== true || cloud.availability_zones.length < 2) return [];
+  return [
+    {
+      severity: "warning",
+      path: ["network", "nat"],
+      expected: `"per-zone" for production: one NAT gateway in ${cloud.availability_zones[0]} serves all ${cloud.availability_zones.length} zones, so an outage of that zone cuts every manager off GitLab and the other zones pay cross-zone charges (true keeps one NAT gateway knowingly)`,
+      received: "true",
+    },
+  ];
 }
 
 function checkRegion(model: RunnerModel): CrossCheckFinding[] {

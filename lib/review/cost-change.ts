@@ -29,12 +29,17 @@ export async function costChanges(changed: ChangedCellsResult, options: { readon
   const out: CellCostChange[] = [];
   for (const cell of changed.cells) {
     const baseText = await git(["show", `${changed.baseSha}:${cell.file}`], root, { allowFailure: true });
-    const headText = options.head ? await git(["show", `${options.head}:${cell.file}`], root, { allowFailure: true }) : readOrEmpty(join(root, cell.file));
+    const headText = await headModelText(root, cell.file, options.head);
     const before = estimate(baseText, cell.file);
     const after = estimate(headText, cell.file);
     out.push({ cell: cell.cell, before: before?.total ?? null, after: after?.total ?? null, unpriced: after?.unpriced ?? [] });
   }
   return out;
+}
+
+/** A model file at the head ref, or in the working tree without one; "" when it is not there. */
+export async function headModelText(root: string, file: string, head?: string): Promise<string> {
+  return head ? git(["show", `${head}:${file}`], root, { allowFailure: true }) : readOrEmpty(join(root, file));
 }
 
 function estimate(text: string, file: string) {

@@ -41,7 +41,8 @@ describe("example models", () => {
     expect(model.shards).toHaveLength(1);
     expect(model.shards[0].workers.spot).toBe(true);
     expect(model.gitlab.token_env).toBe("GITLAB_TOKEN");
-    expect(model.network.nat).toBe(true);
+    // A NAT gateway per zone, as production should (one NAT is warned about).
+    expect(model.network.nat).toBe("per-zone");
     expect(model.state).toMatchObject({ backend: "s3", locking: "s3" });
     expect(model.monitoring.enabled).toBe(true);
     expect(model.shards[0].autoscaling.policies[0].timezone).toBe("UTC");
