@@ -9,7 +9,7 @@ import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {
-  return [...checkRegion(model), ...checkShardTags(model), ...checkSingleNat(model)];
+  return [...checkRegion(model), ...checkShardTags(model), ...checkSingleNat(model), ...model.shards.flatMap(checkDindMount)];
 }
 
 /**
@@ -65,4 +65,22 @@ function checkShardTags(model: RunnerModel): CrossCheckFinding[] {
     });
   });
   return findings;
+}
+
+/**
+ * The /certs/client volume exists for Docker-in-Docker with TLS; the docker:dind service it pairs with
+ * starts only in privileged mode (docs.gitlab.com/ci/docker/docker_in_docker/). Without privileged the
+ * mount is a promise the shard cannot keep: every dind job fails at "Cannot connect to the Docker daemon".
+ */
+function checkDindMount(shard: RunnerModel["shards"][number], index: number): CrossCheckFinding[] {
+  const volume = shard.docker.volumes.findIndex((entry) => entry.split(":")[0] === "/certs/client" || entry.split(":")[1] === "/certs/client");
+  if (volume < 0 || shard.docker.privileged) return [];
+  return [
+    {
+      severity: "warning",
+      path: ["shards", index, "docker", "volumes", volume],
+      expected: "docker.privileged: true with /certs/client (Docker-in-Docker with TLS needs both), or no /certs/client mount",
+      received: JSON.stringify(shard.docker.volumes[volume]),
+    },
+  ];
 }

@@ -205,7 +205,8 @@ describe("renderConfigToml", () => {
 
     expect(parseConfig(model, shard, 0).runners[0].docker).toEqual({
       image: shard.docker.image,
-      privileged: false,
+      // The large shard runs Docker-in-Docker with TLS: privileged, with /certs/client shared.
+      privileged: true,
       volumes: shard.docker.volumes,
       pull_policy: shard.docker.pull_policy,
     });
