@@ -33,6 +33,14 @@ export function promqlMetricName(metricType: string): string {
   return `${metricType.slice(0, slash).replace(/\./g, "_")}:${metricType.slice(slash + 1).replace(/[./]/g, "_")}`;
 }
 
+/**
+ * Cloud NAT's drop counter, as PromQL names it: compute.googleapis.com/nat/dropped_sent_packets_count on the
+ * nat_gateway resource (labels gateway_name, router_id, region), with a `reason` metric label; OUT_OF_RESOURCES
+ * counts packets dropped because the VM had no free NAT port or the gateway no address
+ * (cloud.google.com/nat/docs/monitoring, "dropped_sent_packets_count").
+ */
+export const NAT_DROPPED_PACKETS_METRIC = promqlMetricName("compute.googleapis.com/nat/dropped_sent_packets_count");
+
 export type FleetAlertKind = "managers-missing" | "boot-failed" | "job-failure-ratio" | "concurrency-saturation" | "workers-near-max";
 
 export interface MonitoredShardProps {
@@ -63,6 +71,11 @@ export interface FleetMonitoringProps {
   readonly concurrencySaturation?: number;
   /** Alert when a manager's workers reach this share of its max_instances. @default 0.9 */
   readonly workersNearMax?: number;
+  /**
+   * Name of the cell's Cloud NAT gateway: alert when it drops packets for want of ports or addresses.
+   * @default - no NAT alert (no NAT created by the cell)
+   */
+  readonly natGatewayName?: string;
   /** User labels of the alert policies. @default {} */
   readonly userLabels?: Readonly<Record<string, string>>;
   /** Create the fleet dashboard. @default true */
@@ -92,6 +105,8 @@ export class FleetMonitoring extends Construct {
   /** Every channel the policies notify: created ones (as tokens) and existing ones. */
   public readonly notificationChannels: readonly string[];
   public readonly alerts: FleetAlert[] = [];
+  /** The cell-wide Cloud NAT drop alert (natGatewayName set); not one shard's, so not in `alerts`. */
+  public readonly natAlert?: { readonly query: string; readonly durationSeconds: number; readonly policy: MonitoringAlertPolicy };
   public readonly dashboard?: MonitoringDashboard;
 
   constructor(scope: Construct, id: string, props: FleetMonitoringProps) {
@@ -128,6 +143,7 @@ export class FleetMonitoring extends Construct {
     }
 
     for (const shard of props.shards) this.addShardAlerts(props, shard);
+    if (props.natGatewayName) this.natAlert = this.addNatAlert(props, props.natGatewayName);
     if (props.dashboard ?? true) this.dashboard = this.addDashboard(props);
   }
 
@@ -250,6 +266,37 @@ export class FleetMonitoring extends Construct {
     });
   }
 
+  /** Jobs that open connections through a NAT with no free port fail at connect; nothing on the VMs shows why. */
+  private addNatAlert(props: FleetMonitoringProps, gateway: string) {
+    const title = `${props.cellId}: Cloud NAT ${gateway} drops connections (OUT_OF_RESOURCES)`;
+    // A DELTA counter: increase() over the window sums its points, whatever the sampling period.
+    const query =
+      `sum(increase(${NAT_DROPPED_PACKETS_METRIC}{monitored_resource="nat_gateway",gateway_name="${gateway}",reason="OUT_OF_RESOURCES"}[5m])) > 0`;
+    const durationSeconds = 0;
+    const policy = new MonitoringAlertPolicy(this, "nat-dropped-packets", {
+      project: props.project,
+      displayName: title,
+      combiner: "OR",
+      severity: "WARNING",
+      conditions: [
+        {
+          displayName: title,
+          conditionPrometheusQueryLanguage: { query, duration: `${durationSeconds}s`, evaluationInterval: "60s", disableMetricValidation: true },
+        },
+      ],
+      notificationChannels: [...this.notificationChannels],
+      alertStrategy: { autoClose: "1800s" },
+      documentation: {
+        content:
+          `Cloud NAT ${gateway} dropped packets for want of ports or addresses: jobs see connection timeouts to registries and GitLab. ` +
+          "Raise network.nat_ports.max_per_vm, or add network.nat_addresses (each serves 64512 / min_per_vm VMs). NAT logs (ERRORS_ONLY) name the VMs.",
+        mimeType: "text/markdown",
+      },
+      userLabels: { ...props.userLabels },
+    });
+    return { query, durationSeconds, policy };
+  }
+
   private addDashboard(props: FleetMonitoringProps): MonitoringDashboard {
     const { cell, shard, slot } = MANAGER_METRIC_LABELS;
     const selector = `job="${MANAGER_METRICS_JOB}",${cell}="${props.cellId}"`;
@@ -302,6 +349,7 @@ export class FleetMonitoring extends Construct {
     checkRatio(this, "workersNearMax", this.workersNearMax);
     (props.emails ?? []).forEach((email, i) => checkPattern(this, `emails[${i}]`, email, /^[^@\s]+@[^@\s]+$/, "an e-mail address"));
     (props.webhookUrls ?? []).forEach((url, i) => checkPattern(this, `webhookUrls[${i}]`, url, /^https:\/\//, "an https:// URL"));
+    if (props.natGatewayName !== undefined) checkPattern(this, "natGatewayName", props.natGatewayName, /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, "a Cloud NAT gateway name");
     (props.existingChannels ?? []).forEach((channel, i) =>
       checkPattern(this, `existingChannels[${i}]`, channel, CHANNEL_NAME, 'a notification channel name "projects/<project>/notificationChannels/<id>"'),
     );

@@ -9,7 +9,7 @@ import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {
-  return [...checkRegion(model), ...checkShardTags(model), ...checkSingleNat(model), ...model.shards.flatMap(checkDindMount)];
+  return [...checkRegion(model), ...checkShardTags(model), ...checkSingleNat(model), ...checkNatAddresses(model), ...model.shards.flatMap(checkDindMount)];
 }
 
 /**
@@ -81,6 +81,34 @@ function checkDindMount(shard: RunnerModel["shards"][number], index: number): Cr
       path: ["shards", index, "docker", "volumes", volume],
       expected: "docker.privileged: true with /certs/client (Docker-in-Docker with TLS needs both), or no /certs/client mount",
       received: JSON.stringify(shard.docker.volumes[volume]),
+    },
+  ];
+}
+
+/** Ports of one NAT address Cloud NAT hands to VMs (1024-65535): cloud.google.com/nat/docs/ports-and-addresses. */
+const NAT_PORTS_PER_ADDRESS = 64512;
+
+/**
+ * Reserved Cloud NAT addresses are a fixed pool: VMs beyond addresses x 64512 / min_per_vm get no NAT
+ * mapping and cannot connect out. Count every VM the fleet may run (managers and max_instances workers).
+ */
+function checkNatAddresses(model: RunnerModel): CrossCheckFinding[] {
+  const { network, cloud } = model;
+  if (cloud.provider !== "google") {
+    return network.nat_addresses > 0
+      ? [{ severity: "warning", path: ["network", "nat_addresses"], expected: "0 on AWS (each NAT gateway has its own Elastic IP; nat_addresses is for Cloud NAT)", received: String(network.nat_addresses) }]
+      : [];
+  }
+  if (network.nat_addresses === 0 || network.nat === false || network.existing) return [];
+  const vms = model.shards.reduce((sum, shard) => sum + shard.managers.count * (shard.workers.max_instances + 1), 0);
+  const capacity = network.nat_addresses * Math.floor(NAT_PORTS_PER_ADDRESS / network.nat_ports.min_per_vm);
+  if (vms <= capacity) return [];
+  return [
+    {
+      severity: "warning",
+      path: ["network", "nat_addresses"],
+      expected: `at least ${Math.ceil(vms / Math.floor(NAT_PORTS_PER_ADDRESS / network.nat_ports.min_per_vm))} addresses (or a smaller nat_ports.min_per_vm): the fleet may run ${vms} VMs, and ${network.nat_addresses} address(es) at ${network.nat_ports.min_per_vm} ports each serve ${capacity}`,
+      received: String(network.nat_addresses),
     },
   ];
 }

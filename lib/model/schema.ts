@@ -152,6 +152,17 @@ const awsCloud = z.strictObject({
 
 const cloud = z.discriminatedUnion("provider", [googleCloud, awsCloud]).describe("Where the fleet runs.");
 
+/**
+ * Cloud NAT port counts: with dynamic port allocation both must be powers of two, min at least 32 and max at
+ * most 65536 (RouterNat enableDynamicPortAllocation, cloud.google.com/nat/docs/ports-and-addresses).
+ * 256 ports hold a VM's usual connections to one destination; 8192 lets a burst of parallel pulls grow.
+ */
+export const DEFAULT_NAT_PORTS = { min_per_vm: 256, max_per_vm: 8192 } as const;
+const natPortCount = z
+  .number()
+  .int()
+  .refine((count) => count >= 32 && count <= 65536 && (count & (count - 1)) === 0, { message: "a power of two from 32 to 65536" });
+
 const network = z
   .strictObject({
     cidr: cidr
@@ -172,13 +183,32 @@ const network = z
       .describe(
         'Route egress through Cloud NAT / a NAT gateway; workers and managers have no public IPs. true: one NAT (on AWS one NAT gateway in the first zone, whose outage also cuts the other zones\' egress). "per-zone" (AWS): a NAT gateway and Elastic IP in every zone, each zone\'s private subnet routed through its own, so losing a zone leaves the others\' egress up; costs a gateway per zone. Cloud NAT is regional, so on Google Cloud "per-zone" is the same as true. false: no NAT.',
       ),
+    nat_ports: z
+      .strictObject({
+        min_per_vm: natPortCount.default(DEFAULT_NAT_PORTS.min_per_vm).describe("Ports every VM holds (Cloud NAT minPortsPerVm)."),
+        max_per_vm: natPortCount.default(DEFAULT_NAT_PORTS.max_per_vm).describe("Ports a busy VM may grow to (Cloud NAT maxPortsPerVm), more than min_per_vm."),
+      })
+      .refine((ports) => ports.max_per_vm > ports.min_per_vm, { message: "max_per_vm greater than min_per_vm", path: ["max_per_vm"] })
+      .default(DEFAULT_NAT_PORTS)
+      .describe(
+        "Cloud NAT ports per VM, with dynamic port allocation (Google Cloud): each VM starts with min_per_vm ports and grows to max_per_vm as it opens connections, so a build pulling many layers from one registry does not drop SYNs (OUT_OF_RESOURCES). Powers of two. AWS NAT gateways allocate ports themselves.",
+      ),
+    nat_addresses: z
+      .number()
+      .int()
+      .min(0)
+      .max(300)
+      .default(0)
+      .describe(
+        "Reserved static external addresses of Cloud NAT (Google Cloud). 0: automatic addresses, which Google adds and removes as the fleet grows, so GitLab's or a registry's allow-list breaks. N: N reserved addresses that stay; each serves 64512 / nat_ports.min_per_vm VMs. AWS NAT gateways always have an Elastic IP each.",
+      ),
     public_ips: z.boolean().default(false).describe("Give runner managers public IPs. Workers never get one."),
     monitoring_cidrs: z
       .array(cidr)
       .default([])
       .describe("Source ranges allowed to scrape runner manager metrics on port 9252. Empty: nothing may scrape."),
   })
-  .default({ nat: true, public_ips: false, monitoring_cidrs: [] })
+  .default({ nat: true, nat_ports: DEFAULT_NAT_PORTS, nat_addresses: 0, public_ips: false, monitoring_cidrs: [] })
   .describe("The network the managers and workers run in: created for the cell, or an existing one.")
   // A network is created unless an existing one is named; give the created one its range here, with the other defaults.
   .transform((net) => (net.existing || net.cidr ? net : { ...net, cidr: DEFAULT_NETWORK_CIDR }));
