@@ -206,7 +206,9 @@ const network = z
     monitoring_cidrs: z
       .array(cidr)
       .default([])
-      .describe("Source ranges allowed to scrape runner manager metrics on port 9252. Empty: nothing may scrape."),
+      .describe(
+        "Source ranges allowed to scrape runner manager metrics on port 9252. gitlab-runner serves /debug/jobs/list and /debug/pprof on the same listener (it has no metrics-only one), so these ranges reach those too. Empty: nothing may scrape; on AWS the listener then binds to loopback.",
+      ),
   })
   .default({ nat: true, nat_ports: DEFAULT_NAT_PORTS, nat_addresses: 0, public_ips: false, monitoring_cidrs: [] })
   .describe("The network the managers and workers run in: created for the cell, or an existing one.")

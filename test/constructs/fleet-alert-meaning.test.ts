@@ -97,7 +97,7 @@ describe("the job-failure alert means the same on Google Cloud and AWS", () => {
       ...repeat(window.script, { level: "warning", msg: "Job failed: exit code 1" }),
     ];
     const perMinute = (count: number) => count / 15;
-    const counters = [
+    const counters: Array<{ metric: string; labels: Record<string, string>; perMinute: number }> = [
       { metric: "gitlab_runner_job_duration_seconds_count", labels: {}, perMinute: perMinute(finished) },
       { metric: "gitlab_runner_failed_jobs_total", labels: { failure_reason: "runner_system_failure" }, perMinute: perMinute(window.system) },
       { metric: "gitlab_runner_failed_jobs_total", labels: { failure_reason: "script_failure" }, perMinute: perMinute(window.script) },

@@ -48,9 +48,8 @@ export function matchesJsonFilter(pattern: string, event: Record<string, unknown
   const tree = parseOr();
   if (position !== tokens.length) throw new Error(`filter pattern: unexpected ${tokens[position]} in ${pattern}`);
   const evaluate = (node: Node): boolean => {
-    if (node.kind === "or") return node.parts.some(evaluate);
-    if (node.kind === "and") return node.parts.every(evaluate);
-    const value = node.field.split(".").reduce<unknown>((at, key) => (at && typeof at === "object" ? (at as Record<string, unknown>)[key] : undefined), event);
+    if (node.kind !== "compare") return node.kind === "or" ? node.parts.some(evaluate) : node.parts.every(evaluate);
+    const value = node.field.split(".").reduce<unknown>((at: unknown, key: string) => (at && typeof at === "object" ? (at as Record<string, unknown>)[key] : undefined), event);
     if (value === undefined) return false;
     return node.value.test(String(value)) !== node.negate;
   };
