@@ -4,6 +4,8 @@
  * parsed once into a mode (./onboard-options.ts, on app/cli/parse-options.ts); reconciling is a pure plan and its
  * execution (lib/onboard/). Progress goes to stderr, results to stdout.
  */
+import { rotationText } from "../../lib/review/render-summary";
+import { rotationMode } from "../../lib/model/rotation-mode";
 import { Option, type Command } from "commander";
 import pLimit from "p-limit";
 import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
@@ -193,7 +195,12 @@ async function onboardShards(session: Session, mode: Extract<OnboardMode, { kind
   const problems = outcomes.flatMap((outcome) => (outcome.failure ? [withShard(outcome.shard, outcome.failure.message)] : []));
   const exitCode = problems.length > 0 ? 1 : 0;
   const plan = mode.dryRun ? results.flatMap((result) => (result.plan ? [result.plan] : [])) : undefined;
-  return { ...session.head, ok: exitCode === 0, exitCode, shards: outcomes, ...(plan ? { plan } : {}), problems, notices };
+  // What the managers do with the new token depends on their runner version: say it with every rotation.
+  const rotation =
+    mode.kind === "rotate"
+      ? session.shards.map((shard) => `shard ${shard.name}: token rotation ${rotationText({ runnerVersion: shard.managers.runner_version, tokenRotation: rotationMode(shard.managers.runner_version) })}`)
+      : [];
+  return { ...session.head, ok: exitCode === 0, exitCode, shards: outcomes, ...(plan ? { plan } : {}), problems, notices: [...notices, ...rotation] };
 }
 
 /** Failure messages may quote what GitLab said; tokens seen in this run are scrubbed from them. */

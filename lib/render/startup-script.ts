@@ -16,7 +16,7 @@ import { renderOpsAgentConfig } from "./ops-agent-config";
 import { renderSettingsFile, scriptFile, type BootFile } from "./boot-files";
 import { renderBootPayload } from "./boot-payload";
 import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
-import { rotationMode } from "./rotation-mode";
+import { rotationMode } from "../model/rotation-mode";
 import { egressSettings, MANAGER_CA_FILE, type EgressSettings } from "./egress-settings";
 
 export { INSTALLED_MANAGER_SCRIPT } from "./manager-units";
