@@ -10,6 +10,8 @@ import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault
 import { UserInputError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
+import { GitLabTraffic, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
 import { collectShardStatus } from "../../lib/gitlab/status";
@@ -23,7 +25,7 @@ import { createSecretStore } from "../../lib/secrets/create-store";
 import { acquireCellLock, describeHolder, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
 import { redactSecrets, redactValue } from "../../lib/redact";
 import type { SecretStore } from "../../lib/secrets/store";
-import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
+import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RATE_LIMIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
 import type * as OnboardOptionsModule from "./onboard-options";
 import type { OnboardFlags, OnboardMode } from "./onboard-options";
 import { formatOnboardReport, type OnboardResult } from "./onboard-report";
@@ -54,6 +56,8 @@ export interface OnboardOptions extends OnboardFlags {
   readonly stateDir?: string;
   /** A lock not refreshed for this long is taken over (its process died). @default 10s */
   readonly lockStaleMs?: number;
+  /** The pacing shared with other runs of this process against the same GitLab (several cells at once). @default one of its own, at the rate of `rateLimit` */
+  readonly traffic?: GitLabTraffic;
 }
 
 /** What every mode of a run shares once the model and options are read. */
@@ -73,7 +77,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const { model, file } = loadModel(options);
   // Loaded here, not at the top: it brings zod, which --help and --version do without.
   const { parseOnboardOptions } = require("./onboard-options") as typeof OnboardOptionsModule;
-  const { mode, concurrency, retryBudgetMs } = parseOnboardOptions(options, env);
+  const { mode, concurrency, retryBudgetMs, requestsPerMinute } = parseOnboardOptions(options, env);
   const shards = selectShards(model, mode.kind === "prune" ? [] : mode.shards);
   // Everything GitLab would refuse is refused here first, before any call (exit 2).
   for (const shard of shards) desiredRunner(model, shard);
@@ -101,23 +105,34 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     );
   }
 
+  const traffic = options.traffic ?? new GitLabTraffic({ requestsPerMinute }, clock);
+  const pacer = traffic.pacerFor(model.gitlab.url, adminToken);
+  const before = pacer.tally();
   const client = createGitLabClient({
     url: model.gitlab.url,
     token: adminToken,
     tokenEnv,
     policy,
     clock,
+    pacer,
     knownSecrets: () => [...secrets],
     onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
   });
+  const census = new RunnerCensus(client, model);
   const rememberSecret = (token: string) => {
     if (!token) return;
     secrets.add(token);
     options.onSecret?.(token);
   };
   const readSecrets = !(mode.dryRun && store.needsCredentials);
-  const session: Session = { model, options, env, shards, concurrency, client, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
+  const session: Session = { model, options, env, shards, concurrency, client, census, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
 
+  const result = await runMode(session, mode);
+  // What this run asked (a shared pacer also counts other cells' runs: only the difference is this one's).
+  return { ...result, requests: tallySince(before, pacer.tally()) };
+}
+
+function runMode(session: Session, mode: OnboardMode): Promise<OnboardResult> {
   switch (mode.kind) {
     case "status":
       return onboardStatus(session, mode.requireOnline);
@@ -128,10 +143,19 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   }
 }
 
+function tallySince(before: RequestTally, after: RequestTally): RequestTally {
+  return {
+    requests: after.requests - before.requests,
+    paceWaitMs: after.paceWaitMs - before.paceWaitMs,
+    rateLimited: after.rateLimited - before.rateLimited,
+    rateLimitWaitMs: after.rateLimitWaitMs - before.rateLimitWaitMs,
+  };
+}
+
 async function onboardStatus(session: Session, requireOnline: boolean): Promise<OnboardResult> {
-  const { model, client, store, readSecrets, rememberSecret, redact } = session;
+  const { model, client, census, store, readSecrets, rememberSecret, redact } = session;
   const limit = pLimit(session.concurrency);
-  const status = await Promise.all(session.shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret, verifyToken: true }, shard))));
+  const status = await Promise.all(session.shards.map((shard) => limit(() => collectShardStatus({ model, client, census, store, readSecrets, rememberSecret, verifyToken: true }, shard))));
   const problems = status.flatMap((entry) => (entry.error ? [withShard(entry.shard, redact(entry.error))] : []));
   // A token GitLab refuses is reported always, and fails the run under --require-online (its managers cannot register).
   const tokenProblems = status.flatMap((entry) => (entry.tokenProblem ? [withShard(entry.shard, entry.tokenProblem)] : []));
@@ -174,8 +198,8 @@ async function withCellLock(session: Session, mode: ChangingMode, run: (notices:
 }
 
 async function onboardPrune(session: Session, mode: Extract<OnboardMode, { kind: "prune" }>, notices: readonly string[]): Promise<OnboardResult> {
-  const { model, client, store, readSecrets, rememberSecret, clock, log, concurrency } = session;
-  const prune = await pruneCell({ model, client, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, now: clock.now, concurrency, log });
+  const { model, client, census, store, readSecrets, rememberSecret, clock, log, concurrency } = session;
+  const prune = await pruneCell({ model, client, census, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, now: clock.now, concurrency, log });
   const cleaned: PruneReport = JSON.parse(session.redact(JSON.stringify(prune))) as PruneReport;
   const exitCode = cleaned.problems.length > 0 ? 1 : 0;
   return { ...session.head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: [...cleaned.notices, ...notices] };
@@ -235,6 +259,7 @@ export function onboardCommand(): Command {
     .addOption(withDefault(new Option("--stale-after <duration>", 'with --prune: a manager not seen for this long is stale, e.g. "7d", "36h" (at least 2h)'), DEFAULT_STALE_AFTER))
     .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once"), String(DEFAULT_CONCURRENCY)))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
+    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to GitLab, spread over the run (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
     .addOption(withDefault(new Option("--lock-wait <duration>", "how long to wait while another onboard of the cell holds its lock, e.g. 5m"), `$${LOCK_WAIT_ENV} or 2m`))
     .addOption(jsonOption())
     .addHelpText(

@@ -14,6 +14,7 @@
  */
 import { createRequesterFn, type RequesterType, type RequestOptions, type ResourceOptions } from "@gitbeaker/requester-utils";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./http-failures";
+import type { RequestPacer } from "./request-pacer";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, rateLimitWaitMs, withRetry, type FailureClass, type RetryClock, type RetryEvent, type RetryPolicy } from "./retry";
 
 export interface RequesterSettings {
@@ -22,6 +23,8 @@ export interface RequesterSettings {
   /** Time limit of one attempt. @default 30000 */
   readonly attemptTimeoutMs?: number;
   readonly onRetry?: (event: RetryEvent & { readonly method: string; readonly path: string }) => void;
+  /** Paces and counts every attempt (./request-pacer.ts); none: sent at once, uncounted. */
+  readonly pacer?: RequestPacer;
 }
 
 /**
@@ -67,7 +70,8 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
       const method = prepared.method ?? "GET";
       const url = new URL(endpoint, prepared.prefixUrl?.endsWith("/") ? prepared.prefixUrl : `${prepared.prefixUrl ?? ""}/`);
       url.search = prepared.searchParams ?? "";
-      return withRetry(() => sendOnce(url, prepared, method, timeoutMs), {
+      const attempt = () => sendOnce(url, prepared, method, timeoutMs);
+      return withRetry(() => (settings.pacer ? settings.pacer.send(attempt) : attempt()), {
         policy: settings.policy ?? DEFAULT_RETRY_POLICY,
         clock,
         classify: (error) => classifyFailure(error, { retrySafe: isRetrySafe(method, url.pathname), nowMs: clock.now() }),
