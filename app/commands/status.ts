@@ -38,6 +38,8 @@ export interface StatusOptions {
   /** --model (repeatable): paths or names in the models directory. @default every model in the directory */
   readonly models?: readonly string[];
   readonly modelsDir?: string;
+  /** Models already loaded (tests, the bench), with the name their reports give; win over `models`. */
+  readonly runnerModels?: ReadonlyArray<{ readonly file: string; readonly model: RunnerModel }>;
   /** Check each stored token with GitLab (POST /runners/verify). @default true */
   readonly verifyTokens?: boolean;
   /** How long one GitLab call may keep retrying: a Go duration or milliseconds. @default $ONBOARD_RETRY_TIMEOUT or 2m */
@@ -108,10 +110,8 @@ export interface StatusReport {
 export async function runStatus(options: StatusOptions = {}): Promise<StatusReport> {
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
-  const dir = modelsDir(options.modelsDir);
-  const files = options.models && options.models.length > 0 ? options.models.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
   // Every model is loaded (and refused, exit 2) before GitLab is asked anything.
-  const models = files.map((file) => ({ file, model: loadModelFile(file).model }));
+  const models = options.runnerModels ?? loadModels(options);
   const budgetMs = retryBudgetMs(options.retryTimeout ?? env[RETRY_TIMEOUT_ENV]);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sleep = options.sleep ?? SYSTEM_CLOCK.sleep;
@@ -125,6 +125,12 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusRepo
   const exitCode = attention.length > 0 ? 1 : 0;
   const requests = traffic.tally();
   return { ok: exitCode === 0, exitCode, checkedAt: new Date(now()).toISOString(), cells, attention, requests };
+}
+
+function loadModels(options: StatusOptions): Array<{ file: string; model: RunnerModel }> {
+  const dir = modelsDir(options.modelsDir);
+  const files = options.models && options.models.length > 0 ? options.models.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
+  return files.map((file) => ({ file, model: loadModelFile(file).model }));
 }
 
 interface CellContext extends StatusOptions {
