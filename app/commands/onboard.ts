@@ -10,7 +10,7 @@ import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault
 import { UserInputError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
-import { GitLabTraffic, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { GitLabTraffic } from "../../lib/gitlab/traffic";
 import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
@@ -106,8 +106,8 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   }
 
   const traffic = options.traffic ?? new GitLabTraffic({ requestsPerMinute }, clock);
-  const pacer = traffic.pacerFor(model.gitlab.url, adminToken);
-  const before = pacer.tally();
+  // This cell's requests, counted apart from other cells sharing the GitLab's pacer.
+  const pacer = traffic.pacerFor(model.gitlab.url, adminToken).metered();
   const client = createGitLabClient({
     url: model.gitlab.url,
     token: adminToken,
@@ -118,7 +118,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     knownSecrets: () => [...secrets],
     onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
   });
-  const census = new RunnerCensus(client, model);
+  const census = new RunnerCensus(client, model, traffic.runnersOf(model.gitlab.url, adminToken));
   const rememberSecret = (token: string) => {
     if (!token) return;
     secrets.add(token);
@@ -128,8 +128,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const session: Session = { model, options, env, shards, concurrency, client, census, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
 
   const result = await runMode(session, mode);
-  // What this run asked (a shared pacer also counts other cells' runs: only the difference is this one's).
-  return { ...result, requests: tallySince(before, pacer.tally()) };
+  return { ...result, requests: pacer.tally() };
 }
 
 function runMode(session: Session, mode: OnboardMode): Promise<OnboardResult> {
@@ -143,14 +142,6 @@ function runMode(session: Session, mode: OnboardMode): Promise<OnboardResult> {
   }
 }
 
-function tallySince(before: RequestTally, after: RequestTally): RequestTally {
-  return {
-    requests: after.requests - before.requests,
-    paceWaitMs: after.paceWaitMs - before.paceWaitMs,
-    rateLimited: after.rateLimited - before.rateLimited,
-    rateLimitWaitMs: after.rateLimitWaitMs - before.rateLimitWaitMs,
-  };
-}
 
 async function onboardStatus(session: Session, requireOnline: boolean): Promise<OnboardResult> {
   const { model, client, census, store, readSecrets, rememberSecret, redact } = session;

@@ -16,7 +16,8 @@ import pLimit from "p-limit";
 import { OperationalError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { isOutOfReach } from "../../lib/gitlab/errors";
-import { describeTally, GitLabTraffic, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { GitLabTraffic } from "../../lib/gitlab/traffic";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs } from "../../lib/gitlab/retry";
 import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../../lib/gitlab/status";
@@ -171,7 +172,7 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
   const statusContext = {
     model,
     client,
-    census: new RunnerCensus(client, model),
+    census: new RunnerCensus(client, model, ctx.traffic.runnersOf(model.gitlab.url, adminToken)),
     store,
     readSecrets: true,
     rememberSecret: (token: string) => {

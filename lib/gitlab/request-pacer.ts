@@ -60,16 +60,44 @@ export function addTallies(tallies: readonly RequestTally[]): RequestTally {
   );
 }
 
-export class RequestPacer {
+/** Sends requests: a pacer, or one cell's share of it (RequestPacer.metered). */
+export interface RequestSender {
+  send<T>(attempt: () => Promise<T>): Promise<T>;
+}
+
+/** Counts of one pacer, or of one cell's requests through a shared pacer. */
+class Meter {
+  /** End of the waits already counted, so overlapping waits count once. */
+  private countedUntil = Number.NEGATIVE_INFINITY;
+  private counts = { ...EMPTY_TALLY };
+
+  waited(now: number, until: number): void {
+    this.counts.paceWaitMs += Math.max(0, until - Math.max(now, this.countedUntil));
+    this.countedUntil = Math.max(this.countedUntil, until);
+  }
+
+  sent(): void {
+    this.counts.requests += 1;
+  }
+
+  rateLimited(waitMs: number | undefined): void {
+    this.counts.rateLimited += 1;
+    this.counts.rateLimitWaitMs += waitMs ?? 0;
+  }
+
+  tally(): RequestTally {
+    return { ...this.counts };
+  }
+}
+
+export class RequestPacer implements RequestSender {
   private readonly intervalMs: number;
   private readonly toleranceMs: number;
   /** GCRA's theoretical arrival time of the next request. */
   private nextAt = Number.NEGATIVE_INFINITY;
   /** No request starts before this (a 429's wait). */
   private heldUntil = Number.NEGATIVE_INFINITY;
-  /** End of the waits already counted, so overlapping waits count once. */
-  private countedUntil = Number.NEGATIVE_INFINITY;
-  private counts = { ...EMPTY_TALLY };
+  private readonly meter = new Meter();
 
   constructor(
     settings: PaceSettings,
@@ -80,64 +108,40 @@ export class RequestPacer {
   }
 
   /** Sends one attempt when its turn comes. The slot is reserved before waiting, so concurrent callers queue in order. */
-  async send<T>(attempt: () => Promise<T>): Promise<T> {
+  send<T>(attempt: () => Promise<T>): Promise<T> {
+    return this.sendCounted(attempt, []);
+  }
+
+  /** The same pacer, counting (also) what goes through this handle: one cell's requests when cells share the pacer. */
+  metered(): RequestSender & { tally(): RequestTally } {
+    const meter = new Meter();
+    return { send: (attempt) => this.sendCounted(attempt, [meter]), tally: () => meter.tally() };
+  }
+
+  tally(): RequestTally {
+    return this.meter.tally();
+  }
+
+  private async sendCounted<T>(attempt: () => Promise<T>, extra: readonly Meter[]): Promise<T> {
+    const meters = [this.meter, ...extra];
     const now = this.clock.now();
     const startAt = Math.max(now, this.heldUntil, this.nextAt - this.toleranceMs);
     if (this.intervalMs > 0) this.nextAt = Math.max(this.nextAt, startAt) + this.intervalMs;
-    const waitMs = startAt - now;
-    if (waitMs > 0) {
-      this.counts.paceWaitMs += Math.max(0, startAt - Math.max(now, this.countedUntil));
-      this.countedUntil = Math.max(this.countedUntil, startAt);
-      await this.clock.sleep(waitMs);
+    if (startAt > now) {
+      for (const meter of meters) meter.waited(now, startAt);
+      await this.clock.sleep(startAt - now);
     }
-    this.counts.requests += 1;
+    for (const meter of meters) meter.sent();
     try {
       return await attempt();
     } catch (error) {
-      if (error instanceof GitLabHttpError && error.status === 429) this.heldBack(error.headers);
+      if (error instanceof GitLabHttpError && error.status === 429) {
+        const waitMs = rateLimitWaitMs(error.headers, this.clock.now());
+        for (const meter of meters) meter.rateLimited(waitMs);
+        if (waitMs !== undefined) this.heldUntil = Math.max(this.heldUntil, this.clock.now() + waitMs);
+      }
       throw error;
     }
-  }
-
-  tally(): RequestTally {
-    return { ...this.counts };
-  }
-
-  private heldBack(headers: Headers): void {
-    const now = this.clock.now();
-    const waitMs = rateLimitWaitMs(headers, now);
-    this.counts.rateLimited += 1;
-    if (waitMs === undefined) return;
-    this.counts.rateLimitWaitMs += waitMs;
-    this.heldUntil = Math.max(this.heldUntil, now + waitMs);
-  }
-}
-
-/**
- * The pacers of one run: one per GitLab and token (GitLab's limit is per user), shared by
- * every cell of the run that talks to that GitLab with that token.
- */
-export class GitLabTraffic {
-  private readonly pacers = new Map<string, RequestPacer>();
-
-  constructor(
-    readonly settings: PaceSettings,
-    private readonly clock: Pick<RetryClock, "now" | "sleep">,
-  ) {}
-
-  pacerFor(url: string, token: string): RequestPacer {
-    // The token stays in memory, as the client holds it anyway; it is never printed.
-    const key = `${url.replace(/\/+$/, "").toLowerCase()}\n${token}`;
-    let pacer = this.pacers.get(key);
-    if (!pacer) {
-      pacer = new RequestPacer(this.settings, this.clock);
-      this.pacers.set(key, pacer);
-    }
-    return pacer;
-  }
-
-  tally(): RequestTally {
-    return addTallies([...this.pacers.values()].map((pacer) => pacer.tally()));
   }
 }
 

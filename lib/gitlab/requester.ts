@@ -14,7 +14,7 @@
  */
 import { createRequesterFn, type RequesterType, type RequestOptions, type ResourceOptions } from "@gitbeaker/requester-utils";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./http-failures";
-import type { RequestPacer } from "./request-pacer";
+import type { RequestSender } from "./request-pacer";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, rateLimitWaitMs, withRetry, type FailureClass, type RetryClock, type RetryEvent, type RetryPolicy } from "./retry";
 
 export interface RequesterSettings {
@@ -24,7 +24,7 @@ export interface RequesterSettings {
   readonly attemptTimeoutMs?: number;
   readonly onRetry?: (event: RetryEvent & { readonly method: string; readonly path: string }) => void;
   /** Paces and counts every attempt (./request-pacer.ts); none: sent at once, uncounted. */
-  readonly pacer?: RequestPacer;
+  readonly pacer?: RequestSender;
 }
 
 /**

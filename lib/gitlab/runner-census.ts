@@ -23,15 +23,30 @@ const DETAIL_READS_AT_ONCE = 4;
 
 type Details = Promise<RunnerDetails | undefined>;
 
+/** Listings (by scope) and runner details (by id) of one GitLab, as a run learnt them; cells on that GitLab may share it (./traffic.ts). */
+export interface RunnerKnowledge {
+  readonly listings: Map<string, Promise<RunnerSummary[]>>;
+  readonly details: Map<number, Details>;
+}
+
+export function newRunnerKnowledge(): RunnerKnowledge {
+  return { listings: new Map(), details: new Map() };
+}
+
 export class RunnerCensus {
-  private readonly listings = new Map<string, Promise<RunnerSummary[]>>();
+  private readonly listings: Map<string, Promise<RunnerSummary[]>>;
+  private readonly details: Map<number, Details>;
   private readonly limit = pLimit(DETAIL_READS_AT_ONCE);
 
   constructor(
     readonly client: GitLabClient,
     readonly model: RunnerModel,
-    private readonly details: Map<number, Details> = new Map(),
-  ) {}
+    /** What other cells of the run learnt of the same GitLab. @default nothing yet */
+    known: RunnerKnowledge = newRunnerKnowledge(),
+  ) {
+    this.listings = known.listings;
+    this.details = known.details;
+  }
 
   /** All pages of the listing for `scope`, fetched once per run. */
   listing(scope: RunnerScope, action: string): Promise<RunnerSummary[]> {
@@ -67,7 +82,7 @@ export class RunnerCensus {
 
   /** The same census with its listings fetched again (runners another run created since), keeping the details read. */
   relisted(): RunnerCensus {
-    return new RunnerCensus(this.client, this.model, this.details);
+    return new RunnerCensus(this.client, this.model, { listings: new Map(), details: this.details });
   }
 
   /**

@@ -9,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
+import { runOnboardCells } from "../../app/commands/onboard-cells";
 import { runStatus } from "../../app/commands/status";
 import type { RunnerModel } from "../../lib/model/schema";
 import type { FakeGitLab } from "../support/fake-gitlab";
@@ -109,4 +110,45 @@ test("the report says how many requests the run made", async () => {
   const { result } = await onboard();
 
   expect(formatOnboardReport(result)).toContain(`${result.requests!.requests} GitLab requests`);
+});
+
+describe("several cells of 6 shards on one GitLab, in one run", () => {
+  const SHARDS = 6;
+  let models: RunnerModel[];
+  beforeEach(() => {
+    fake = gitlab.fake;
+    const root = mkdtempSync(join(tmpdir(), "budget-"));
+    models = ["cell-7", "cell-8", "cell-9"].map((cellId) => scaledModel({ cellId, gitlabUrl: fake.url, shards: SHARDS, secretsDir: join(root, "secrets") }));
+    env = scaledEnv(models[0], fake.adminToken, join(root, "state"));
+    seedUnrelatedRunners(fake, UNRELATED);
+  });
+  const onboardAll = (blocks: string[][] = []) =>
+    measure(() => runOnboardCells({ runnerModels: models, env, ...fakeClock(), cellConcurrency: 3, log: (lines) => void blocks.push([...lines]) }));
+
+  test("onboarded together, they share the listings and the reads: each cell costs its shards, not the other cells' runners", async () => {
+    const blocks: string[][] = [];
+    const { sent, result } = await onboardAll(blocks);
+
+    expect(result.exitCode).toBe(0);
+    // The listing and the tag listing once for all cells, each unrelated runner with the shared tag read once,
+    // one create per shard, and one listing per cell to settle (fresh after its creates).
+    const creates = 3 * SHARDS;
+    // (A cell settles when its shards are done: its listing holds the creates of the cells done by then.)
+    expect(sent).toBeLessThanOrEqual(pages(UNRELATED) + 1 + UNRELATED_WITH_SHARED_TAG + creates + 3 * pages(UNRELATED + creates));
+    expect(sent).toBeGreaterThanOrEqual(pages(UNRELATED) + 1 + UNRELATED_WITH_SHARED_TAG + creates + 3 * pages(UNRELATED));
+    // Each cell's progress is one block, headed by its cell, holding only its own shards.
+    expect(blocks.map((block) => block[0]).sort()).toEqual(["== cell cell-7", "== cell cell-8", "== cell cell-9"]);
+    for (const block of blocks) {
+      const cell = block[0].replace("== cell ", "");
+      expect(block.slice(1).every((line) => line.startsWith(`${cell}/`))).toBe(true);
+    }
+  });
+
+  test("status over the cells lists the instance once, then per shard a read, managers, jobs and the token check", async () => {
+    await onboardAll();
+
+    const { sent } = await measure(() => runStatus({ runnerModels: models.map((model) => ({ file: model.cell.id, model })), env, sleep: async () => {}, log: () => {} }));
+
+    expect(sent).toBe(pages(UNRELATED + 3 * SHARDS) + 5 * 3 * SHARDS);
+  });
 });
