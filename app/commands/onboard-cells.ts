@@ -8,7 +8,7 @@
  */
 import pLimit from "p-limit";
 import type { RunnerModel } from "../../lib/model/schema";
-import { addTallies, EMPTY_TALLY, type RequestTally } from "../../lib/gitlab/request-pacer";
+import type { RequestTally } from "../../lib/gitlab/request-pacer";
 import { SYSTEM_CLOCK } from "../../lib/gitlab/retry";
 import { GitLabTraffic } from "../../lib/gitlab/traffic";
 import { DEFAULT_CELL_CONCURRENCY, RATE_LIMIT_ENV, requestsPerMinute } from "../cli/gitlab-settings";
@@ -27,7 +27,7 @@ export interface OnboardCellsResult {
   readonly exitCode: 0 | 1;
   /** In the order of `runnerModels`. */
   readonly cells: readonly OnboardResult[];
-  /** Over every cell. */
+  /** Over every cell (waiting counted once where cells waited at the same time). */
   readonly requests: RequestTally;
 }
 
@@ -53,5 +53,6 @@ export async function runOnboardCells(options: OnboardCellsOptions): Promise<Onb
     ),
   );
   const exitCode = cells.some((cell) => cell.exitCode !== 0) ? 1 : 0;
-  return { ok: exitCode === 0, exitCode, cells, requests: addTallies(cells.map((cell) => cell.requests ?? EMPTY_TALLY)) };
+  // The traffic's own count: waits of cells sharing a pacer overlap, and count once.
+  return { ok: exitCode === 0, exitCode, cells, requests: traffic.tally() };
 }

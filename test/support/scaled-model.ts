@@ -4,14 +4,17 @@
  * copy carrying the same single tag `docker` (the worst case for lookups by tag: each
  * shard's tag listing holds every other shard's runner) and the tool's default description.
  */
+import { join } from "node:path";
+import { loadModelFile } from "../../lib/model/load";
 import type { RunnerModel } from "../../lib/model/schema";
+import { PROJECT_ROOT } from "../../lib/project-root";
 import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
-import { exampleModel } from "./models";
 
 export const SHARED_TAG = "docker";
 
 export function scaledModel(options: { readonly cellId: string; readonly gitlabUrl: string; readonly shards: number; readonly secretsDir: string }): RunnerModel {
-  const model = structuredClone(exampleModel("cell-1"));
+  // From the project root, not ./models.ts's __dirname: the bench runs this compiled, from dist/.
+  const model = loadModelFile(join(PROJECT_ROOT, "models", "cell-1.yaml")).model;
   model.cell.id = options.cellId;
   model.gitlab.url = options.gitlabUrl;
   model.secrets.store = "local";
