@@ -11,7 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { logGroupName, secretLocation } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
-import { FLEETING_PLUGIN_DIR } from "../../lib/render/startup-script";
+import { FLEETING_PLUGIN_DIR, INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 
@@ -168,20 +168,24 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
     const dropIn = sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
     expect(dropIn).toContain("Environment=AWS_REGION=eu-west-1");
     expect(dropIn).toContain("StandardError=append:/var/log/gitlab-runner/gitlab-runner.log");
-    const agent = JSON.parse(sandbox.file("opt/aws/amazon-cloudwatch-agent/etc/runner-fleet.json"));
+    const agent = JSON.parse(sandbox.file("etc/runner-fleet/cloudwatch-agent.json"));
     expect(agent.logs.logs_collected.files.collect_list).toEqual([
       expect.objectContaining({ file_path: "/var/log/gitlab-runner/gitlab-runner.log", log_group_name: logGroupName(model, shard) }),
     ]);
     expect(callIndex(run, "amazon-cloudwatch-agent-ctl", "fetch-config")).toBeGreaterThan(-1);
+    expect(run.calls.find((call) => call.name === "amazon-cloudwatch-agent-ctl")?.args).toContain(`file:${sandbox.root}/etc/runner-fleet/cloudwatch-agent.json`);
     expect(sandbox.file("etc/logrotate.d/gitlab-runner-fleet")).toContain("copytruncate");
   });
 
-  it("installs itself as a cloud-init per-boot script, because EC2 runs user data only once", () => {
+  it("installs a cloud-init per-boot hook that runs the manager again, because EC2 runs user data only once", () => {
     const script = renderManagerStartupScript(model, shard, 0);
 
     expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
 
-    expect(sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).toBe(script);
+    const hook = sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh");
+    expect(hook.split("\n")[0]).toBe("#!/bin/sh");
+    expect(hook).toContain(`exec ${INSTALLED_MANAGER_SCRIPT} boot`);
+    expect(statSync(join(sandbox.root, "var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).mode & 0o777).toBe(0o700);
   });
 });
 
@@ -239,5 +243,58 @@ describe.each([
     expectSucceeded(run);
     expect(run.stderr).not.toContain("monitoring agent failed");
     expect(run.stderr).not.toContain("WARNING: no monitoring agent");
+  });
+});
+
+describe("a failed boot", () => {
+  it("on AWS: records a BootFailures point and reports the instance Unhealthy at once, not after the grace period", () => {
+    const model = exampleModel("cell-2");
+    const shard = model.shards[0];
+
+    // An image of the wrong architecture: the boot stops before any runner runs.
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ARCH: "arm64" });
+
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/FAILED: line \d+ exited with status 1; the runner manager is not ready/);
+    const aws = run.calls.filter((call) => call.name === "aws").map((call) => call.args);
+    expect(aws).toContainEqual([
+      "cloudwatch", "put-metric-data", "--region", "eu-west-1", "--namespace", `GitLabRunner/${model.cell.id}/${shard.name}`,
+      "--metric-name", "BootFailures", "--dimensions", `Shard=${shard.name}`, "--value", "1", "--unit", "Count",
+    ]);
+    expect(aws).toContainEqual([
+      "autoscaling", "set-instance-health", "--region", "eu-west-1", "--instance-id", "i-0123456789abcdef0",
+      "--health-status", "Unhealthy", "--no-should-respect-grace-period",
+    ]);
+    expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(true);
+    expect(run.calls.some((call) => call.name === "systemctl" && call.args.includes("gitlab-runner"))).toBe(false);
+  });
+
+  it("on Google Cloud: writes a point of the boot-failures metric with the shard's labels, the token on stdin", () => {
+    const model = exampleModel("cell-1");
+    const shard = model.shards[0];
+    const accessToken = `ya29.${randomBytes(24).toString("base64url")}`;
+
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 1), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: accessToken, STUB_ARCH: "arm64" });
+
+    expect(run.status).not.toBe(0);
+    if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
+    const [url, body] = sandbox.state("monitoring").trim().split(/ (.*)/s);
+    expect(url).toBe(`https://monitoring.googleapis.com/v3/projects/${model.cloud.project}/timeSeries`);
+    const point = JSON.parse(body).timeSeries[0];
+    expect(point.metric).toEqual({
+      type: "custom.googleapis.com/runner_fleet/boot_failures",
+      labels: { gitlab_cell: model.cell.id, runner_shard: shard.name, runner_slot: "1" },
+    });
+    expect(point.points[0].value).toEqual({ int64Value: "1" });
+    expect(run.callLog).not.toContain(accessToken);
+  });
+
+  it("clears the marker of an earlier failed boot when the next one starts", () => {
+    const model = exampleModel("cell-2");
+    expect(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ARCH: "arm64" }).status).not.toBe(0);
+
+    expectSucceeded(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
+
+    expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(false);
   });
 });
