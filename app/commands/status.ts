@@ -15,6 +15,7 @@ import type * as StatusOptionsModule from "./status-options";
 import pLimit from "p-limit";
 import { OperationalError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
+import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { isOutOfReach } from "../../lib/gitlab/errors";
 import { describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
 import { GitLabTraffic } from "../../lib/gitlab/traffic";
@@ -161,6 +162,8 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
     pacer: ctx.traffic.pacerFor(model.gitlab.url, adminToken),
     knownSecrets: () => [...secrets],
     onRetry: (event) => ctx.log(redact(`cell ${model.cell.id}: gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`)),
+    ...modelConnection(model.gitlab),
+    warn: (line) => ctx.log(`cell ${model.cell.id}: ${line}`),
   });
   let store: SecretStore;
   try {

@@ -76,7 +76,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 
     expectSucceeded(run);
-    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=18.5.0-1", "gitlab-runner-helper-images=18.5.0-1"]);
+    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=19.5.0-1", "gitlab-runner-helper-images=19.5.0-1"]);
     expect(callIndex(run, "apt-mark", "hold", "gitlab-runner")).toBeGreaterThan(-1);
     const fleeting = run.calls.find((call) => call.name === "gitlab-runner");
     expect(fleeting?.args).toEqual(["fleeting", "-c", join(sandbox.root, CONFIG), "install"]);
@@ -111,18 +111,18 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     expectSucceeded(secondBoot);
     expect(aptInstalls(secondBoot)).toEqual([]);
     expect(callIndex(secondBoot, "curl", "https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh")).toBe(-1);
-    expect(secondBoot.stderr).toContain("gitlab-runner 18.5.0 is already installed");
+    expect(secondBoot.stderr).toContain("gitlab-runner 19.5.0 is already installed");
     expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
   });
 
   it("upgrades when the installed runner is not the pinned version", () => {
-    sandbox.preinstall("gitlab-runner", "18.4.0-1");
+    sandbox.preinstall("gitlab-runner", "19.4.0-1");
 
     const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 
     expectSucceeded(run);
-    expect(run.stderr).toContain("installing gitlab-runner 18.5.0 (installed: 18.4.0-1)");
-    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=18.5.0-1", "gitlab-runner-helper-images=18.5.0-1"]);
+    expect(run.stderr).toContain("installing gitlab-runner 19.5.0 (installed: 19.4.0-1)");
+    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=19.5.0-1", "gitlab-runner-helper-images=19.5.0-1"]);
   });
 
   it("fails when the store holds something that is not a runner token, and writes no config.toml", () => {
