@@ -12,9 +12,10 @@
  *   bin/ at /usr/local/bin (first on systemd's PATH), and a per-container host directory at
  *   /var/lib/stub: the stubs' call log and the answers the test sets, read and written from here.
  * Each container has its own machine name and directories, so suites boot them in parallel.
+ * RUNNER_FLEET_SYSTEM_KEEP=<dir> keeps each container's stub state (call log included) there.
  */
 import { spawn, execFile, type ChildProcess } from "node:child_process";
-import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, mkdirSync, chmodSync } from "node:fs";
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, mkdirSync, chmodSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -66,6 +67,8 @@ function run(command: string, args: readonly string[], options: ExecOptions = {}
         resolve(result);
       }
     });
+    // A command that never reads its stdin may exit before the write lands.
+    child.stdin?.on("error", () => undefined);
     child.stdin?.end(options.input ?? "");
   });
 }
@@ -232,6 +235,8 @@ export class SystemContainer {
       }
     }
     live.delete(this);
+    const keep = process.env.RUNNER_FLEET_SYSTEM_KEEP;
+    if (keep) cpSync(this.stubState, join(keep, this.machine), { recursive: true });
     rmSync(this.workDir, { recursive: true, force: true });
     // systemd-nspawn leaves its mount propagation directory behind when the host has no systemd.
     rmSync(`/run/systemd/nspawn/propagate/${this.machine}`, { recursive: true, force: true });
