@@ -20,6 +20,7 @@ import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { SNS_TOPIC_ARN } from "./arns";
+import { awsShardMetricNamespace } from "../../lib/fleet-contract";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
 /**
@@ -164,7 +165,7 @@ export class FleetMonitoring extends Construct {
 
   /** Namespace of a shard's job metrics. */
   public metricNamespace(shardName: string): string {
-    return `GitLabRunner/${this.props.namePrefix}/${shardName}`;
+    return awsShardMetricNamespace(this.props.namePrefix, shardName);
   }
 
   /** Instances in service at which a worker group's capacity alarm fires. */

@@ -28,6 +28,16 @@ export const RUNNER_TOKEN_PLACEHOLDER = "__RUNNER_TOKEN__";
 export const RUNNER_TOKEN_LINE = `  token = "${RUNNER_TOKEN_PLACEHOLDER}"`;
 
 /**
+ * What config.toml holds instead of the runner's ID: the boot fills it in with the ID GitLab gives for the
+ * token (POST /runners/verify). gitlab-runner 19.2+ keys its taskscaler by URL and runner ID, not by token
+ * (gitlab-runner issue 39380; common/config.go RunnerCredentials.ID, `toml:"id"`), so a rotated token then
+ * keeps the taskscaler and its workers.
+ */
+export const RUNNER_ID_PLACEHOLDER = 0;
+/** The one line of each [[runners]] entry that carries the runner ID, replaced whole at boot like the token line. */
+export const RUNNER_ID_LINE = `  id = ${RUNNER_ID_PLACEHOLDER}`;
+
+/**
  * Fleeting plugins, by OCI reference with a version constraint (default registry
  * registry.gitlab.com, repository gitlab-org/fleeting/plugins). The major version is
  * pinned so a breaking plugin release never lands on a reboot; `gitlab-runner fleeting
@@ -74,6 +84,7 @@ export interface CacheContext {
 export interface RunnerEntryContext {
   readonly name: string;
   readonly url: string;
+  readonly id: number;
   readonly token: string;
   readonly limit: number;
   readonly requestConcurrency: number;
@@ -195,6 +206,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
   return {
     name: runnerEntryName(model, shard, slot),
     url: model.gitlab.url,
+    id: RUNNER_ID_PLACEHOLDER,
     token: RUNNER_TOKEN_PLACEHOLDER,
     limit: workers.max_instances * workers.capacity_per_instance,
     requestConcurrency: requestConcurrency(shard.managers.concurrent),

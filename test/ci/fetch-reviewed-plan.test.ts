@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeMergeRequest } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
+import { validatorPath } from "../support/validators";
 
 const SCRIPT = join(__dirname, "..", "..", "ci", "fetch-reviewed-plan.sh");
 const SHA = "c0ffee".padEnd(40, "0");
@@ -50,7 +51,7 @@ describe("ci/fetch-reviewed-plan.sh", () => {
   });
 
   it("passes shellcheck", () => {
-    const result = spawnSync("shellcheck", [SCRIPT], { encoding: "utf8" });
+    const result = spawnSync(validatorPath("shellcheck"), [SCRIPT], { encoding: "utf8" });
     expect(result.stdout + result.stderr).toBe("");
     expect(result.status).toBe(0);
   });

@@ -11,7 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { logGroupName, secretLocation } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
-import { FLEETING_PLUGIN_DIR } from "../../lib/render/startup-script";
+import { FLEETING_PLUGIN_DIR, INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 
@@ -168,20 +168,24 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
     const dropIn = sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
     expect(dropIn).toContain("Environment=AWS_REGION=eu-west-1");
     expect(dropIn).toContain("StandardError=append:/var/log/gitlab-runner/gitlab-runner.log");
-    const agent = JSON.parse(sandbox.file("opt/aws/amazon-cloudwatch-agent/etc/runner-fleet.json"));
+    const agent = JSON.parse(sandbox.file("etc/runner-fleet/cloudwatch-agent.json"));
     expect(agent.logs.logs_collected.files.collect_list).toEqual([
       expect.objectContaining({ file_path: "/var/log/gitlab-runner/gitlab-runner.log", log_group_name: logGroupName(model, shard) }),
     ]);
     expect(callIndex(run, "amazon-cloudwatch-agent-ctl", "fetch-config")).toBeGreaterThan(-1);
+    expect(run.calls.find((call) => call.name === "amazon-cloudwatch-agent-ctl")?.args).toContain(`file:${sandbox.root}/etc/runner-fleet/cloudwatch-agent.json`);
     expect(sandbox.file("etc/logrotate.d/gitlab-runner-fleet")).toContain("copytruncate");
   });
 
-  it("installs itself as a cloud-init per-boot script, because EC2 runs user data only once", () => {
+  it("installs a cloud-init per-boot hook that runs the manager again, because EC2 runs user data only once", () => {
     const script = renderManagerStartupScript(model, shard, 0);
 
     expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
 
-    expect(sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).toBe(script);
+    const hook = sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh");
+    expect(hook.split("\n")[0]).toBe("#!/bin/sh");
+    expect(hook).toContain(`exec ${INSTALLED_MANAGER_SCRIPT} boot`);
+    expect(statSync(join(sandbox.root, "var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).mode & 0o777).toBe(0o700);
   });
 });
 
