@@ -5,7 +5,7 @@
  * termination drain.
  */
 import { exampleModel } from "../support/models";
-import { awsLifecycleState, bootPayload, FIRST_TOKEN, INSTANCE_ID, managerContainer, storeToken, type BootResult, type Manager } from "./support/manager-boot";
+import { awsLifecycleState, bootPayload, FIRST_TOKEN, RUNNER_ID, INSTANCE_ID, managerContainer, type BootResult, type Manager } from "./support/manager-boot";
 import {
   CONFIG_FILE,
   DRAIN_TIMER,
@@ -16,19 +16,17 @@ import {
   runnerExits,
   runnerServiceSettings,
   stateEnteredAt,
-  timerHasFired,
   timerIntervalSeconds,
   timespanSeconds,
   TOKEN_REFRESH_TIMER,
   verifyUnits,
-  waitForConfigToken,
   waitForRunnerSettled,
 } from "./support/manager-checks";
 import { tokenFingerprint } from "./support/stub-state";
+import { describeTokenRotation } from "./support/token-rotation-checks";
 import { DRAIN_HOOK_NAME } from "../../lib/fleet-contract";
 import { managerName } from "../../lib/model/names";
 
-const SECOND_TOKEN = "glrt-systemtest-second-token";
 /** How long the stub's running jobs take after SIGQUIT: long enough to see the drain wait. */
 const JOB_SECONDS = 8;
 
@@ -77,12 +75,13 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
     expect(verify).toEqual({ code: 0, output: "" });
   });
 
-  it("writes config.toml mode 0600, owned by root, with the token from SSM in its [[runners]] entry", async () => {
+  it("writes config.toml mode 0600, owned by root, with the token from SSM and the runner ID GitLab confirms", async () => {
     const stat = await manager.container.exec(["stat", "-c", "%a %U", CONFIG_FILE]);
     expect(stat.stdout.trim()).toBe("600 root");
     const config = await manager.container.readFile(CONFIG_FILE);
     expect(config).toContain(`token = "${FIRST_TOKEN}"`);
     expect(config).not.toContain("__RUNNER_TOKEN__");
+    expect(config).toMatch(new RegExp(`^\\s*id = ${RUNNER_ID}$`, "m"));
     expect(manager.stubs.callsOf("gitlab-runner", "runner-entry").at(-1)!.args).toContain(`token=${tokenFingerprint(FIRST_TOKEN)}`);
   });
 
@@ -99,29 +98,7 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
     }
   });
 
-  describe("when the token in SSM changes", () => {
-    let runnerPidBefore: string;
-
-    beforeAll(async () => {
-      runnerPidBefore = (await runnerServiceSettings(manager)).MainPID;
-      storeToken(manager, SECOND_TOKEN);
-      // The timer's first run comes one interval after the boot at the latest, plus its accuracy.
-      await waitForConfigToken(manager, SECOND_TOKEN, ((await timerIntervalSeconds(manager, TOKEN_REFRESH_TIMER)) + 30) * 1000);
-    });
-
-    it("the token-refresh timer fires and rewrites config.toml (still 0600) without restarting gitlab-runner", async () => {
-      expect(await timerHasFired(manager, TOKEN_REFRESH_TIMER)).toBe(true);
-      expect((await manager.container.exec(["stat", "-c", "%a", CONFIG_FILE])).stdout.trim()).toBe("600");
-      expect(await runnerServiceSettings(manager)).toMatchObject({ ActiveState: "active", MainPID: runnerPidBefore, NRestarts: "0" });
-      await manager.container.waitFor("gitlab-runner to reload config.toml", async () => manager.stubs.callsOf("gitlab-runner", "config-reloaded").length > 0, 5_000);
-    });
-
-    // Fails before issue 18's token-rotation fix: runner 18.5 keys its taskscaler by token, and config.toml has no `id`.
-    it("keeps the workers: the runner's taskscaler survives the new token (needs runner >= 19.2 and the runner ID in config.toml)", async () => {
-      await manager.container.waitFor("gitlab-runner to apply the new token", async () => manager.stubs.calls().some((call) => call.tool === "gitlab-runner" && call.args.includes(`token=${tokenFingerprint(SECOND_TOKEN)}`)), 5_000);
-      expect(manager.stubs.callsOf("gitlab-runner", "taskscaler-replaced")).toEqual([]);
-    });
-  });
+  describeTokenRotation("SSM", () => manager, shard.managers.runner_version);
 
   describe("when Auto Scaling terminates the instance (target-lifecycle-state Terminated)", () => {
     let completedAt: number;
@@ -142,7 +119,6 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
       expect(runnerEvents.filter((event) => event.startsWith("forceful-shutdown"))).toEqual([]);
     });
 
-    // Fails before issue 18's drain fix: the drain loops on `systemctl is-active`, which fails at once for `deactivating`.
     it("completes the lifecycle hook (CONTINUE) only after gitlab-runner is inactive", async () => {
       const inactiveAt = await stateEnteredAt(manager, RUNNER_UNIT, "InactiveEnterTimestamp");
       const complete = manager.stubs.awsCalls("autoscaling", "complete-lifecycle-action");
@@ -154,7 +130,6 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
       expect(inactiveAt).toBeLessThanOrEqual(completedAt);
     });
 
-    // Fails before issue 18's KillMode fix: with KillMode=control-group, KillSignal=SIGQUIT reaches the plugin too.
     it("never sends the fleeting plugin SIGQUIT: the runner shuts it down itself", () => {
       const signals = [...pluginEvents(manager).values()].flat().filter((call) => call.event === "signal");
       expect(signals.map((call) => `${call.pid} ${call.args.join(" ")}`)).toEqual([]);

@@ -8,11 +8,11 @@ import { exampleModel } from "../support/models";
 import {
   bootPayload,
   FIRST_TOKEN,
+  RUNNER_ID,
   googleGroupPath,
   googleGroupTemplate,
   googleInstanceName,
   managerContainer,
-  storeToken,
   type BootResult,
   type Manager,
 } from "./support/manager-boot";
@@ -30,13 +30,11 @@ import {
   timespanSeconds,
   TOKEN_REFRESH_TIMER,
   verifyUnits,
-  waitForConfigToken,
   waitForRunnerSettled,
 } from "./support/manager-checks";
-import { tokenFingerprint } from "./support/stub-state";
+import { describeTokenRotation } from "./support/token-rotation-checks";
 import { zoneOfSlot } from "../../lib/model/names";
 
-const SECOND_TOKEN = "glrt-systemtest-second-token";
 const NEW_TEMPLATE = "tmpl-next-wave";
 /** How long the stub's running jobs take after SIGQUIT: long enough to see the drain wait. */
 const JOB_SECONDS = 6;
@@ -81,12 +79,13 @@ describe("Google manager of cell-1 booted in real systemd", () => {
     expect(commandLines.filter((arg) => arg.includes(FIRST_TOKEN))).toEqual([]);
   });
 
-  it("writes config.toml mode 0600, owned by root, with the stored token", async () => {
+  it("writes config.toml mode 0600, owned by root, with the stored token and the runner ID GitLab confirms", async () => {
     const stat = await manager.container.exec(["stat", "-c", "%a %U", CONFIG_FILE]);
     expect(stat.stdout.trim()).toBe("600 root");
     const config = await manager.container.readFile(CONFIG_FILE);
     expect(config).toContain(`token = "${FIRST_TOKEN}"`);
     expect(config).not.toContain("__RUNNER_TOKEN__");
+    expect(config).toMatch(new RegExp(`^\\s*id = ${RUNNER_ID}$`, "m"));
   });
 
   it("configures and restarts the Ops Agent, and starts the fleeting plugin inside gitlab-runner.service's cgroup", async () => {
@@ -111,28 +110,7 @@ describe("Google manager of cell-1 booted in real systemd", () => {
     expect(await manager.container.activeState(RUNNER_UNIT)).toBe("active");
   });
 
-  describe("when the token in Secret Manager changes", () => {
-    let runnerPidBefore: string;
-
-    beforeAll(async () => {
-      runnerPidBefore = (await runnerServiceSettings(manager)).MainPID;
-      storeToken(manager, SECOND_TOKEN);
-      await waitForConfigToken(manager, SECOND_TOKEN, ((await timerIntervalSeconds(manager, TOKEN_REFRESH_TIMER)) + 30) * 1000);
-    });
-
-    it("the token-refresh timer fires and rewrites config.toml (still 0600) without restarting gitlab-runner", async () => {
-      expect(await timerHasFired(manager, TOKEN_REFRESH_TIMER)).toBe(true);
-      expect((await manager.container.exec(["stat", "-c", "%a", CONFIG_FILE])).stdout.trim()).toBe("600");
-      expect(await runnerServiceSettings(manager)).toMatchObject({ ActiveState: "active", MainPID: runnerPidBefore, NRestarts: "0" });
-      await manager.container.waitFor("gitlab-runner to reload config.toml", async () => manager.stubs.callsOf("gitlab-runner", "config-reloaded").length > 0, 5_000);
-    });
-
-    // Fails before issue 18's token-rotation fix: runner 18.5 keys its taskscaler by token, and config.toml has no `id`.
-    it("keeps the workers: the runner's taskscaler survives the new token (needs runner >= 19.2 and the runner ID in config.toml)", async () => {
-      await manager.container.waitFor("gitlab-runner to apply the new token", async () => manager.stubs.calls().some((call) => call.tool === "gitlab-runner" && call.args.includes(`token=${tokenFingerprint(SECOND_TOKEN)}`)), 5_000);
-      expect(manager.stubs.callsOf("gitlab-runner", "taskscaler-replaced")).toEqual([]);
-    });
-  });
+  describeTokenRotation("Secret Manager", () => manager, shard.managers.runner_version);
 
   describe("when the manager's group has a new instance template", () => {
     let recreateAt: number;
@@ -165,7 +143,6 @@ describe("Google manager of cell-1 booted in real systemd", () => {
       expect(body).toEqual({ instances: [`zones/${zone}/instances/${googleInstanceName(manager)}`] });
     });
 
-    // Fails before issue 18's KillMode fix: with KillMode=control-group, KillSignal=SIGQUIT reaches the plugin too.
     it("never sends the fleeting plugin SIGQUIT: the runner shuts it down itself", () => {
       const signals = [...pluginEvents(manager).values()].flat().filter((call) => call.event === "signal");
       expect(signals.map((call) => `${call.pid} ${call.args.join(" ")}`)).toEqual([]);

@@ -8,7 +8,8 @@
  * - Google: the guest agent's google-startup-scripts.service runs the startup-script as root; here
  *   a transient oneshot unit too.
  * Before the boot, the cloud's endpoints are answered by the stubs: IMDSv2 and SSM (AWS), the
- * metadata server, Secret Manager and the Compute API (Google), and packages.gitlab.com.
+ * metadata server, Secret Manager, the Compute API and Cloud Monitoring (Google), GitLab's
+ * runners/verify, and packages.gitlab.com.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,8 @@ import { CONTAINER_STUB_DIR, STUBS_DIR, SystemContainer } from "./system-contain
 import { StubState } from "./stub-state";
 
 export const FIRST_TOKEN = "glrt-systemtest-first-token";
+/** The runner's ID in GitLab: a rotated token keeps it. */
+export const RUNNER_ID = 4242;
 export const INSTANCE_ID = "i-0123456789abcdef0";
 export const CURRENT_TEMPLATE = "tmpl-current";
 /** The unit the payload runs in: cloud-init's and the guest agent's stand-in. */
@@ -91,6 +94,9 @@ function answerGoogle(manager: Manager): void {
   stubs.httpResponse("GET", `${metadata}/attributes/instance-template`, `projects/p/global/instanceTemplates/${CURRENT_TEMPLATE}`);
   googleGroupTemplate(manager, CURRENT_TEMPLATE);
   stubs.httpResponse("POST", `https://compute.googleapis.com/compute/v1/${googleGroupPath(manager)}/recreateInstances`, JSON.stringify({ kind: "compute#operation", status: "RUNNING" }));
+  if (manager.model.cloud.provider === "google") {
+    stubs.httpResponse("POST", `https://monitoring.googleapis.com/v3/projects/${manager.model.cloud.project}/timeSeries`, "{}");
+  }
 }
 
 /** The instance template the manager's group (Compute API) says it uses now. */
@@ -102,8 +108,9 @@ export function googleGroupTemplate(manager: Manager, template: string): void {
   );
 }
 
-/** Puts a token in the shard's secret store (SSM parameter or Secret Manager secret). */
+/** Puts a token in the shard's secret store (SSM parameter or Secret Manager secret); GitLab knows it as the runner's. */
 export function storeToken(manager: Manager, token: string): void {
+  manager.stubs.gitlabRunnerToken(token, RUNNER_ID);
   if (manager.cloud === "aws") {
     manager.stubs.ssmParameter(secretLocation(manager.model, manager.shard).awsParameterName, token);
   } else {

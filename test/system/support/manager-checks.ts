@@ -82,17 +82,19 @@ export async function waitForConfigToken(manager: Manager, token: string, timeou
 }
 
 /**
- * Waits until the gitlab-runner stub has finished acting on a token change: each taskscaler it
- * replaced has a new plugin running. A stop that lands mid-replacement would reach no plugin.
+ * Waits until gitlab-runner runs with its plugins after a change: the unit is active, and a plugin
+ * started after the runner's last start and after its last taskscaler replacement. A stop that landed
+ * mid-change would reach no plugin.
  */
 export async function waitForRunnerSettled(manager: Manager): Promise<void> {
   await manager.container.waitFor(
-    "gitlab-runner to restart the plugins of replaced taskscalers",
+    "gitlab-runner to run with its plugins",
     async () => {
+      if ((await manager.container.activeState(RUNNER_UNIT)) !== "active") return false;
       const calls = manager.stubs.calls();
-      const lastReplaced = calls.map((call) => call.event).lastIndexOf("taskscaler-replaced");
-      return lastReplaced < 0 || calls.slice(lastReplaced).some((call) => call.tool === "fleeting-plugin" && call.event === "start");
+      const last = (tool: string, event: string) => calls.map((call) => `${call.tool} ${call.event}`).lastIndexOf(`${tool} ${event}`);
+      return last("fleeting-plugin", "start") > Math.max(last("gitlab-runner", "run"), last("gitlab-runner", "taskscaler-replaced"));
     },
-    10_000,
+    15_000,
   );
 }

@@ -67,6 +67,11 @@ export class StubState {
     this.write(join("http", method, host, decodeURIComponent(pathname)), body);
   }
 
+  /** GitLab (POST /runners/verify) accepts `token` as the token of runner `id`. */
+  gitlabRunnerToken(token: string, id: number): void {
+    this.write(join("gitlab", "tokens", token), `${id}\n`);
+  }
+
   ssmParameter(name: string, value: string): void {
     this.write(join("ssm", name.replace(/^\//, "")), value);
   }
