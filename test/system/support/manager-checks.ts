@@ -98,3 +98,11 @@ export async function waitForRunnerSettled(manager: Manager): Promise<void> {
     15_000,
   );
 }
+
+/** gitlab-runner.service's state, with the tail of its journal when it is not running (for the failure message). */
+export async function runnerRunning(manager: Manager): Promise<{ ActiveState: string; SubState: string; journal: string }> {
+  const { ActiveState, SubState } = await manager.container.unitProperties(RUNNER_UNIT, ["ActiveState", "SubState"]);
+  const running = ActiveState === "active" && SubState === "running";
+  const journal = running ? "" : (await manager.container.journal(RUNNER_UNIT)).split("\n").slice(-6).join("\n");
+  return { ActiveState, SubState, journal };
+}

@@ -15,7 +15,7 @@
  * RUNNER_FLEET_SYSTEM_KEEP=<dir> keeps each container's stub state (call log included) there.
  */
 import { spawn, execFile, type ChildProcess } from "node:child_process";
-import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, mkdirSync, chmodSync, cpSync } from "node:fs";
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, mkdirSync, chmodSync, cpSync, existsSync, readdirSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -73,6 +73,30 @@ function run(command: string, args: readonly string[], options: ExecOptions = {}
   });
 }
 
+const CGROUP_ROOT = "/sys/fs/cgroup";
+
+/** A cgroup of the container's own on each hierarchy that systemd uses (unified, or hybrid's two). */
+function ownCgroups(machine: string): string[] {
+  const hierarchies = existsSync(join(CGROUP_ROOT, "cgroup.procs")) ? [CGROUP_ROOT] : ["systemd", "unified"].map((name) => join(CGROUP_ROOT, name)).filter((dir) => existsSync(join(dir, "cgroup.procs")));
+  return hierarchies.map((dir) => join(dir, "runner-fleet-system-tests", machine));
+}
+
+/** Removes a cgroup and the ones below it, deepest first (cgroupfs removes only empty directories). */
+function removeCgroupTree(dir: string): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) if (entry.isDirectory()) removeCgroupTree(join(dir, entry.name));
+  try {
+    rmdirSync(dir);
+  } catch {
+    // a process is still in it; the tree stays for the next run to see
+  }
+}
+
 export class SystemContainer {
   private exited = false;
 
@@ -85,6 +109,8 @@ export class SystemContainer {
     private readonly nspawn: ChildProcess,
     /** The container's PID 1 (systemd) as the host sees it. */
     readonly pid1: number,
+    /** The host cgroups the container lives in, one per hierarchy. */
+    private readonly cgroups: readonly string[],
   ) {
     nspawn.once("exit", () => (this.exited = true));
   }
@@ -99,9 +125,17 @@ export class SystemContainer {
     mkdirSync(stubState);
     chmodSync(stubState, 0o755);
     const log = openSync(join(workDir, "nspawn.log"), "a");
+    const cgroups = ownCgroups(machine);
+    // systemd-nspawn --keep-unit puts the container under its own cgroup ("payload" beside its
+    // "supervisor"); started from the same cgroup, parallel containers would share one tree, and
+    // each one's systemd would wait for the others' processes before it calls a unit stopped.
     const nspawn = spawn(
-      "systemd-nspawn",
+      "/bin/sh",
       [
+        "-c",
+        'for dir in $CGROUPS; do mkdir -p "$dir" && echo $$ >"$dir/cgroup.procs" || exit 1; done; exec "$@"',
+        "sh",
+        "systemd-nspawn",
         "--quiet",
         "--register=no",
         "--keep-unit",
@@ -115,13 +149,13 @@ export class SystemContainer {
         `--bind=${stubState}:${CONTAINER_STUB_STATE}`,
         "--boot",
       ],
-      { stdio: ["ignore", log, log] },
+      { stdio: ["ignore", log, log], env: { ...process.env, CGROUPS: cgroups.join(" ") } },
     );
     closeSync(log);
     let container: SystemContainer | undefined;
     try {
       const pid1 = await SystemContainer.findPid1(nspawn, workDir);
-      container = new SystemContainer(machine, workDir, stubState, nspawn, pid1);
+      container = new SystemContainer(machine, workDir, stubState, nspawn, pid1, cgroups);
       live.add(container);
       await container.waitForBoot();
       return container;
@@ -130,6 +164,7 @@ export class SystemContainer {
       else {
         nspawn.kill("SIGKILL");
         rmSync(workDir, { recursive: true, force: true });
+        for (const dir of cgroups) removeCgroupTree(dir);
       }
       throw error;
     }
@@ -238,6 +273,7 @@ export class SystemContainer {
     const keep = process.env.RUNNER_FLEET_SYSTEM_KEEP;
     if (keep) cpSync(this.stubState, join(keep, this.machine), { recursive: true });
     rmSync(this.workDir, { recursive: true, force: true });
+    for (const dir of this.cgroups) removeCgroupTree(dir);
     // systemd-nspawn leaves its mount propagation directory behind when the host has no systemd.
     rmSync(`/run/systemd/nspawn/propagate/${this.machine}`, { recursive: true, force: true });
   }
