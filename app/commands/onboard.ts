@@ -9,6 +9,7 @@ import pLimit from "p-limit";
 import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import { UserInputError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
+import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
@@ -20,7 +21,7 @@ import { uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../li
 import type { ExecuteContext } from "../../lib/onboard/execute-context";
 import { reconcileCell } from "../../lib/onboard/reconcile-cell";
 import { createSecretStore } from "../../lib/secrets/create-store";
-import { acquireCellLock, describeHolder, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
+import { acquireCellLock, describeHolder, describeTakeover, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
 import { redactSecrets, redactValue } from "../../lib/redact";
 import type { SecretStore } from "../../lib/secrets/store";
 import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
@@ -109,6 +110,8 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     clock,
     knownSecrets: () => [...secrets],
     onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
+    ...modelConnection(model.gitlab),
+    warn: log,
   });
   const rememberSecret = (token: string) => {
     if (!token) return;
@@ -159,6 +162,7 @@ async function withCellLock(session: Session, mode: ChangingMode, run: (notices:
       waitMs: mode.lockWaitMs,
       staleMs: options.lockStaleMs,
       onWait: (holder) => log(`${describeHolder(holder)} on cell ${model.cell.id}; waiting up to ${formatMs(mode.lockWaitMs)}`),
+      onTakeover: (previous) => log(`warning: ${describeTakeover(model.cell.id, previous)}`),
       onCompromised: (error) => {
         const notice = `the onboard lock of cell ${model.cell.id} was lost during the run (${error.message}); another run may have started`;
         log(`warning: ${notice}`);

@@ -15,6 +15,7 @@ import type * as StatusOptionsModule from "./status-options";
 import pLimit from "p-limit";
 import { OperationalError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
+import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { isOutOfReach } from "../../lib/gitlab/errors";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs } from "../../lib/gitlab/retry";
 import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../../lib/gitlab/status";
@@ -138,6 +139,8 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
     clock: { now: ctx.now, sleep: ctx.sleep ?? SYSTEM_CLOCK.sleep, random: SYSTEM_CLOCK.random },
     knownSecrets: () => [...secrets],
     onRetry: (event) => ctx.log(redact(`cell ${model.cell.id}: gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`)),
+    ...modelConnection(model.gitlab),
+    warn: (line) => ctx.log(`cell ${model.cell.id}: ${line}`),
   });
   let store: SecretStore;
   try {

@@ -11,6 +11,7 @@ import { RUNNER_METRICS_PORT } from "../fleet-contract";
 import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
+import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
  * What config.toml holds instead of the runner token. The manager startup script
@@ -86,6 +87,12 @@ export interface RunnerEntryContext {
   readonly url: string;
   readonly id: number;
   readonly token: string;
+  /** tls-ca-file: the private CA bundle the boot writes (./egress-settings.ts), or null. */
+  readonly tlsCaFile: string | null;
+  /** clone_url: where jobs clone from when it is not `url`, or null. */
+  readonly cloneUrl: string | null;
+  /** Job environment: the proxy variables, so the helper's clone and the job's downloads go through it. */
+  readonly environment: readonly string[];
   readonly limit: number;
   readonly requestConcurrency: number;
   readonly docker: {
@@ -208,6 +215,9 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
     url: model.gitlab.url,
     id: RUNNER_ID_PLACEHOLDER,
     token: RUNNER_TOKEN_PLACEHOLDER,
+    tlsCaFile: model.gitlab.ca_file === undefined ? null : MANAGER_CA_FILE,
+    cloneUrl: model.gitlab.clone_url ?? null,
+    environment: proxyEnvironmentLines(model),
     limit: workers.max_instances * workers.capacity_per_instance,
     requestConcurrency: requestConcurrency(shard.managers.concurrent),
     docker: {

@@ -17,6 +17,7 @@ import { renderSettingsFile, scriptFile, type BootFile } from "./boot-files";
 import { renderBootPayload } from "./boot-payload";
 import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
 import { rotationMode } from "./rotation-mode";
+import { egressSettings, MANAGER_CA_FILE, type EgressSettings } from "./egress-settings";
 
 export { INSTALLED_MANAGER_SCRIPT } from "./manager-units";
 /** Where the manager waits for the token when the model's secret store is `local` (scripts/manager/store/local.sh). */
@@ -105,6 +106,7 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
     MONITORING_ATTEMPTS: 3,
     TIMERS: timerUnitNames(managerTimers(cloud.provider)).join(" "),
     ...tokenStoreSettings(model, shard),
+    ...egressScriptSettings(model),
   };
   if (cloud.provider === "aws") {
     return {
@@ -127,6 +129,31 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
     GROUP_PATH: `projects/${cloud.project}/zones/${zone}/instanceGroupManagers/${managerName(model, shard, slot)}`,
     BOOT_METRIC_TYPE: BOOT_FAILURES_METRIC.google,
   };
+}
+
+/**
+ * What the scripts' own requests need behind a private CA and a proxy (curl to GitLab and the package
+ * sources): the CA file's path, and the proxy settings common.sh exports to every command it runs.
+ */
+function egressScriptSettings(model: RunnerModel): Record<string, string> {
+  const proxy = new Map(egressSettings({ ...model, gitlab: { ...model.gitlab, ca_file: undefined } }).proxyEnvironment.map(({ name, value }) => [name, value]));
+  return {
+    GITLAB_CA_FILE: model.gitlab.ca_file === undefined ? "" : MANAGER_CA_FILE,
+    EGRESS_HTTPS_PROXY: proxy.get("HTTPS_PROXY") ?? "",
+    EGRESS_HTTP_PROXY: proxy.get("HTTP_PROXY") ?? "",
+    EGRESS_NO_PROXY: proxy.get("NO_PROXY") ?? "",
+  };
+}
+
+/** The CA file and proxy drop-ins a VM writes before apt, dockerd or gitlab-runner start. */
+function egressBootFiles(egress: EgressSettings, role: "manager" | "worker"): BootFile[] {
+  const { proxyFiles } = egress;
+  return [
+    ...(egress.caFile && role === "manager" ? [egress.caFile] : []),
+    ...(role === "manager" ? proxyFiles.gitlabRunner : []),
+    ...proxyFiles.docker,
+    ...proxyFiles.apt,
+  ];
 }
 
 /** CloudWatch agent configuration: gitlab-runner's JSON log lines to the shard's log group, one stream per instance. */
@@ -187,7 +214,7 @@ export function managerBootFiles(model: RunnerModel, shard: Shard, slot: number)
           { path: "/etc/runner-fleet/cloudwatch-agent.json", mode: "0644", content: cloudWatchAgentConfig(model, shard) },
           { path: "/etc/logrotate.d/gitlab-runner-fleet", mode: "0644", content: LOGROTATE_RUNNER_LOG },
         ];
-  return [...scripts, ...data, ...monitoring];
+  return [...scripts, ...data, ...egressBootFiles(egressSettings(model), "manager"), ...monitoring];
 }
 
 /** Startup payload of manager `slot`: writes its files, then runs `runner-fleet-manager boot`. */
@@ -208,6 +235,7 @@ export function workerSettings(model: RunnerModel, shard: Shard): Record<string,
     READY_FILE_PATH: WORKER_READY_FILE,
     // EC2 runs user data once per instance; the boot then installs itself as a cloud-init per-boot script.
     BOOT_HOOK: model.cloud.provider === "aws" ? "cloud-init-per-boot" : "none",
+    ...egressScriptSettings(model),
   };
 }
 
@@ -216,6 +244,7 @@ export function workerBootFiles(model: RunnerModel, shard: Shard): BootFile[] {
   return [
     { path: INSTALLED_WORKER_SCRIPT, mode: "0755", content: scriptFile("worker/runner-fleet-worker") },
     { path: WORKER_SETTINGS_FILE, mode: "0644", content: renderSettingsFile(`Settings of the workers of ${model.cell.id}/${shard.name}`, workerSettings(model, shard)) },
+    ...egressBootFiles(egressSettings(model), "worker"),
   ];
 }
 

@@ -26,6 +26,17 @@ load_settings() {
   fi
   # shellcheck source=/dev/null
   source "$1"
+  export_proxy
+}
+
+# gitlab.proxy: every command the scripts run (curl, apt's downloads, the installers) goes through it; the
+# metadata servers and this machine never do (EGRESS_NO_PROXY). Go and curl read either spelling.
+export_proxy() {
+  if [[ -n ${EGRESS_HTTPS_PROXY:-} ]]; then
+    export HTTPS_PROXY=$EGRESS_HTTPS_PROXY https_proxy=$EGRESS_HTTPS_PROXY
+    export HTTP_PROXY=${EGRESS_HTTP_PROXY:-} http_proxy=${EGRESS_HTTP_PROXY:-}
+    export NO_PROXY=$EGRESS_NO_PROXY no_proxy=$EGRESS_NO_PROXY
+  fi
 }
 
 # retry ATTEMPTS COMMAND...: runs COMMAND until it succeeds, with a growing pause.

@@ -39,7 +39,8 @@ lookup_runner_id() {
   local system_id="" response body
   [[ -s ${RUNNER_CONFIG_DIR}/.runner_system_id ]] && system_id=$(<"${RUNNER_CONFIG_DIR}/.runner_system_id")
   body="token=${RUNNER_TOKEN}${system_id:+&system_id=${system_id}}"
-  response=$(printf '%s' "$body" | curl -fsS --max-time 30 --data @- "${GITLAB_URL}/api/v4/runners/verify") || return 1
+  # gitlab.ca_file: GitLab's private CA, written by the payload next to config.toml (tls-ca-file).
+  response=$(printf '%s' "$body" | curl -fsS --max-time 30 ${GITLAB_CA_FILE:+--cacert "${ROOT}${GITLAB_CA_FILE}"} --data @- "${GITLAB_URL}/api/v4/runners/verify") || return 1
   [[ $response =~ \"id\"[[:space:]]*:[[:space:]]*([0-9]+) ]] || return 1
   RUNNER_ID=${BASH_REMATCH[1]}
 }

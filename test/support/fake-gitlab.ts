@@ -223,7 +223,7 @@ export class FakeGitLab {
     const manager: FakeManager = {
       id: this.nextManagerId++,
       system_id: systemId,
-      version: "18.5.0",
+      version: "19.5.0",
       revision: "abcdef12",
       platform: "linux",
       architecture: "amd64",
