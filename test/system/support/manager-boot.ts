@@ -19,6 +19,8 @@ import type { RunnerModel, Shard } from "../../../lib/model/schema";
 import { CONTAINER_STUB_DIR, STUBS_DIR, SystemContainer } from "./system-container";
 import { StubState } from "./stub-state";
 
+/** The gitlab-runner Debian package's systemd unit, as the renderer's tests reproduce it. */
+const PACKAGE_UNIT = join(__dirname, "..", "..", "render", "fixtures", "gitlab-runner.service");
 export const FIRST_TOKEN = "glrt-systemtest-first-token";
 /** The runner's ID in GitLab: a rotated token keeps it. */
 export const RUNNER_ID = 4242;
@@ -51,6 +53,8 @@ export async function managerContainer(label: string, model: RunnerModel, shard:
     const stubs = new StubState(container.stubState);
     const manager: Manager = { container, stubs, model, shard, slot, cloud };
     stubs.httpResponse("GET", "https://packages.gitlab.com/install/repositories/runner/gitlab-runner/script.deb.sh", readFileSync(join(STUBS_DIR, "packagecloud-script.deb.sh"), "utf8"));
+    // The unit the Debian package's post-install writes (`gitlab-runner install`), installed by the apt-get stub.
+    stubs.write("packages/gitlab-runner.service", readFileSync(PACKAGE_UNIT, "utf8"));
     if (cloud === "aws") answerAws(manager);
     else answerGoogle(manager);
     storeToken(manager, FIRST_TOKEN);
