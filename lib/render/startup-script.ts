@@ -115,6 +115,7 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
       DRAIN_HOOK_NAME,
       DRAIN_HEARTBEAT_SECONDS: DRAIN_HEARTBEAT_INTERVAL_SECONDS,
       DRAIN_POLL_SECONDS,
+      RUNNER_LOG_FILE,
       HEALTH_FAILURE_LIMIT,
       HEALTH_PROBE_TIMEOUT_SECONDS,
       BOOT_METRIC_NAMESPACE: awsShardMetricNamespace(model.cell.id, shard.name),
