@@ -5,6 +5,8 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  // The system tests need root and a container rootfs: `npm run test:system` (jest.system.config.js).
+  testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/system/"],
   transform: {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },

@@ -3,7 +3,10 @@
  * - the README's dry run of one cell as a ratio to a bare `node -e 0`: at most 3× (medians of
  *   --runs turns each, 11 by default; bench/dry-run-ratio.ts);
  * - synthesis time and peak memory: both examples under 0.6 s and 150 MB; 100 cells under 1.5 s and 250 MB;
- * - with --suite, the test suite's wall time: at most 60 s, and its total work (bench/suite-time.ts).
+ * - with --suite, the test suite's wall time: at most 60 s, and its total work (bench/suite-time.ts);
+ * - GitLab at scale (bench/gitlab-bench.ts): requests and wall time of onboard, status and
+ *   prune for 5 to 500 shards against the GitLab stand-in, within a request budget per shard
+ *   (--gitlab-only runs only this part, --skip-gitlab leaves it out).
  * Wall times on a shared machine vary with its load: the dry run's ratio is taken against a node start
  * measured at the same moment, and the suite's work (the sum of its files' durations) beside its wall time.
  * For comparison, the stock cdktf approach (ts-node, provider root imports) on one cell; its
@@ -18,6 +21,7 @@ import { parseArgs } from "node:util";
 import { generateModel } from "../app/prepare/generate-model";
 import { PROJECT_ROOT } from "../lib/project-root";
 import { DRY_RUN_GOAL, measureDryRunRatio } from "./dry-run-ratio";
+import { formatGitLabBench, runGitLabBench } from "./gitlab-bench";
 import { SUITE_BUDGET_SECONDS, measureSuite } from "./suite-time";
 import { ensureStockDependencies, STOCK_DIR, stockTsNodeRegister, stockTypeScript } from "./stock-deps";
 
@@ -81,10 +85,18 @@ function measure(benchCase: Case): Measurement {
   return { ...measurement, processMs: wallMs };
 }
 
-function main(): void {
-  const { values } = parseArgs({ options: { runs: { type: "string", default: "11" }, suite: { type: "boolean", default: false } } });
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: "string", default: "11" },
+      suite: { type: "boolean", default: false },
+      "gitlab-only": { type: "boolean", default: false },
+      "skip-gitlab": { type: "boolean", default: false },
+    },
+  });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number of at least 1, got "${values.runs}"`);
+  if (values["gitlab-only"]) return gitlabBench();
   ensureStockDependencies();
   const cases: Case[] = [
     { name: "examples (cell-1 + cell-2)", modelsDir: examplesDir(["cell-1", "cell-2"]), budget: { seconds: 0.6, megabytes: 150 } },
@@ -140,6 +152,20 @@ function main(): void {
     process.stderr.write(`bench: ${overBudget} case(s) over budget\n`);
     process.exitCode = 1;
   }
+  if (!values["skip-gitlab"]) await gitlabBench();
 }
 
-main();
+async function gitlabBench(): Promise<void> {
+  const rows = await runGitLabBench(undefined, (line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`\nGitLab at scale (requests per command; budget: a constant per shard plus listing pages):\n${formatGitLabBench(rows).join("\n")}\n`);
+  const over = rows.filter((row) => !row.ok).length;
+  if (over > 0) {
+    process.stderr.write(`bench: ${over} GitLab case(s) over their request budget\n`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

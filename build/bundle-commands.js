@@ -9,7 +9,7 @@
  * V8's code cache for it (bin/load-command.js).
  *
  * Left outside the bundles, loaded from node_modules on the paths that use them: GitLab's client
- * and the cloud SDKs. They are big, most runs never touch them, and the code loads them lazily.
+ * (gitbeaker, and undici, the HTTP client its requester sends with) and the cloud SDKs. They are big, most runs never touch them, and the code loads them lazily.
  *
  * Debugging: NODE_OPTIONS=--enable-source-maps maps stack traces back to the TypeScript sources.
  */
@@ -22,7 +22,7 @@ const ROOT = join(__dirname, "..");
 const OUT_DIR = join(ROOT, "dist", "bundle");
 
 /** Packages kept out of the bundles (see above). */
-const EXTERNAL = ["@gitbeaker/*", "@aws-sdk/*", "@google-cloud/*"];
+const EXTERNAL = ["@gitbeaker/*", "undici", "@aws-sdk/*", "@google-cloud/*"];
 
 /**
  * Packages a dependency loads at start-up but calls only on paths no command takes here, replaced by a

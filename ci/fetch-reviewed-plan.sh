@@ -31,8 +31,27 @@ if [ -z "$review_token" ]; then
   exit 0
 fi
 
+# Redirects are never followed: curl sends a custom header (PRIVATE-TOKEN, JOB-TOKEN) to wherever
+# a Location points, another host included (its --location strips only Authorization and Cookie).
+# A redirect is reported with its target (origin and path: a query may carry a secret) and fails
+# the call. Each call ends within 60 s; a private CA that the runner passes on is trusted.
 api() { # api <header-name> <token> <url> <output-file>
-  printf 'header = "%s: %s"\n' "$1" "$2" | curl --config - --fail --silent --show-error --location --retry 2 --output "$4" "$3"
+  answer="$(
+    {
+      printf 'header = "%s: %s"\n' "$1" "$2"
+      if [ -n "${CI_SERVER_TLS_CA_FILE:-}" ]; then printf 'cacert = "%s"\n' "$CI_SERVER_TLS_CA_FILE"; fi
+    } | curl --config - --silent --show-error --max-time 60 --retry 2 --max-redirs 0 \
+      --output "$4" --write-out '%{http_code} %{redirect_url}' "$3"
+  )" || return 1
+  case "$answer" in
+    200\ *) return 0 ;;
+    3[0-9][0-9]\ *)
+      target="${answer#* }"
+      say "refused a redirect (${answer%% *}) to ${target%%\?*}: the token is not sent there (a proxy, or CI_API_V4_URL not the instance's API?)"
+      ;;
+  esac
+  rm -f "$4"
+  return 1
 }
 
 work="$(mktemp -d)"

@@ -25,3 +25,15 @@ export const MANAGER_METRIC_LABELS = {
   shard: "runner_shard",
   slot: "runner_slot",
 } as const;
+
+/**
+ * What a manager whose boot failed records, for the shard's "boot failed" alert: on AWS a data point of
+ * this metric in the shard's namespace, on Google Cloud a point of this custom metric (labelled with the
+ * shard and slot).
+ */
+export const BOOT_FAILURES_METRIC = { aws: "BootFailures", google: "custom.googleapis.com/runner_fleet/boot_failures" } as const;
+
+/** CloudWatch namespace of a shard's metrics (job counts from log filters, boot failures from the managers). */
+export function awsShardMetricNamespace(cellId: string, shardName: string): string {
+  return `GitLabRunner/${cellId}/${shardName}`;
+}

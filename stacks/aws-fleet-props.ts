@@ -3,12 +3,14 @@
  * startup script from the files rendered once for the synth. The model passed every rule when it was
  * loaded (lib/model/load.ts), so nothing is checked again here.
  */
+import { awsShardMetricNamespace } from "../lib/fleet-contract";
 import type { AwsCellFleetProps, AwsShardProps } from "../constructs/aws/aws-cell-fleet";
 import {
   alertTopicName,
   fleetDashboardName,
   jobMetricFilterName,
   jobsFailingAlarmName,
+  bootFailedAlarmName,
   managerRoleName,
   managerUnhealthyAlarmName,
   securityGroupName,
@@ -74,6 +76,7 @@ function shardProps(model: AwsRunnerModel, shard: Shard, files: RenderedShardFil
       managerGroupNames: managerNames,
       tokenParameterName: model.secrets.store === "aws-ssm" ? secretLocation(model, shard).awsParameterName : undefined,
       logGroupName: model.monitoring.enabled ? logGroupName(model, shard) : undefined,
+      bootMetricNamespace: awsShardMetricNamespace(model.cell.id, shard.name),
       tags,
     },
     managers: {
@@ -111,6 +114,7 @@ function monitoringProps(model: AwsRunnerModel): AwsCellFleetProps["monitoring"]
           jobsFailedFilter: jobMetricFilterName(cell, shard.name, "jobs-failed"),
           jobsFinishedFilter: jobMetricFilterName(cell, shard.name, "jobs-finished"),
           jobsFailingAlarm: jobsFailingAlarmName(cell, shard.name),
+          bootFailedAlarm: bootFailedAlarmName(cell, shard.name),
           managerUnhealthyAlarms: managerGroupNames.map(managerUnhealthyAlarmName),
           workersNearMaxAlarms: workerGroupNames.map(workersNearMaxAlarmName),
         },

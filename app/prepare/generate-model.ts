@@ -106,7 +106,7 @@ function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv)
         managers: {
           count: integer("MANAGER_COUNT", 2),
           machine_type: variables.MANAGER_MACHINE_TYPE ?? (isGoogle ? "e2-standard-2" : "t3.medium"),
-          runner_version: variables.RUNNER_VERSION ?? "18.5.0",
+          runner_version: variables.RUNNER_VERSION ?? "19.5.0",
           concurrent: maxInstances,
         },
         workers: {

@@ -20,6 +20,7 @@ import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { SNS_TOPIC_ARN } from "./arns";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../lib/fleet-contract";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
 /**
@@ -59,6 +60,8 @@ export interface MonitoredShardNames {
   readonly jobsFailedFilter: string;
   readonly jobsFinishedFilter: string;
   readonly jobsFailingAlarm: string;
+  /** Fires when a manager of the shard reports a failed boot. */
+  readonly bootFailedAlarm: string;
   /** One per manager group, in `managerGroupNames` order. */
   readonly managerUnhealthyAlarms: readonly string[];
   /** One per worker group, in `workerGroupNames` order. */
@@ -164,7 +167,7 @@ export class FleetMonitoring extends Construct {
 
   /** Namespace of a shard's job metrics. */
   public metricNamespace(shardName: string): string {
-    return `GitLabRunner/${this.props.namePrefix}/${shardName}`;
+    return awsShardMetricNamespace(this.props.namePrefix, shardName);
   }
 
   /** Instances in service at which a worker group's capacity alarm fires. */
@@ -248,6 +251,24 @@ export class FleetMonitoring extends Construct {
         ...actions,
         tags: props.tags,
       });
+    });
+
+    // A manager whose boot fails reports itself Unhealthy and is replaced; each replacement is InService
+    // while it boots, so "no instance in service" may never fire. The failed boot records a BootFailures
+    // point itself (scripts/manager/cloud/aws.sh), before any agent runs.
+    new CloudwatchMetricAlarm(this, `boot-failed-${shard.name}`, {
+      alarmName: shard.names.bootFailedAlarm,
+      alarmDescription: `A runner manager of shard ${shard.name} failed to boot (journalctl -t runner-fleet-manager on the instance, or its console output).`,
+      namespace,
+      metricName: BOOT_FAILURES_METRIC.aws,
+      statistic: "Sum",
+      period: 300,
+      evaluationPeriods: 1,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
+      threshold: 1,
+      treatMissingData: "notBreaching",
+      ...actions,
+      tags: props.tags,
     });
 
     new CloudwatchMetricAlarm(this, `jobs-failing-${shard.name}`, {

@@ -75,6 +75,12 @@ export interface FleetingIamProps {
    */
   readonly logGroupName?: string;
   /**
+   * CloudWatch namespace a manager whose boot failed records a BootFailures point in
+   * (`awsShardMetricNamespace(cell, shard)`); PutMetricData is allowed in that namespace only.
+   * @default - no metric data may be put
+   */
+  readonly bootMetricNamespace?: string;
+  /**
    * Let operators open shells on the managers with Session Manager (no SSH port is open).
    * @default true
    */
@@ -136,6 +142,7 @@ export class FleetingIam extends Construct {
       ...(props.managerGroupNames?.length ? [drainStatement(at, props.managerGroupNames), healthStatement(at, props.managerGroupNames)] : []),
       ...(props.cacheBucketArn ? [cacheStatement(props.cacheBucketArn)] : []),
       ...(props.logGroupName ? [logStatement(at, props.logGroupName)] : []),
+      ...(props.bootMetricNamespace ? [bootMetricStatement(props.bootMetricNamespace)] : []),
       ...(this.sessionManagerAccess ? sessionManagerStatements(at) : []),
     ];
     this.policyDocument = new DataAwsIamPolicyDocument(this, "policy-document", { statement: statements });
@@ -236,6 +243,21 @@ function healthStatement(at: RegionalArnParts, managerGroupNames: string[]): Dat
     effect: "Allow",
     actions: ["autoscaling:SetInstanceHealth"],
     resources: managerGroupNames.map((name) => autoscalingGroupArnByName(at, name)),
+  };
+}
+
+/**
+ * A failed boot's BootFailures point (scripts/manager/cloud/aws.sh). PutMetricData has no resource-level
+ * permissions; the `cloudwatch:namespace` condition key keeps it to the shard's own namespace (CloudWatch
+ * user guide, "Using condition keys to limit access to CloudWatch namespaces").
+ */
+function bootMetricStatement(namespace: string): DataAwsIamPolicyDocumentStatement {
+  return {
+    sid: "RecordOwnBootFailures",
+    effect: "Allow",
+    actions: ["cloudwatch:PutMetricData"],
+    resources: ["*"],
+    condition: [{ test: "StringEquals", variable: "cloudwatch:namespace", values: [namespace] }],
   };
 }
 

@@ -145,6 +145,10 @@ export class RunnerManagerSlot extends Construct {
       healthCheckGracePeriod: this.healthCheckGracePeriod,
       // Pinning the template's latest version makes every template change a group change, which starts the refresh.
       launchTemplate: { id: this.launchTemplate.id, version: this.launchTemplate.latestVersion.toString() },
+      // Health replacements (a failed EC2 check, the manager's own SetInstanceHealth) terminate the old manager
+      // before launching the new one: with the default, Auto Scaling may launch first, and for a while two
+      // managers would drive the slot's worker group, each removing the other's workers at its start.
+      instanceMaintenancePolicy: { minHealthyPercentage: 0, maxHealthyPercentage: 100 },
       instanceRefresh: {
         strategy: "Rolling",
         preferences: {

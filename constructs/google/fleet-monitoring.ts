@@ -13,7 +13,7 @@ import { MonitoringDashboard } from "@cdktf/provider-google/lib/monitoring-dashb
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
-import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/fleet-contract";
+import { BOOT_FAILURES_METRIC, MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/fleet-contract";
 import { checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique } from "./checks";
 
 
@@ -24,7 +24,16 @@ export const MANAGER_PRESENCE_METRIC = "gitlab_runner_version_info";
 export const JOB_FAILURE_WINDOW = "15m";
 
 /** Kinds of alert created per shard. */
-export type FleetAlertKind = "managers-missing" | "job-failure-ratio" | "concurrency-saturation" | "workers-near-max";
+/** BOOT_FAILURES_METRIC.google as Cloud Monitoring's PromQL names it (Cloud Monitoring docs, "Mapping Cloud Monitoring metrics to PromQL"). */
+export const BOOT_FAILURES_PROMQL_METRIC = promqlMetricName(BOOT_FAILURES_METRIC.google);
+
+/** custom.googleapis.com/a/b -> custom_googleapis_com:a_b: the domain's dots and the path's slashes become underscores, split by a colon. */
+export function promqlMetricName(metricType: string): string {
+  const slash = metricType.indexOf("/");
+  return `${metricType.slice(0, slash).replace(/\./g, "_")}:${metricType.slice(slash + 1).replace(/[./]/g, "_")}`;
+}
+
+export type FleetAlertKind = "managers-missing" | "boot-failed" | "job-failure-ratio" | "concurrency-saturation" | "workers-near-max";
 
 export interface MonitoredShardProps {
   /** Shard name, as in the `runner_shard` metric label. */
@@ -139,6 +148,20 @@ export class FleetMonitoring extends Construct {
       documentation:
         `Fewer than ${shard.managerCount} runner managers of ${name} have reported metrics for ${this.managerAbsentForSeconds}s. ` +
         "Check the managed instance groups (autohealing), the startup script log (journalctl -u google-startup-scripts) and the gitlab-runner service.",
+    });
+    this.addAlert(props, shard, {
+      kind: "boot-failed",
+      title: `${name}: a runner manager failed to boot`,
+      severity: "CRITICAL",
+      threshold: 0,
+      // A manager whose boot fails writes one point of this custom metric (scripts/manager/cloud/google.sh)
+      // before any agent runs; autohealing then recreates it, so "managers missing" alone may flap.
+      // Cloud Monitoring's PromQL names custom.googleapis.com/a/b custom_googleapis_com:a_b.
+      query: `sum(max_over_time(${BOOT_FAILURES_PROMQL_METRIC}{${shardLabels(props.cellId, shard.name)}}[10m])) > 0`,
+      durationSeconds: 0,
+      documentation:
+        `A runner manager of ${name} reported a failed boot. Read its startup script log (journalctl -t runner-fleet-manager, ` +
+        "or the serial console) for the FAILED line; the group recreates the VM, which fails again until the cause is fixed.",
     });
     this.addAlert(props, shard, {
       kind: "job-failure-ratio",
@@ -287,6 +310,11 @@ export class FleetMonitoring extends Construct {
 
 /** PromQL label matchers of one shard's manager metrics. */
 export function shardSelector(cellId: string, shardName: string): string {
+  return `job="${MANAGER_METRICS_JOB}",${shardLabels(cellId, shardName)}`;
+}
+
+/** The shard's cell and shard labels, without the scrape job: series the managers write themselves have no job. */
+export function shardLabels(cellId: string, shardName: string): string {
   const { cell, shard } = MANAGER_METRIC_LABELS;
-  return `job="${MANAGER_METRICS_JOB}",${cell}="${cellId}",${shard}="${shardName}"`;
+  return `${cell}="${cellId}",${shard}="${shardName}"`;
 }

@@ -12,6 +12,8 @@
  */
 import { MergeRequestNotes, Runners, Users } from "@gitbeaker/rest";
 import { z } from "zod";
+import { UserInputError } from "../errors";
+import { insecureHttpWarning, insecureUrlProblem } from "../model/gitlab-url-policy";
 import { describeGitLabFailure, GitLabApiError, type FailureHints } from "./errors";
 import { UnexpectedAnswerError } from "./http-failures";
 import { gitlabRequesterFn, type RequesterSettings } from "./requester";
@@ -124,6 +126,10 @@ export interface GitLabClientOptions extends RequesterSettings {
   readonly knownSecrets?: () => readonly string[];
   /** What to tell the user per kind of failure, when the default (runner administration) does not fit. */
   readonly hints?: FailureHints;
+  /** gitlab.allow_insecure_http_token_in_clear_text: plain http to a host off this machine. @default false */
+  readonly allowInsecureHttp?: boolean;
+  /** Where the warning that the token travels in clear text goes. @default stderr */
+  readonly warn?: (line: string) => void;
 }
 
 /** Items per page when listing; GitLab's maximum. */
@@ -135,6 +141,11 @@ type RunnerEdit = NonNullable<Parameters<Runners["edit"]>[1]> & { maintenanceNot
 /** gitbeaker's settings for every resource: our requester, and no overall time limit (each attempt has its own). */
 function connect(options: GitLabClientOptions) {
   const baseUrl = options.url.replace(/\/+$/, "");
+  // Before any request: the token is never sent in clear text unless the model says so, loudly.
+  const insecure = insecureUrlProblem(baseUrl, options.allowInsecureHttp ?? false);
+  if (insecure) throw new UserInputError(`refusing to send the GitLab token in $${options.tokenEnv}: ${insecure}`);
+  const warning = insecureHttpWarning(baseUrl, options.allowInsecureHttp ?? false);
+  if (warning) (options.warn ?? ((line: string) => process.stderr.write(`${line}\n`)))(warning);
   const config = { host: baseUrl, token: options.token, requesterFn: gitlabRequesterFn(options), queryTimeout: null };
   /** Runs a call; any failure leaves as a GitLabApiError saying what `action` could not do. */
   const guard = async <T>(action: string, call: () => Promise<T>): Promise<T> => {

@@ -7,6 +7,8 @@ import { OperationalError } from "../errors";
 import { redactSecrets, redactValue } from "../redact";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./http-failures";
 import { RetryBudgetExceededError, formatMs } from "./retry";
+import { describeTlsFailure, isTlsFailure } from "./wire/tls-failures";
+import { describeWireRefusal } from "./wire/wire-refusal-messages";
 
 /** The one vocabulary of GitLab failures, for every caller (onboard, status, prune, review notes). */
 export type GitLabFailureKind =
@@ -82,7 +84,8 @@ export interface FailureContext {
 
 /** GitLab's error text in any of its body shapes: {"error"}, {"message": "..."}, {"message": {field: [..]}}. */
 export function gitlabErrorText(body: unknown): string | undefined {
-  if (typeof body === "string") return body.trim() || undefined;
+  // A text body is a proxy's or a web server's page, not GitLab's words: its first line, cut short, keeps the message one line.
+  if (typeof body === "string") return firstLine(body) || undefined;
   if (!body || typeof body !== "object") return undefined;
   const record = body as Record<string, unknown>;
   const { message, error, error_description: description } = record;
@@ -95,6 +98,13 @@ export function gitlabErrorText(body: unknown): string | undefined {
   }
   if (typeof error === "string") return typeof description === "string" ? `${error}: ${description}` : error;
   return undefined;
+}
+
+const MAX_QUOTED_CHARS = 200;
+
+function firstLine(text: string): string {
+  const line = text.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
+  return line.length > MAX_QUOTED_CHARS ? `${line.slice(0, MAX_QUOTED_CHARS)}…` : line;
 }
 
 /** A 404 about a missing object ({"message": "404 ... Not found"}), not an unknown route ({"error": "404 Not Found"}). */
@@ -128,6 +138,8 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       { cause: error },
     );
   }
+  const refusal = describeWireRefusal(error, at);
+  if (refusal) return make(refusal.kind, refusal.text, { status: refusal.status });
   if (error instanceof UnexpectedAnswerError) {
     return make("unexpected-answer", `GitLab at ${at} answered ${error.call} with something other than the documented shape (${error.detail}). Check gitlab.url: a proxy may stand in front of GitLab.`);
   }
@@ -137,6 +149,10 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       `${at} does not look like a GitLab instance: ${error.method} ${error.path} answered ${error.status} with ${error.contentType || "no content type"} instead of JSON. Check gitlab.url in the model: it must be the instance's root URL, such as https://gitlab.example.com.`,
       { status: error.status },
     );
+  }
+  if (error instanceof GitLabNetworkError && isTlsFailure(error.code)) {
+    // Nothing was sent: the handshake failed before any request (and the token) left.
+    return make("unreachable", `cannot reach GitLab at ${at} (${error.method} ${error.path}): ${describeTlsFailure(error.code)}`, { transient: false });
   }
   if (error instanceof GitLabNetworkError) {
     const what =

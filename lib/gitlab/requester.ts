@@ -10,10 +10,19 @@
  *   transient failures retried, permanent ones not, creates never sent twice blindly);
  * - failures that keep the status, GitLab's body and the headers (./http-failures.ts),
  *   so ./errors.ts can say what went wrong. They never leave lib/gitlab: the client
- *   turns them into GitLabApiError.
+ *   turns them into GitLabApiError;
+ * - the rules of the wire (./wire/): the token goes to gitlab.url's origin only (redirects
+ *   refused), bodies are capped and must parse, listings may not loop, and the connection
+ *   takes the model's CA bundle and proxy.
  */
 import { createRequesterFn, type RequesterType, type RequestOptions, type ResourceOptions } from "@gitbeaker/requester-utils";
+import { fetch as undiciFetch, type Dispatcher } from "undici";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./http-failures";
+import type { RequestSender } from "./request-pacer";
+import { createDispatcher, type ConnectionSettings } from "./wire/dispatcher";
+import { PaginationGuard } from "./wire/pagination-guard";
+import { readCappedText, refuseRedirect } from "./wire/read-answer";
+import { AnswerTooLargeError, MalformedJsonError, OffOriginRequestError, RedirectRefusedError } from "./wire/wire-failures";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, rateLimitWaitMs, withRetry, type FailureClass, type RetryClock, type RetryEvent, type RetryPolicy } from "./retry";
 
 export interface RequesterSettings {
@@ -21,7 +30,11 @@ export interface RequesterSettings {
   readonly clock?: RetryClock;
   /** Time limit of one attempt. @default 30000 */
   readonly attemptTimeoutMs?: number;
+  /** CA bundle and proxy of the model (gitlab.ca_file, gitlab.proxy). @default none: Node's trust store, no proxy */
+  readonly connection?: ConnectionSettings;
   readonly onRetry?: (event: RetryEvent & { readonly method: string; readonly path: string }) => void;
+  /** Paces and counts every attempt (./request-pacer.ts); none: sent at once, uncounted. */
+  readonly pacer?: RequestSender;
 }
 
 /**
@@ -60,14 +73,22 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
   const timeoutMs = settings.attemptTimeoutMs ?? 30_000;
   // gitbeaker's client-side rate limiter (rateLimiters, 3000 requests a minute by default) is
   // not applied: GitLab's own limits answer 429 with Retry-After, which the retry honours.
+  let dispatcher: Dispatcher | undefined | null = null;
+  const pages = new PaginationGuard();
   return createRequesterFn(
     async (_resource, prepared) => prepared,
     (endpoint, options) => {
       const prepared: RequestOptions = options ?? {};
       const method = prepared.method ?? "GET";
-      const url = new URL(endpoint, prepared.prefixUrl?.endsWith("/") ? prepared.prefixUrl : `${prepared.prefixUrl ?? ""}/`);
+      const base = new URL(prepared.prefixUrl?.endsWith("/") ? prepared.prefixUrl : `${prepared.prefixUrl ?? ""}/`);
+      const url = new URL(endpoint, base);
       url.search = prepared.searchParams ?? "";
-      return withRetry(() => sendOnce(url, prepared, method, timeoutMs), {
+      if (url.origin !== base.origin) throw new OffOriginRequestError(method, url.origin, base.origin);
+      // One client talks to one GitLab: its connection settings are made once, on the first request.
+      if (dispatcher === null) dispatcher = createDispatcher(base, settings.connection ?? {});
+      const wire = { dispatcher, baseUrl: base, pages };
+      const attempt = () => sendOnce(url, prepared, method, timeoutMs, wire);
+      return withRetry(() => (settings.pacer ? settings.pacer.send(attempt) : attempt()), {
         policy: settings.policy ?? DEFAULT_RETRY_POLICY,
         clock,
         classify: (error) => classifyFailure(error, { retrySafe: isRetrySafe(method, url.pathname), nowMs: clock.now() }),
@@ -77,29 +98,51 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
   );
 }
 
-async function sendOnce(url: URL, prepared: RequestOptions, method: string, timeoutMs: number) {
+interface Wire {
+  readonly dispatcher: Dispatcher | undefined;
+  /** gitlab.url's API root: redirects are described against its origin. */
+  readonly baseUrl: URL;
+  readonly pages: PaginationGuard;
+}
+
+async function sendOnce(url: URL, prepared: RequestOptions, method: string, timeoutMs: number, wire: Wire) {
   const headers = { ...prepared.headers, accept: "application/json" };
   const signal = prepared.signal ? AbortSignal.any([prepared.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   // As messages show it: "/api/v4/runners/12" (no query: it may carry filters, never needed to explain a failure).
   const path = url.pathname;
 
-  let response: Response;
+  let response: Awaited<ReturnType<typeof undiciFetch>>;
   let text: string;
   try {
-    response = await fetch(url, { method, headers, body: prepared.body, signal });
-    text = await response.text();
+    // redirect "manual": fetch strips Authorization on a cross-origin redirect, but not PRIVATE-TOKEN.
+    response = await undiciFetch(url, { method, headers, body: prepared.body as never, signal, redirect: "manual", dispatcher: wire.dispatcher });
+    refuseRedirect(response, { method, path, baseUrl: wire.baseUrl });
+    text = await readCappedText(response, { method, path });
   } catch (cause) {
+    if (isWireRefusal(cause)) throw cause;
     throw new GitLabNetworkError(method, path, networkErrorCode(cause), { cause });
   }
   const contentType = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   const isJson = contentType === "application/json" || contentType.endsWith("+json");
   if (!response.ok) {
-    throw new GitLabHttpError(method, path, response.status, response.statusText, contentType, isJson ? parseJson(text) : text, response.headers);
+    throw new GitLabHttpError(method, path, response.status, response.statusText, contentType, isJson ? parseJson(text) : text, new Headers([...response.headers])); // global Headers, as ./retry.ts reads them (undici has its own class)
   }
   const headersOut = Object.fromEntries(response.headers.entries());
   if (response.status === 204 || text === "") return { body: null, headers: headersOut, status: response.status };
   if (!isJson) throw new NotGitLabApiError(method, path, response.status, contentType);
-  return { body: parseJson(text), headers: headersOut, status: response.status };
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new MalformedJsonError(method, path, response.status);
+  }
+  wire.pages.check(url, response.headers.get("link"));
+  return { body, headers: headersOut, status: response.status };
+}
+
+/** Failures of ./wire/read-answer.ts: refusals of ours, not network errors (never retried). */
+function isWireRefusal(error: unknown): boolean {
+  return error instanceof RedirectRefusedError || error instanceof AnswerTooLargeError;
 }
 
 function parseJson(text: string): any {

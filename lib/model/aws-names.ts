@@ -34,6 +34,11 @@ export function jobsFailingAlarmName(namePrefix: string, shardName: string): str
   return `${namePrefix}-${shardName}-jobs-failing`;
 }
 
+/** Alarm: a manager of the shard reported a failed boot (BootFailures). */
+export function bootFailedAlarmName(namePrefix: string, shardName: string): string {
+  return `${namePrefix}-${shardName}-boot-failed`;
+}
+
 /** Metric filter of a shard's log group. */
 export function jobMetricFilterName(namePrefix: string, shardName: string, suffix: "jobs-failed" | "jobs-finished"): string {
   return `${namePrefix}-${shardName}-${suffix}`;
@@ -85,6 +90,7 @@ export function awsDerivedNames(model: RunnerModel): DerivedName[] {
     if (model.monitoring.enabled) {
       names.push({ name: logGroupName(model, shard), rule: rules.logGroupName, from });
       names.push({ name: jobsFailingAlarmName(cell, shard.name), rule: rules.alarmName, from });
+      names.push({ name: bootFailedAlarmName(cell, shard.name), rule: rules.alarmName, from });
       for (const suffix of ["jobs-failed", "jobs-finished"] as const) {
         names.push({ name: jobMetricFilterName(cell, shard.name, suffix), rule: rules.metricFilterName, from });
       }

@@ -5,6 +5,7 @@
 import { awsDerivedNames } from "./aws-names";
 import { googleDerivedNames } from "./google-names";
 import { advisoryChecks } from "./advisory-checks";
+import { checkGitLabWire } from "./gitlab-wire-checks";
 import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
 import { nameProblem } from "../cloud-name-rules";
@@ -23,6 +24,7 @@ const AWS_IMAGE = /^(ami-[0-9a-f]{8,17}|resolve:ssm:\/.+)$/;
 export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
   return [
     ...checkZones(model),
+    ...checkGitLabWire(model),
     ...checkNetwork(model),
     ...checkSecretStore(model),
     ...checkState(model),

@@ -11,6 +11,7 @@ import { normaliseTags } from "./tags";
 import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
 import { isValidCidr } from "../cidr";
 import { hasUserInfo, isValidTimeZone } from "./value-checks";
+import { INSECURE_HTTP_SETTING } from "./gitlab-url-policy";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
@@ -51,6 +52,18 @@ const cidr = z
   .refine(isValidCidr, { message: "an IPv4 CIDR block such as 10.0.0.0/16, with no host bits set" })
   .meta({ pattern: "^([0-9]{1,3}\\.){3}[0-9]{1,3}/[0-9]{1,2}$" });
 
+/** A proxy is named in the model; its credentials, if any, are not (a model is not a secret). */
+const proxyUrl = z
+  .url({ protocol: /^https?$/, error: "an http(s) URL of a proxy, such as http://proxy.corp.example:3128" })
+  .refine((url) => !hasUserInfo(url), { message: "a proxy URL without a user name or password (credentials never go into a model)" });
+
+/** Variables that hold credentials other than the GitLab admin token: never read as token_env. */
+const OTHER_CREDENTIALS = /^(CI_|GITLAB_REVIEW_TOKEN$|MODELS_PUSH_TOKEN$|AWS_|GOOGLE_|TF_|ARM_|VAULT_)/i;
+
+function inRange(value: number | undefined, min: number, max: number): boolean {
+  return value !== undefined && value >= min && value <= max;
+}
+
 const gitlab = z
   .strictObject({
     url: z
@@ -60,8 +73,45 @@ const gitlab = z
     token_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+      // The token is sent to gitlab.url: naming another credential's variable (a trigger may set it) would send that credential there.
+      .refine((name) => !OTHER_CREDENTIALS.test(name), {
+        message: "a variable of its own for the GitLab admin token, not one of GitLab's predefined CI_* variables or another credential (GITLAB_REVIEW_TOKEN, MODELS_PUSH_TOKEN, AWS_*, GOOGLE_*, TF_*)",
+      })
       .default("GITLAB_TOKEN")
       .describe("Name of the environment variable holding an admin (or group/project Owner) token with the create_runner or api scope."),
+    [INSECURE_HTTP_SETTING]: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Accept a plain http:// gitlab.url (or clone_url) on a host other than this machine. The admin token then crosses the network in clear text; every run says so. Leave false: use https, with ca_file for a private CA.",
+      ),
+    request_timeout: goDuration
+      .refine((text) => inRange(parseGoDurationSeconds(text), 1, 600), { message: "a duration from 1s to 10m" })
+      .default("30s")
+      .describe("Time limit of one request to GitLab, body included; a server that accepts and never answers fails the attempt then. Retries stop at the retry budget (--retry-timeout)."),
+    ca_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "PEM bundle of the private CA that signed GitLab's certificate, relative to the directory the commands run in. Trusted by the toolkit's own requests (with Node's roots and NODE_EXTRA_CA_CERTS), and delivered to the managers as config.toml's tls-ca-file.",
+      ),
+    proxy: z
+      .strictObject({
+        https: proxyUrl.optional().describe("Proxy for https:// destinations, such as http://proxy.corp.example:3128."),
+        http: proxyUrl.optional().describe("Proxy for plain http:// destinations. When omitted, the https proxy."),
+        no_proxy: z
+          .array(z.string().regex(/^[A-Za-z0-9.*:\[\]/_-]+$/, "a host, .domain, IP, CIDR or host:port"))
+          .default([])
+          .describe("Destinations reached directly: host names, .domain suffixes, IPs, CIDRs (for gitlab-runner and Docker), \"*\"."),
+      })
+      .optional()
+      .describe("The corporate HTTP(S) proxy: used by the toolkit's GitLab requests, and on the managers by gitlab-runner, Docker and package installs at boot."),
+    clone_url: z
+      .url({ protocol: /^https?$/, error: "an http(s) URL jobs clone through, such as https://gitlab-internal.example.com" })
+      .refine((url) => !hasUserInfo(url), { message: "a URL without a user name or password" })
+      .optional()
+      .describe("Address jobs clone repositories from, when it differs from gitlab.url (config.toml clone_url)."),
   })
   .describe("The GitLab instance of this cell.");
 
@@ -205,7 +255,7 @@ const managers = z
       .describe("Manager image, of the machine type's architecture. When omitted, Ubuntu 24.04 LTS of the cloud, amd64 or arm64 (Graviton, T2A, C4A, N4A) as the machine type."),
     runner_version: z
       .string()
-      .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "18.5.0"')
+      .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "19.5.0"')
       .describe("gitlab-runner version installed on the managers, pinned."),
     concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
   })

@@ -21,7 +21,7 @@ export const TRIGGER_VARIABLES = {
   MONITORING_CIDRS: { required: false, help: "comma-separated ranges allowed to scrape metrics" },
   SECRET_STORE: { required: false, help: "google-secret-manager, aws-ssm or local", default: "the cloud's own" },
   GITLAB_TOKEN_ENV: { required: false, help: "variable holding the GitLab admin token", default: "GITLAB_TOKEN" },
-  RUNNER_VERSION: { required: false, help: "pinned gitlab-runner version", default: "18.5.0" },
+  RUNNER_VERSION: { required: false, help: "pinned gitlab-runner version", default: "19.5.0" },
   SHARD_NAME: { required: false, help: "name of the single shard", default: "small-amd64" },
   RUNNER_TAGS: { required: false, help: "comma-separated runner tags", default: "saas-linux-small-amd64" },
   RUN_UNTAGGED: { required: false, help: "true or false", default: "true" },

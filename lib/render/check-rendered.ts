@@ -7,6 +7,7 @@
 import { parse as parseToml } from "smol-toml";
 import { OperationalError } from "../errors";
 import { BashUnavailableError, checkBashSyntax } from "./bash-syntax";
+import { isBootScript, payloadFiles } from "./boot-payload";
 import type { RenderedFile } from "./rendered-files";
 
 export class RenderedFileError extends OperationalError {
@@ -31,17 +32,30 @@ export function renderedFileProblem(file: RenderedFile): string | undefined {
  * all files are checked by one bash process: a spawn per script made synth slow.
  */
 export function renderedFileProblems(files: readonly RenderedFile[]): (string | undefined)[] {
-  const scripts = files.filter((file) => file.path.endsWith(".sh"));
+  // A payload's own text, and each script it writes: bash -n on the payload does not parse its heredocs.
+  const scripts = files
+    .filter((file) => file.path.endsWith(".sh"))
+    .flatMap((file) => [
+      { file, inner: undefined as string | undefined, content: file.content },
+      ...payloadFiles(file.content)
+        .filter(isBootScript)
+        .map((inner) => ({ file, inner: inner.path as string | undefined, content: inner.content })),
+    ]);
   const bashResults = new Map<RenderedFile, { ok: boolean; stderr: string }>();
   if (scripts.length > 0) {
     let results;
     try {
-      results = checkBashSyntax(scripts.map((file) => file.content));
+      results = checkBashSyntax(scripts.map((script) => script.content));
     } catch (error) {
       if (!(error instanceof BashUnavailableError)) throw error;
-      throw new OperationalError(`cannot check ${where(scripts[0])} with bash -n: ${error.message}`, { cause: error });
+      throw new OperationalError(`cannot check ${where(scripts[0].file)} with bash -n: ${error.message}`, { cause: error });
     }
-    scripts.forEach((file, index) => bashResults.set(file, results[index]));
+    scripts.forEach((script, index) => {
+      const result = results[index];
+      if (bashResults.has(script.file) && bashResults.get(script.file)?.ok === false) return;
+      const stderr = script.inner === undefined ? result.stderr : `${script.inner}: ${result.stderr}`;
+      bashResults.set(script.file, { ok: result.ok, stderr });
+    });
   }
   return files.map((file) => {
     if (file.path.endsWith(".toml")) {

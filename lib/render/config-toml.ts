@@ -11,6 +11,7 @@ import { RUNNER_METRICS_PORT } from "../fleet-contract";
 import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
+import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
  * What config.toml holds instead of the runner token. The manager startup script
@@ -26,6 +27,16 @@ export const RUNNER_TOKEN_PLACEHOLDER = "__RUNNER_TOKEN__";
  * line, and a value that merely contains the placeholder text is left as it is.
  */
 export const RUNNER_TOKEN_LINE = `  token = "${RUNNER_TOKEN_PLACEHOLDER}"`;
+
+/**
+ * What config.toml holds instead of the runner's ID: the boot fills it in with the ID GitLab gives for the
+ * token (POST /runners/verify). gitlab-runner 19.2+ keys its taskscaler by URL and runner ID, not by token
+ * (gitlab-runner issue 39380; common/config.go RunnerCredentials.ID, `toml:"id"`), so a rotated token then
+ * keeps the taskscaler and its workers.
+ */
+export const RUNNER_ID_PLACEHOLDER = 0;
+/** The one line of each [[runners]] entry that carries the runner ID, replaced whole at boot like the token line. */
+export const RUNNER_ID_LINE = `  id = ${RUNNER_ID_PLACEHOLDER}`;
 
 /**
  * Fleeting plugins, by OCI reference with a version constraint (default registry
@@ -74,7 +85,14 @@ export interface CacheContext {
 export interface RunnerEntryContext {
   readonly name: string;
   readonly url: string;
+  readonly id: number;
   readonly token: string;
+  /** tls-ca-file: the private CA bundle the boot writes (./egress-settings.ts), or null. */
+  readonly tlsCaFile: string | null;
+  /** clone_url: where jobs clone from when it is not `url`, or null. */
+  readonly cloneUrl: string | null;
+  /** Job environment: the proxy variables, so the helper's clone and the job's downloads go through it. */
+  readonly environment: readonly string[];
   readonly limit: number;
   readonly requestConcurrency: number;
   readonly docker: {
@@ -195,7 +213,11 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
   return {
     name: runnerEntryName(model, shard, slot),
     url: model.gitlab.url,
+    id: RUNNER_ID_PLACEHOLDER,
     token: RUNNER_TOKEN_PLACEHOLDER,
+    tlsCaFile: model.gitlab.ca_file === undefined ? null : MANAGER_CA_FILE,
+    cloneUrl: model.gitlab.clone_url ?? null,
+    environment: proxyEnvironmentLines(model),
     limit: workers.max_instances * workers.capacity_per_instance,
     requestConcurrency: requestConcurrency(shard.managers.concurrent),
     docker: {

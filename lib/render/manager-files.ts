@@ -10,8 +10,8 @@
  * - renderWorkerStartupScript(model, shard): bash user-data/startup-script of the shard's workers.
  * None of them ever contains a token.
  *
- * Implementations: config-toml.ts (templates/config.toml.hbs) and startup-script.ts
- * (templates/startup/manager.sh.hbs, templates/startup/worker.sh.hbs).
+ * Implementations: config-toml.ts (templates/config.toml.hbs) and startup-script.ts (the plain
+ * scripts under scripts/, settings and units as data, in one payload: templates/startup/payload.sh.hbs).
  */
 export { renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, FLEETING_PLUGINS, WORKER_READY_FILE } from "./config-toml";
 export { renderManagerStartupScript, renderWorkerStartupScript, LOCAL_TOKEN_FILE, RUNNER_LOG_FILE } from "./startup-script";

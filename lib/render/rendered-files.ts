@@ -32,10 +32,10 @@ export function renderCellFiles(model: RunnerModel): RenderedShardFiles[] {
       startupScript: {
         path: `${shard.name}/manager-${slot}/startup.sh`,
         content: renderManagerStartupScript(model, shard, slot),
-        template: "startup/manager.sh.hbs",
+        template: "startup/payload.sh.hbs",
       },
     })),
-    workerStartupScript: { path: `${shard.name}/worker-startup.sh`, content: renderWorkerStartupScript(model, shard), template: "startup/worker.sh.hbs" },
+    workerStartupScript: { path: `${shard.name}/worker-startup.sh`, content: renderWorkerStartupScript(model, shard), template: "startup/payload.sh.hbs" },
   }));
 }
 

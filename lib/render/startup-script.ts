@@ -1,21 +1,26 @@
 /**
- * Boot scripts of runner managers and workers (bash; GCE `startup-script` metadata or
- * EC2 user data). They never contain a token: the manager script reads it at boot
- * from the store named by `secretLocation(model, shard)`.
+ * What runner managers and workers boot with: one startup payload each (GCE `startup-script` metadata or
+ * EC2 user data) that writes the VM's files and runs its entry script. The logic is in plain scripts
+ * (scripts/manager/, scripts/worker/); what differs per manager is data: its settings file, its
+ * config.toml, its systemd units. None of it contains a token: the manager reads it at boot from the
+ * store named by `secretLocation(model, shard)`.
  */
-import { DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../fleet-contract";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../fleet-contract";
 import { logGroupName, managerName, secretLocation, zoneOfSlot } from "../model/names";
-import { machineArchitecture, type Architecture } from "../model/architecture";
+import { machineArchitecture } from "../model/architecture";
 import type { RunnerModel, Shard } from "../model/schema";
-import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
+import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_ID_LINE, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, gracefulStopSeconds } from "./graceful-stop";
-import { template } from "../template-engine";
-import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
-import { OPS_AGENT_CONFIG_FILE, renderOpsAgentConfig } from "./ops-agent-config";
+import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
+import { renderOpsAgentConfig } from "./ops-agent-config";
+import { renderSettingsFile, scriptFile, type BootFile } from "./boot-files";
+import { renderBootPayload } from "./boot-payload";
+import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
+import { rotationMode } from "../model/rotation-mode";
+import { egressSettings, MANAGER_CA_FILE, type EgressSettings } from "./egress-settings";
 
-/** Heredoc delimiter that wraps config.toml inside the manager script. */
-export const CONFIG_HEREDOC_DELIMITER = "GITLAB_RUNNER_CONFIG_TOML";
-/** Where the manager waits for the token when the model's secret store is `local`. */
+export { INSTALLED_MANAGER_SCRIPT } from "./manager-units";
+/** Where the manager waits for the token when the model's secret store is `local` (scripts/manager/store/local.sh). */
 export const LOCAL_TOKEN_FILE = "/etc/gitlab-runner/runner-token";
 /** gitlab-runner's log file on AWS managers, shipped to CloudWatch Logs. */
 export const RUNNER_LOG_FILE = "/var/log/gitlab-runner/gitlab-runner.log";
@@ -24,106 +29,131 @@ export const RUNNER_LOG_FILE = "/var/log/gitlab-runner/gitlab-runner.log";
  * (~/.config/fleeting/plugins), also set explicitly so install and service agree.
  */
 export const FLEETING_PLUGIN_DIR = "/root/.config/fleeting/plugins";
-/** Where the manager script installs itself; its systemd timers run it with a command (`refresh-token`, `drain`). */
-export const INSTALLED_MANAGER_SCRIPT = "/usr/local/sbin/runner-fleet-manager";
+export const INSTALLED_WORKER_SCRIPT = "/usr/local/sbin/runner-fleet-worker";
+/** The manager's scripts next to its entry (scripts/manager/ minus the other cloud's and stores' halves). */
+export const MANAGER_LIB_DIR = "/usr/local/lib/runner-fleet/manager";
+export const MANAGER_SETTINGS_FILE = "/etc/runner-fleet/manager.env";
+export const WORKER_SETTINGS_FILE = "/etc/runner-fleet/worker.env";
+export const CONFIG_TEMPLATE_FILE = "/etc/runner-fleet/config.toml.template";
 /**
  * How often a manager re-reads its token from the store (systemd time span). The gap after
  * `onboard --rotate`, while the old token is already refused, is at most this long.
  */
 export const TOKEN_REFRESH_INTERVAL = "1min";
+/** Seconds between two looks at gitlab-runner's state while an AWS drain waits for it to stop. */
+export const DRAIN_POLL_SECONDS = 10;
 /** Tags of the scripts' log lines (`journalctl -t <tag>`). */
 export const LOG_TAGS = { manager: "runner-fleet-manager", worker: "runner-fleet-worker" } as const;
 
-export interface TokenStoreContext {
-  readonly googleSecretManager: {
-    /** Human-readable source for log lines. */
-    readonly tokenSource: string;
-    /** REST URL of the secret's latest version (`:access` returns the payload, base64). */
-    readonly secretVersionUrl: string;
-  } | null;
-  readonly awsSsm: { readonly tokenSource: string; readonly parameterName: string } | null;
-  readonly local: { readonly tokenFile: string } | null;
-}
+/** The manager's scripts that every cloud and store share (scripts/manager/). */
+const SHARED_MANAGER_SCRIPTS = ["common.sh", "install.sh", "runner-config.sh", "service.sh"] as const;
 
-export interface ManagerScriptContext {
-  readonly logTag: string;
-  readonly managerName: string;
-  readonly cellId: string;
-  readonly shardName: string;
-  readonly slot: number;
-  readonly runnerVersion: string;
-  /** The managers' CPU architecture (their machine type's); the image must be of it. */
-  readonly architecture: Architecture;
-  /** Debian package version of the pinned runner ("18.5.0-1"). */
-  readonly runnerPackageVersion: string;
-  readonly configToml: string;
-  readonly configHeredocDelimiter: string;
-  readonly tokenLine: string;
-  readonly fleetingPlugin: string;
-  readonly fleetingPluginDir: string;
-  readonly metricsPort: number;
-  readonly installedScript: string;
-  /** systemd's TimeoutStopSec for gitlab-runner: the shard's maximum_timeout and a margin. */
-  readonly gracefulStopSeconds: number;
-  readonly tokenRefreshInterval: string;
-  readonly google: {
-    readonly project: string;
-    readonly opsAgentConfig: string;
-    readonly opsAgentConfigFile: string;
-    /** Zone of the slot's manager group. */
-    readonly zone: string;
-    /** `projects/<p>/zones/<z>/instanceGroupManagers/<group>`: the slot's own manager group (the drain recreates its VM there). */
-    readonly groupPath: string;
-  } | null;
-  readonly aws: {
-    readonly region: string;
-    readonly drainHookName: string;
-    readonly drainHeartbeatSeconds: number;
-    readonly healthCheckInterval: string;
-    readonly healthFailureLimit: number;
-    readonly healthProbeTimeoutSeconds: number;
-    readonly healthFailuresFile: string;
-    readonly logGroupName: string;
-    readonly runnerLogFile: string;
-    readonly cloudWatchAgentConfig: string;
-  } | null;
-  readonly store: TokenStoreContext;
-}
-
-export interface WorkerScriptContext {
-  readonly logTag: string;
-  readonly cellId: string;
-  readonly shardName: string;
-  readonly username: string;
-  readonly readyFile: string;
-  /** AWS runs user data once per instance; the script then re-installs itself as a cloud-init per-boot script. */
-  readonly perBootCopy: boolean;
-}
-
-function tokenStore(model: RunnerModel, shard: Shard): TokenStoreContext {
+function tokenStoreSettings(model: RunnerModel, shard: Shard): Record<string, string> {
   const location = secretLocation(model, shard);
   const { cloud } = model;
   switch (model.secrets.store) {
     case "google-secret-manager":
       if (cloud.provider !== "google") throw new TypeError(`secret store google-secret-manager needs cloud google, not ${cloud.provider}`);
       return {
-        googleSecretManager: {
-          tokenSource: `Secret Manager secret ${location.googleSecretId} of project ${cloud.project}`,
-          secretVersionUrl: `https://secretmanager.googleapis.com/v1/projects/${cloud.project}/secrets/${location.googleSecretId}/versions/latest:access`,
-        },
-        awsSsm: null,
-        local: null,
+        TOKEN_SOURCE: `Secret Manager secret ${location.googleSecretId} of project ${cloud.project}`,
+        // The secret's latest version; `:access` returns the payload, base64.
+        SECRET_VERSION_URL: `https://secretmanager.googleapis.com/v1/projects/${cloud.project}/secrets/${location.googleSecretId}/versions/latest:access`,
       };
     case "aws-ssm":
       if (cloud.provider !== "aws") throw new TypeError(`secret store aws-ssm needs cloud aws, not ${cloud.provider}`);
-      return {
-        googleSecretManager: null,
-        awsSsm: { tokenSource: `SSM parameter ${location.awsParameterName}`, parameterName: location.awsParameterName },
-        local: null,
-      };
+      return { TOKEN_SOURCE: `SSM parameter ${location.awsParameterName}`, SSM_PARAMETER_NAME: location.awsParameterName };
     case "local":
-      return { googleSecretManager: null, awsSsm: null, local: { tokenFile: LOCAL_TOKEN_FILE } };
+      return { TOKEN_SOURCE: LOCAL_TOKEN_FILE };
   }
+}
+
+/** The timers of a manager on `cloud`. */
+export function managerTimers(cloud: RunnerModel["cloud"]["provider"]): ManagerTimer[] {
+  const refresh: ManagerTimer = { name: "token-refresh", command: "refresh-token", every: TOKEN_REFRESH_INTERVAL, description: "Re-read the runner token from its store" };
+  if (cloud === "aws") {
+    return [
+      refresh,
+      { name: "drain", command: "drain", every: "15s", description: "Drain gitlab-runner when Auto Scaling terminates this instance" },
+      { name: "health", command: "health", every: HEALTH_CHECK_INTERVAL, description: "Report this instance Unhealthy when gitlab-runner stops answering" },
+    ];
+  }
+  return [refresh, { name: "drain", command: "drain", every: "30s", description: "Drain gitlab-runner, then recreate this VM, when its group has a new template" }];
+}
+
+/** The settings file of manager `slot` (manager.env): everything its scripts need to know, as data. */
+export function managerSettings(model: RunnerModel, shard: Shard, slot: number): Record<string, string | number> {
+  const { cloud } = model;
+  const common = {
+    LOG_TAG: LOG_TAGS.manager,
+    CELL_ID: model.cell.id,
+    SHARD_NAME: shard.name,
+    SLOT: slot,
+    MANAGER_NAME: managerName(model, shard, slot),
+    CLOUD: cloud.provider,
+    TOKEN_STORE: model.secrets.store,
+    GITLAB_URL: model.gitlab.url,
+    RUNNER_VERSION: shard.managers.runner_version,
+    // Debian package version of the pinned runner.
+    RUNNER_PACKAGE_VERSION: `${shard.managers.runner_version}-1`,
+    RUNNER_ARCH: machineArchitecture(cloud.provider, shard.managers.machine_type),
+    ROTATION_MODE: rotationMode(shard.managers.runner_version),
+    TOKEN_LINE: RUNNER_TOKEN_LINE,
+    RUNNER_ID_LINE,
+    FLEETING_PLUGIN: FLEETING_PLUGINS[cloud.provider],
+    FLEETING_PLUGIN_DIR,
+    GRACEFUL_STOP_SECONDS: gracefulStopSeconds(shard),
+    METRICS_PORT: RUNNER_METRICS_PORT,
+    MONITORING_ATTEMPTS: 3,
+    TIMERS: timerUnitNames(managerTimers(cloud.provider)).join(" "),
+    ...tokenStoreSettings(model, shard),
+    ...egressScriptSettings(model),
+  };
+  if (cloud.provider === "aws") {
+    return {
+      ...common,
+      AWS_REGION_NAME: cloud.region,
+      DRAIN_HOOK_NAME,
+      DRAIN_HEARTBEAT_SECONDS: DRAIN_HEARTBEAT_INTERVAL_SECONDS,
+      DRAIN_POLL_SECONDS,
+      HEALTH_FAILURE_LIMIT,
+      HEALTH_PROBE_TIMEOUT_SECONDS,
+      BOOT_METRIC_NAMESPACE: awsShardMetricNamespace(model.cell.id, shard.name),
+    };
+  }
+  const zone = zoneOfSlot(cloud.zones, slot);
+  return {
+    ...common,
+    GOOGLE_PROJECT: cloud.project,
+    GROUP_ZONE: zone,
+    // The slot's own manager group: the drain recreates its VM there.
+    GROUP_PATH: `projects/${cloud.project}/zones/${zone}/instanceGroupManagers/${managerName(model, shard, slot)}`,
+    BOOT_METRIC_TYPE: BOOT_FAILURES_METRIC.google,
+  };
+}
+
+/**
+ * What the scripts' own requests need behind a private CA and a proxy (curl to GitLab and the package
+ * sources): the CA file's path, and the proxy settings common.sh exports to every command it runs.
+ */
+function egressScriptSettings(model: RunnerModel): Record<string, string> {
+  const proxy = new Map(egressSettings({ ...model, gitlab: { ...model.gitlab, ca_file: undefined } }).proxyEnvironment.map(({ name, value }) => [name, value]));
+  return {
+    GITLAB_CA_FILE: model.gitlab.ca_file === undefined ? "" : MANAGER_CA_FILE,
+    EGRESS_HTTPS_PROXY: proxy.get("HTTPS_PROXY") ?? "",
+    EGRESS_HTTP_PROXY: proxy.get("HTTP_PROXY") ?? "",
+    EGRESS_NO_PROXY: proxy.get("NO_PROXY") ?? "",
+  };
+}
+
+/** The CA file and proxy drop-ins a VM writes before apt, dockerd or gitlab-runner start. */
+function egressBootFiles(egress: EgressSettings, role: "manager" | "worker"): BootFile[] {
+  const { proxyFiles } = egress;
+  return [
+    ...(egress.caFile && role === "manager" ? [egress.caFile] : []),
+    ...(role === "manager" ? proxyFiles.gitlabRunner : []),
+    ...proxyFiles.docker,
+    ...proxyFiles.apt,
+  ];
 }
 
 /** CloudWatch agent configuration: gitlab-runner's JSON log lines to the shard's log group, one stream per instance. */
@@ -132,14 +162,7 @@ function cloudWatchAgentConfig(model: RunnerModel, shard: Shard): string {
     logs: {
       logs_collected: {
         files: {
-          collect_list: [
-            {
-              file_path: RUNNER_LOG_FILE,
-              log_group_name: logGroupName(model, shard),
-              log_stream_name: "{instance_id}",
-              timezone: "UTC",
-            },
-          ],
+          collect_list: [{ file_path: RUNNER_LOG_FILE, log_group_name: logGroupName(model, shard), log_stream_name: "{instance_id}", timezone: "UTC" }],
         },
       },
     },
@@ -147,83 +170,85 @@ function cloudWatchAgentConfig(model: RunnerModel, shard: Shard): string {
   return JSON.stringify(config, null, 2);
 }
 
-export function managerScriptContext(model: RunnerModel, shard: Shard, slot: number): ManagerScriptContext {
+const LOGROTATE_RUNNER_LOG = `${RUNNER_LOG_FILE} {
+  daily
+  rotate 7
+  compress
+  missingok
+  notifempty
+  copytruncate
+}
+`;
+
+/** Every file manager `slot` boots with, in the order the payload writes them. */
+export function managerBootFiles(model: RunnerModel, shard: Shard, slot: number): BootFile[] {
   assertSlot(shard, slot);
-  const configToml = renderConfigToml(model, shard, slot).replace(/\n+$/, "");
-  const configLines = configToml.split("\n");
-  if (configLines.includes(CONFIG_HEREDOC_DELIMITER)) {
-    throw new Error(`config.toml contains the line ${CONFIG_HEREDOC_DELIMITER}, which would end its heredoc early`);
-  }
-  const tokenLines = configLines.filter((line) => line === RUNNER_TOKEN_LINE).length;
-  const runnerEntries = configLines.filter((line) => line === "[[runners]]").length;
-  if (tokenLines !== runnerEntries) {
-    throw new Error(`config.toml has ${tokenLines} token line(s) for ${runnerEntries} [[runners]] entr(ies); the startup script writes the token into exactly one per entry`);
-  }
   const { cloud } = model;
-  return {
-    logTag: LOG_TAGS.manager,
-    managerName: managerName(model, shard, slot),
-    cellId: model.cell.id,
-    shardName: shard.name,
-    slot,
-    runnerVersion: shard.managers.runner_version,
-    architecture: machineArchitecture(cloud.provider, shard.managers.machine_type),
-    runnerPackageVersion: `${shard.managers.runner_version}-1`,
-    configToml,
-    configHeredocDelimiter: CONFIG_HEREDOC_DELIMITER,
-    tokenLine: RUNNER_TOKEN_LINE,
-    fleetingPlugin: FLEETING_PLUGINS[cloud.provider],
-    fleetingPluginDir: FLEETING_PLUGIN_DIR,
-    metricsPort: RUNNER_METRICS_PORT,
-    installedScript: INSTALLED_MANAGER_SCRIPT,
-    gracefulStopSeconds: gracefulStopSeconds(shard),
-    tokenRefreshInterval: TOKEN_REFRESH_INTERVAL,
-    google:
-      cloud.provider === "google"
-        ? {
-            project: cloud.project,
-            opsAgentConfig: renderOpsAgentConfig(model, shard, slot),
-            opsAgentConfigFile: OPS_AGENT_CONFIG_FILE,
-            zone: zoneOfSlot(cloud.zones, slot),
-            groupPath: `projects/${cloud.project}/zones/${zoneOfSlot(cloud.zones, slot)}/instanceGroupManagers/${managerName(model, shard, slot)}`,
-          }
-        : null,
-    aws:
-      cloud.provider === "aws"
-        ? {
-            region: cloud.region,
-            drainHookName: DRAIN_HOOK_NAME,
-            drainHeartbeatSeconds: DRAIN_HEARTBEAT_INTERVAL_SECONDS,
-            healthCheckInterval: HEALTH_CHECK_INTERVAL,
-            healthFailureLimit: HEALTH_FAILURE_LIMIT,
-            healthProbeTimeoutSeconds: HEALTH_PROBE_TIMEOUT_SECONDS,
-            healthFailuresFile: HEALTH_FAILURES_FILE,
-            logGroupName: logGroupName(model, shard),
-            runnerLogFile: RUNNER_LOG_FILE,
-            cloudWatchAgentConfig: cloudWatchAgentConfig(model, shard),
-          }
-        : null,
-    store: tokenStore(model, shard),
-  };
+  const configToml = renderConfigToml(model, shard, slot);
+  const configLines = configToml.split("\n");
+  const runnerEntries = configLines.filter((line) => line === "[[runners]]").length;
+  for (const [what, line] of [["token", RUNNER_TOKEN_LINE], ["runner ID", RUNNER_ID_LINE]] as const) {
+    const found = configLines.filter((candidate) => candidate === line).length;
+    if (found !== runnerEntries) throw new Error(`config.toml has ${found} ${what} line(s) for ${runnerEntries} [[runners]] entr(ies); the boot fills in exactly one per entry`);
+  }
+  const scripts: BootFile[] = [
+    { path: INSTALLED_MANAGER_SCRIPT, mode: "0755", content: scriptFile("manager/runner-fleet-manager") },
+    ...SHARED_MANAGER_SCRIPTS.map((name): BootFile => ({ path: `${MANAGER_LIB_DIR}/${name}`, mode: "0644", content: scriptFile(`manager/${name}`) })),
+    { path: `${MANAGER_LIB_DIR}/cloud/${cloud.provider}.sh`, mode: "0644", content: scriptFile(`manager/cloud/${cloud.provider}.sh`) },
+    { path: `${MANAGER_LIB_DIR}/store/${model.secrets.store}.sh`, mode: "0644", content: scriptFile(`manager/store/${model.secrets.store}.sh`) },
+  ];
+  const data: BootFile[] = [
+    { path: MANAGER_SETTINGS_FILE, mode: "0644", content: renderSettingsFile(`Settings of runner manager ${managerName(model, shard, slot)}`, managerSettings(model, shard, slot)) },
+    { path: CONFIG_TEMPLATE_FILE, mode: "0600", content: configToml },
+    runnerServiceDropIn({
+      gracefulStopSeconds: gracefulStopSeconds(shard),
+      fleetingPluginDir: FLEETING_PLUGIN_DIR,
+      aws: cloud.provider === "aws" ? { region: cloud.region, runnerLogFile: RUNNER_LOG_FILE } : null,
+    }),
+    ...managerTimers(cloud.provider).flatMap(timerUnits),
+  ];
+  const monitoring: BootFile[] =
+    cloud.provider === "google"
+      ? [{ path: "/etc/runner-fleet/ops-agent.yaml", mode: "0644", content: renderOpsAgentConfig(model, shard, slot) }]
+      : [
+          { path: "/etc/runner-fleet/cloudwatch-agent.json", mode: "0644", content: cloudWatchAgentConfig(model, shard) },
+          { path: "/etc/logrotate.d/gitlab-runner-fleet", mode: "0644", content: LOGROTATE_RUNNER_LOG },
+        ];
+  return [...scripts, ...data, ...egressBootFiles(egressSettings(model), "manager"), ...monitoring];
 }
 
-/** Bash startup script of manager `slot`: installs, configures and starts gitlab-runner; token read at boot. */
+/** Startup payload of manager `slot`: writes its files, then runs `runner-fleet-manager boot`. */
 export function renderManagerStartupScript(model: RunnerModel, shard: Shard, slot: number): string {
-  return template<ManagerScriptContext>("startup/manager.sh.hbs")(managerScriptContext(model, shard, slot));
+  const files = managerBootFiles(model, shard, slot);
+  return renderBootPayload(`runner manager ${managerName(model, shard, slot)} (cell ${model.cell.id}, shard ${shard.name}, slot ${slot})`, INSTALLED_MANAGER_SCRIPT, files);
 }
 
-export function workerScriptContext(model: RunnerModel, shard: Shard): WorkerScriptContext {
+/** The settings file of the shard's workers (worker.env). */
+export function workerSettings(model: RunnerModel, shard: Shard): Record<string, string> {
   return {
-    logTag: LOG_TAGS.worker,
-    cellId: model.cell.id,
-    shardName: shard.name,
-    username: shard.workers.username,
-    readyFile: WORKER_READY_FILE,
-    perBootCopy: model.cloud.provider === "aws",
+    LOG_TAG: LOG_TAGS.worker,
+    CELL_ID: model.cell.id,
+    SHARD_NAME: shard.name,
+    // The user gitlab-runner connects as (workers.username in the model).
+    CONNECTOR_USER: shard.workers.username,
+    // The manager hands out jobs once this exists; /run is cleared at every boot.
+    READY_FILE_PATH: WORKER_READY_FILE,
+    // EC2 runs user data once per instance; the boot then installs itself as a cloud-init per-boot script.
+    BOOT_HOOK: model.cloud.provider === "aws" ? "cloud-init-per-boot" : "none",
+    ...egressScriptSettings(model),
   };
 }
 
-/** Bash startup script of the shard's workers: Docker running, connector user in the docker group. */
+/** Every file the shard's workers boot with. */
+export function workerBootFiles(model: RunnerModel, shard: Shard): BootFile[] {
+  return [
+    { path: INSTALLED_WORKER_SCRIPT, mode: "0755", content: scriptFile("worker/runner-fleet-worker") },
+    { path: WORKER_SETTINGS_FILE, mode: "0644", content: renderSettingsFile(`Settings of the workers of ${model.cell.id}/${shard.name}`, workerSettings(model, shard)) },
+    ...egressBootFiles(egressSettings(model), "worker"),
+  ];
+}
+
+/** Startup payload of the shard's workers: Docker running, connector user in the docker group, ready marker. */
 export function renderWorkerStartupScript(model: RunnerModel, shard: Shard): string {
-  return template<WorkerScriptContext>("startup/worker.sh.hbs")(workerScriptContext(model, shard));
+  return renderBootPayload(`the GitLab runner workers of cell ${model.cell.id}, shard ${shard.name}`, INSTALLED_WORKER_SCRIPT, workerBootFiles(model, shard));
 }

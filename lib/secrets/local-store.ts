@@ -6,9 +6,14 @@
  * The directory is created 0700 when missing. One that exists is never chmod-ed (it may
  * be shared, such as a /tmp-like 1777 directory), and one that others can write to is
  * refused: they could swap a token file, or read tokens in files they plant.
+ *
+ * Symlinks are refused, never followed: a link planted at the directory's path or at a
+ * secret's path could send a token into another file or feed us someone else's. Secret
+ * files are opened with O_NOFOLLOW and must be regular files of ours that nobody else can
+ * read or write.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { secretLocation } from "../model/names";
 import type { RunnerModel, Shard } from "../model/schema";
@@ -43,10 +48,13 @@ export class LocalSecretStore implements SecretStore {
     const file = this.fileOf(shard);
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = readPrivateFile(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new SecretStoreError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? "read failed"}`);
+      if (error instanceof SecretStoreError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return undefined;
+      if (code === "ELOOP") throw new SecretStoreError(`${file} is a symbolic link; secret files are never followed through links: remove the link and run onboard again`);
+      throw new SecretStoreError(`cannot read ${file}: ${code ?? "read failed"}`);
     }
     let parsed: Partial<StoredRunnerToken>;
     try {
@@ -89,8 +97,14 @@ export class LocalSecretStore implements SecretStore {
   private ensurePrivateDirectory(): void {
     let mode: number;
     try {
-      const stat = statSync(this.dir);
+      const stat = lstatSync(this.dir);
+      if (stat.isSymbolicLink()) {
+        throw new SecretStoreError(`secrets.local_dir ${this.dir} is a symbolic link; runner tokens are never written through links: point secrets.local_dir at the real directory`);
+      }
       if (!stat.isDirectory()) throw new SecretStoreError(`secrets.local_dir ${this.dir} is not a directory`);
+      if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
+        throw new SecretStoreError(`secrets.local_dir ${this.dir} belongs to another user (uid ${stat.uid}); runner tokens are kept only in a directory of your own`);
+      }
       mode = stat.mode;
     } catch (error) {
       if (error instanceof SecretStoreError) throw error;
@@ -123,5 +137,26 @@ export class LocalSecretStore implements SecretStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
       throw new SecretStoreError(`cannot delete ${file}: ${(error as NodeJS.ErrnoException).code ?? "unlink failed"}`);
     }
+  }
+}
+
+/**
+ * The text of a secret file, opened without following a link (O_NOFOLLOW: ELOOP on a
+ * symlink), and only when it is a regular file of ours that nobody else can read or write.
+ */
+function readPrivateFile(file: string): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new SecretStoreError(`${file} is not a regular file; move it away and run onboard again`);
+    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
+      throw new SecretStoreError(`${file} belongs to another user (uid ${stat.uid}); a token file is trusted only when it is yours`);
+    }
+    if ((stat.mode & 0o077) !== 0) {
+      throw new SecretStoreError(`${file} is open to others (mode ${(stat.mode & 0o777).toString(8).padStart(4, "0")}); its token may have leaked: chmod 600 it, and consider onboard --rotate`);
+    }
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
   }
 }

@@ -45,6 +45,11 @@ export interface CellLockOptions {
   readonly staleMs?: number;
   /** Told once when the lock is busy and the run starts waiting. */
   readonly onWait?: (holder: LockHolder | undefined) => void;
+  /**
+   * Told when the lock was taken over from a run that never released it (killed, its machine
+   * lost): its owner file was still there. Its changes may be half done.
+   */
+  readonly onTakeover?: (previous: LockHolder) => void;
   /** Told when the lock was lost while held (its directory removed or not refreshed in time). */
   readonly onCompromised?: (error: Error) => void;
 }
@@ -89,6 +94,9 @@ export async function acquireCellLock(options: CellLockOptions): Promise<HeldCel
         stale: options.staleMs ?? DEFAULT_LOCK_STALE_MS,
         onCompromised: (error) => options.onCompromised?.(error),
       });
+      // A release removes the owner file; one still there belongs to a holder that died with the lock.
+      const left = readOwner(ownerFile);
+      if (left) options.onTakeover?.(left);
       const holder: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), command: options.command };
       writeOwner(ownerFile, holder);
       return {
@@ -117,6 +125,14 @@ function busyMessage(cell: string, path: string, holder: LockHolder | undefined,
   return (
     `another onboard holds the lock of cell ${cell} ${who}; gave up after waiting ${Math.round(waitedMs / 1000)}s. ` +
     `Let it finish and run again, or wait longer with --lock-wait. A lock whose process died is taken over after it goes stale (${path}).`
+  );
+}
+
+/** The message of a takeover: whose lock, and what it means for this run. */
+export function describeTakeover(cell: string, previous: LockHolder): string {
+  return (
+    `took over the onboard lock of cell ${cell} left by pid ${previous.pid} on host ${previous.host} (${previous.command}, since ${previous.since}): ` +
+    "that run stopped without releasing it (killed, or its machine lost); whatever it left half done is reconciled by this run"
   );
 }
 

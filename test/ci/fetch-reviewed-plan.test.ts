@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeMergeRequest } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
+import { headerText, startHostileServer, type HostileServer } from "../support/hostile-server";
+import { validatorPath } from "../support/validators";
 
 const SCRIPT = join(__dirname, "..", "..", "ci", "fetch-reviewed-plan.sh");
 const SHA = "c0ffee".padEnd(40, "0");
@@ -50,7 +52,7 @@ describe("ci/fetch-reviewed-plan.sh", () => {
   });
 
   it("passes shellcheck", () => {
-    const result = spawnSync("shellcheck", [SCRIPT], { encoding: "utf8" });
+    const result = spawnSync(validatorPath("shellcheck"), [SCRIPT], { encoding: "utf8" });
     expect(result.stdout + result.stderr).toBe("");
     expect(result.status).toBe(0);
   });
@@ -95,5 +97,52 @@ describe("ci/fetch-reviewed-plan.sh", () => {
     expect(result.status).toBe(0);
     expect(result.output).toContain("GITLAB_REVIEW_TOKEN is not set");
     expect(gitlab.fake.requests).toEqual([]);
+  });
+
+  describe("against a GitLab that redirects", () => {
+    let hostile: HostileServer;
+    let elsewhere: HostileServer;
+    beforeEach(async () => {
+      elsewhere = await startHostileServer((_request, response) => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end('[{"iid": 17, "state": "merged"}]');
+      });
+      hostile = await startHostileServer((request, response) => {
+        response.writeHead(302, { location: `${elsewhere.url}${request.url}?private_token=leak` });
+        response.end();
+      });
+    });
+    afterEach(async () => {
+      await hostile.stop();
+      await elsewhere.stop();
+    });
+
+    it("never sends a token to the redirect's target, says so, fetches nothing and exits 0", async () => {
+      const result = await run({ ...ciEnv(), CI_API_V4_URL: `${hostile.url}/api/v4` });
+      expect(result.status).toBe(0);
+      expect(elsewhere.requests).toEqual([]);
+      expect(headerText(hostile.requests)).toContain(gitlab.fake.readOnlyToken);
+      expect(result.output).toContain(`refused a redirect (302) to ${elsewhere.url}/api/v4/projects/42/repository/commits/`);
+      expect(result.output).not.toContain("private_token");
+      expect(result.output).not.toContain(gitlab.fake.readOnlyToken);
+      expect(existsSync(join(dest, "cell-1.tfplan"))).toBe(false);
+    });
+
+    it("refuses a redirect of the artifact download too (the job token stays home)", async () => {
+      // The merge request listing is answered; only the artifact download redirects.
+      hostile.handle = (request, response) => {
+        if (request.url?.includes("/merge_requests")) {
+          response.writeHead(200, { "content-type": "application/json" });
+          return void response.end('[{"iid": 17, "state": "merged"}]');
+        }
+        response.writeHead(307, { location: `${elsewhere.url}/bucket/plan` });
+        response.end();
+      };
+      const result = await run({ ...ciEnv(), CI_API_V4_URL: `${hostile.url}/api/v4` });
+      expect(result.status).toBe(0);
+      expect(elsewhere.requests).toEqual([]);
+      expect(result.output).toContain(`refused a redirect (307) to ${elsewhere.url}/bucket/plan`);
+      expect(existsSync(join(dest, "cell-1.tfplan"))).toBe(false);
+    });
   });
 });

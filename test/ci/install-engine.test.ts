@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
+import { validatorPath } from "../support/validators";
 
 const ROOT = join(__dirname, "..", "..");
 const SCRIPT = join(ROOT, "ci", "install-engine.sh");
@@ -73,7 +74,7 @@ describe("ci/install-engine.sh", () => {
   const digest = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
   it("passes shellcheck, like every helper script of the pipeline", () => {
-    const result = spawnSync("shellcheck", ["--severity=style", SCRIPT, join(ROOT, "ci", "previous-commit.sh"), join(ROOT, "ci", "propose-generated-model.sh")], {
+    const result = spawnSync(validatorPath("shellcheck"), ["--severity=style", SCRIPT, join(ROOT, "ci", "previous-commit.sh"), join(ROOT, "ci", "propose-generated-model.sh")], {
       encoding: "utf8",
     });
     expect(result.error).toBeUndefined();
@@ -169,7 +170,7 @@ describe("shell in the pipelines", () => {
     ["child plan pipeline", () => renderChildPipeline({ mode: "plan", cells: ["cell-1"], removed: ["cell-2"], base: "main" })],
     ["child apply pipeline", () => renderChildPipeline({ mode: "apply", cells: [], base: "main" })],
   ])("%s passes shellcheck", (_name, text) => {
-    const result = spawnSync("shellcheck", ["--shell=sh", "-"], { input: scriptsOf(text()), encoding: "utf8" });
+    const result = spawnSync(validatorPath("shellcheck"), ["--shell=sh", "-"], { input: scriptsOf(text()), encoding: "utf8" });
     expect(result.stdout).toBe("");
     expect(result.status).toBe(0);
   });

@@ -68,7 +68,7 @@ test("a healthy fleet: every cell and shard, managers with their last contact, t
     onlineManagers: 2,
     expectedManagers: 2,
     token: "valid",
-    runnerVersions: ["18.5.0"],
+    runnerVersions: ["19.5.0"],
     jobs: { running: 3, max: 120 },
     workers: { inUse: null, max: 120 },
   });
@@ -81,7 +81,7 @@ test("a healthy fleet: every cell and shard, managers with their last contact, t
   expect([...fake.runners.values()].map((runner) => runner.managers.length)).toEqual(managersBefore);
   expect(fake.requests.filter((request) => request.path === "/api/v4/runners/verify")).toHaveLength(3);
   const text = formatStatusReport(report);
-  expect(text).toMatch(new RegExp(`small-amd64  runner #${small.id}  managers 2/2 online  token valid  jobs 3/120 running  workers in use: not reported by GitLab \\(max 120\\)  runner 18\\.5\\.0`));
+  expect(text).toMatch(new RegExp(`small-amd64  runner #${small.id}  managers 2/2 online  token valid  jobs 3/120 running  workers in use: not reported by GitLab \\(max 120\\)  runner 19\\.5\\.0`));
   expect(text).toMatch(/s_cell-1_small-amd64_0 +online +last contact 3m ago/);
   expect(text).toContain("all 2 cell(s) healthy");
 });
@@ -168,13 +168,13 @@ test("--model narrows to the cells named; --no-verify asks GitLab nothing with a
 
 test("a runner version other than the model's is a note, not a page", async () => {
   allOnline();
-  runnerOf("cell-2", "spot-amd64").managers[0].version = "18.4.0";
+  runnerOf("cell-2", "spot-amd64").managers[0].version = "19.4.0";
 
   const report = await status({ models: ["cell-2"] });
 
   expect(report.exitCode).toBe(0);
-  expect(report.cells[0].shards[0].runnerVersions).toEqual(["18.4.0", "18.5.0"]);
-  expect(report.cells[0].shards[0].notes).toEqual(["runner version 18.4.0 differs from the model's 18.5.0"]);
+  expect(report.cells[0].shards[0].runnerVersions).toEqual(["19.4.0", "19.5.0"]);
+  expect(report.cells[0].shards[0].notes).toEqual(["runner version 19.4.0 differs from the model's 19.5.0"]);
 });
 
 test("GitLab out of reach: the cell needs attention, and the run ends without waiting out every shard", async () => {

@@ -9,6 +9,7 @@ import { basename, join } from "node:path";
 import { Testing } from "cdktf";
 import { generateModel } from "../../app/prepare/generate-model";
 import { parseModel } from "../../lib/model/load";
+import { TRIGGER_VARIABLES } from "../../lib/model/trigger-variables";
 import { writeModelFile } from "../../lib/model/write-model-file";
 import { backendEnvironment } from "../../lib/terraform/backend-env";
 import { CellStack } from "../../stacks/cell-stack";
@@ -67,6 +68,18 @@ describe("prepare --generate refuses hostile trigger variables and writes nothin
     expect(result.stderr).toContain(`${name}: expected a single line without control characters, received ${JSON.stringify(value)}`);
     expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, exitCode: 2 });
+    expect(filesUnder(scratch)).toEqual([]);
+  });
+
+  // Every variable the generator reads, not only the ones above: a new one must be checked too.
+  it.each(Object.keys(TRIGGER_VARIABLES))("refuses a control character in %s with exit 2, writing nothing", async (name) => {
+    const base = (GOOGLE_VARIABLES as Record<string, string>)[name] ?? "x";
+    const value = `${base}\u0007`;
+    const result = await runInProcess("prepare", ["--generate", "--models-dir", dir, "--json"], { env: triggerEnv({ ...GOOGLE_VARIABLES, [name]: value }) });
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`${name}: expected a single line without control characters`);
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
     expect(filesUnder(scratch)).toEqual([]);
   });
 

@@ -100,4 +100,8 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "a Google project id with a restricted string", content: withLine(7, "  project: acme-google-9"), line: 7, column: 12, mentions: ["restricted strings", '"acme-google-9"'] },
   { name: "a shard name that puts \"google\" into a bucket name", content: withLine(11, "  - name: google-builds"), line: 11, column: 11, mentions: ['Cloud Storage bucket name', 'contain "google"', '"google-builds"'] },
   { name: "an SSM secret prefix AWS reserves", content: AWS_BASE + "secrets:\n  store: aws-ssm\n  prefix: ssm-runners\n", line: 20, column: 11, mentions: ["SSM parameter name", '"aws" or "ssm"', '"ssm-runners"'] },
+  { name: "a plain http gitlab.url on another host", content: withLine(4, "  url: http://gitlab.example.com"), line: 4, column: 8, mentions: ["an https:// URL", "clear text", "allow_insecure_http_token_in_clear_text", '"http://gitlab.example.com"'] },
+  { name: "a proxy URL carrying a password", content: withLine(4, "  url: https://gitlab.example.com\n  proxy:\n    https: http://me:secret@proxy.corp:3128"), line: 6, column: 12, mentions: ["without a user name or password"] },
+  { name: "a request timeout of a day", content: withLine(4, "  url: https://gitlab.example.com\n  request_timeout: 24h"), line: 5, column: 20, mentions: ["from 1s to 10m", '"24h"'] },
+  { name: "a token_env naming the CI job token", content: withLine(4, "  url: https://gitlab.example.com\n  token_env: CI_JOB_TOKEN"), line: 5, column: 14, mentions: ["not one of GitLab's predefined CI_* variables", '"CI_JOB_TOKEN"'] },
 ];

@@ -63,7 +63,7 @@ const minimalModels = {
     shards: [
       {
         name: "small",
-        managers: { machine_type: "e2-standard-2", runner_version: "18.5.0" },
+        managers: { machine_type: "e2-standard-2", runner_version: "19.5.0" },
         workers: { machine_type: "e2-standard-4", max_instances: 5 },
       },
     ],
@@ -76,7 +76,7 @@ const minimalModels = {
     shards: [
       {
         name: "small",
-        managers: { machine_type: "t3.medium", runner_version: "18.5.0" },
+        managers: { machine_type: "t3.medium", runner_version: "19.5.0" },
         workers: { machine_type: "t3.large", max_instances: 5 },
         autoscaling: { policies: [{ idle_count: 2 }] },
       },

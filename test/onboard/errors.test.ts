@@ -86,14 +86,14 @@ test("fails when the host refuses connections, after retrying within the budget"
 
 test("fails when the host name does not resolve, without retrying", async () => {
   gitlab.remodel((model) => {
-    model.gitlab.url = "http://gitlab.does-not-exist.invalid";
+    model.gitlab.url = "https://gitlab.does-not-exist.invalid";
   });
   const clock = fakeClock();
 
   const result = await onboard({ shards: ["small-amd64"], ...clock, retryTimeout: "1s" });
 
   expect(result.exitCode).toBe(1);
-  expect(result.problems[0]).toContain("cannot reach GitLab at http://gitlab.does-not-exist.invalid");
+  expect(result.problems[0]).toContain("cannot reach GitLab at https://gitlab.does-not-exist.invalid");
 });
 
 test("fails when the URL serves a web page instead of the API", async () => {

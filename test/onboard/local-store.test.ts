@@ -81,7 +81,7 @@ test("fails when the file is damaged, without echoing its content", async () => 
   const { store, shard, dir } = freshStore();
   const leaked = `glrt-t1_${randomText(20)}`;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(store.fileOf(shard), `{"token": "${leaked}"`);
+  writeFileSync(store.fileOf(shard), `{"token": "${leaked}"`, { mode: 0o600 }); // private, as the store writes it: only the content is damaged
 
   const error = await store.read(shard).catch((caught: unknown) => caught as Error);
 

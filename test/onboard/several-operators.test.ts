@@ -108,6 +108,7 @@ describe("two onboard runs on one cell at the same time", () => {
     expect(result.exitCode).toBe(0);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(progress.some((line) => line.includes(`pid ${holder.pid}`))).toBe(true);
+    expect(progress).toContainEqual(expect.stringMatching(new RegExp(`^warning: took over the onboard lock of cell cell-1 left by pid ${holder.pid} on host ${hostname()} \\(onboard, since [^)]+\\): that run stopped without releasing it`)));
     expectOneRunnerPerShardWithItsTokenStored();
   }, 30_000);
 
@@ -121,6 +122,7 @@ describe("two onboard runs on one cell at the same time", () => {
     const result = await onboard({ lockWait: "1s" });
 
     expect(result.exitCode).toBe(0);
+    expect(progress).toContainEqual(expect.stringContaining("took over the onboard lock of cell cell-1 left by pid 999999 on host gone (onboard, since 2020-01-01T00:00:00.000Z)"));
     expectOneRunnerPerShardWithItsTokenStored();
   });
 

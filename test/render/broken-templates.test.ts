@@ -12,10 +12,10 @@ import { STACK_TRACE_LINE } from "../support/cli";
 describe("rendered files are parsed at synth time", () => {
   let repo: TempRepo;
   beforeAll(() => {
-    // GIVEN a copy of the project whose working tree breaks config.toml and the worker script
+    // GIVEN a copy of the project whose working tree breaks config.toml and the worker's boot script
     repo = createRepoFromCheckout();
     repo.write("templates/config.toml.hbs", `${repo.read("templates/config.toml.hbs")}\n[[runners\n`);
-    repo.write("templates/startup/worker.sh.hbs", `${repo.read("templates/startup/worker.sh.hbs")}\nif true; then\n  echo never closed\n`);
+    repo.write("scripts/worker/runner-fleet-worker", `${repo.read("scripts/worker/runner-fleet-worker")}\nif true; then\n  echo never closed\n`);
     // and this checkout's built commands (`npm test` builds first): the sources are the same, and the
     // bundles read templates/ of the copy they sit in (PROJECT_ROOT is found from the bundle's place).
     cpSync(join(CHECKOUT_ROOT, "dist", "bundle"), join(repo.dir, "dist", "bundle"), { recursive: true });
@@ -29,7 +29,7 @@ describe("rendered files are parsed at synth time", () => {
 
   const expectBrokenFilesNamed = (output: string) => {
     expect(output).toMatch(/rendered\/small-amd64\/manager-0\/config\.toml \(from templates\/config\.toml\.hbs\) is not valid TOML: .+ at line \d+/);
-    expect(output).toMatch(/rendered\/small-amd64\/worker-startup\.sh \(from templates\/startup\/worker\.sh\.hbs\) fails bash -n: .*syntax error/);
+    expect(output).toMatch(/rendered\/small-amd64\/worker-startup\.sh \(from templates\/startup\/payload\.sh\.hbs\) fails bash -n: \/usr\/local\/sbin\/runner-fleet-worker: .*syntax error/);
     expect(output).not.toMatch(STACK_TRACE_LINE);
   };
 

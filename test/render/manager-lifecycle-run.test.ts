@@ -14,7 +14,8 @@ import { DRAIN_HOOK_NAME } from "../../lib/fleet-contract";
 import { gracefulStopSeconds, STOP_MARGIN_SECONDS } from "../../lib/render/graceful-stop";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE } from "../../lib/render/manager-health";
 import { INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
-import { exampleModel } from "../support/models";
+import { scriptFile } from "../../lib/render/boot-files";
+import { exampleModel, modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 
 const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
@@ -68,7 +69,8 @@ describe.each([
     const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 
     expectSucceeded(run);
-    expect(sandbox.file(INSTALLED_MANAGER_SCRIPT.slice(1))).toBe(script);
+    expect(sandbox.file(INSTALLED_MANAGER_SCRIPT.slice(1))).toBe(scriptFile("manager/runner-fleet-manager"));
+    expect(sandbox.file("etc/runner-fleet/manager.env")).toContain(`MANAGER_NAME='${managerName(model, model.shards[0], 0)}'`);
     const service = unitSettings(sandbox.file("etc/systemd/system/runner-fleet-token-refresh.service"));
     expect(service.get("Type")).toEqual(["oneshot"]);
     expect(service.get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} refresh-token`]);
@@ -125,9 +127,12 @@ describe("AWS drain on termination", () => {
     expect(run.stderr).toContain(`running jobs get up to ${gracefulStopSeconds(shard)}s`);
     const systemctl = callsOf(run, "systemctl");
     expect(systemctl[0]).toEqual(["stop", "--no-block", "gitlab-runner"]);
-    // Three "active" answers, then "inactive": the hook is completed only after the runner is gone.
-    expect(systemctl.filter((args) => args[0] === "is-active")).toHaveLength(4);
+    // Three "deactivating" answers (jobs still running), then "inactive": the hook is completed only after
+    // the runner is gone. `is-active` would have answered "not active" at once for a deactivating unit.
+    expect(systemctl.filter((args) => args[0] === "is-active")).toEqual([]);
+    expect(systemctl.filter((args) => args.join(" ") === "show --property=ActiveState --value gitlab-runner").length).toBeGreaterThanOrEqual(4);
     expect(readFileSync(join(sandbox.stateDir, "sleeps"), "utf8").trim()).toBe("3");
+    expect(run.stderr).toContain("gitlab-runner is inactive; completing the lifecycle hook");
     expect(callsOf(run, "aws")).toEqual([
       [
         "autoscaling", "complete-lifecycle-action", "--region", "eu-west-1", "--lifecycle-action-result", "CONTINUE",
@@ -215,10 +220,14 @@ describe.each([
   ["cell-1", "Secret Manager"],
   ["cell-2", "SSM"],
 ] as const)("token refresh timer (%s, %s)", (cell, _store) => {
-  const model = exampleModel(cell);
+  // A runner that keeps its taskscaler across a token change (19.2+): the token is rotated live.
+  const model = modelWith(cell, (draft) => {
+    draft.shards[0].managers.runner_version = "19.5.0";
+  });
   const script = renderManagerStartupScript(model, model.shards[0], 0);
   const CONFIG = "etc/gitlab-runner/config.toml";
-  const configToken = () => (parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token;
+  const runnerEntry = () => (parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string; id: number }> }).runners[0];
+  const configToken = () => runnerEntry().token;
   const configStat = () => statSync(join(sandbox.root, CONFIG));
   const accessToken = fakeAccessToken();
 
@@ -226,7 +235,19 @@ describe.each([
     expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }));
   }
 
-  it("writes nothing while the stored token is the one in config.toml", () => {
+  it("fills in the runner ID GitLab gives for the token, asking with the token on stdin only", () => {
+    const token = fakeRunnerToken();
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken, STUB_RUNNER_ID: "73" });
+
+    expectSucceeded(run);
+    expect(runnerEntry()).toMatchObject({ id: 73, token });
+    expect(sandbox.state("verify-bodies").trim()).toBe("token=<redacted>");
+    expect(run.callLog).not.toContain(token);
+    expect(sandbox.file("var/lib/runner-fleet/runner-id")).not.toContain(token);
+  });
+
+  it("writes nothing while the stored token is the one in config.toml, and asks GitLab nothing", () => {
     const token = fakeRunnerToken();
     boot(token);
     const before = configStat();
@@ -242,9 +263,10 @@ describe.each([
     // No restart, no reload: the runner is left alone.
     expect(callsOf(run, "systemctl")).toEqual([]);
     expect(callsOf(run, "gitlab-runner")).toEqual([]);
+    expect(callsOf(run, "curl").some((args) => args.some((arg) => arg.endsWith("/runners/verify")))).toBe(false);
   });
 
-  it("replaces config.toml atomically (new file renamed over it), mode 0600, when the token was rotated", () => {
+  it("replaces config.toml atomically (new file renamed over it), mode 0600, under the running runner when the token was rotated", () => {
     const oldToken = fakeRunnerToken();
     const newToken = fakeRunnerToken();
     boot(oldToken);
@@ -255,6 +277,7 @@ describe.each([
     expectSucceeded(run);
     expect(run.stderr).toContain("changed; rewriting config.toml");
     expect(configToken()).toBe(newToken);
+    expect(runnerEntry().id).toBe(4242);
     expect(sandbox.file(CONFIG)).not.toContain(oldToken);
     const after = configStat();
     expect(after.ino).not.toBe(before.ino);
@@ -277,6 +300,32 @@ describe.each([
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("config.toml is unchanged");
     expect(configToken()).toBe(token);
+  });
+});
+
+describe("token refresh on a runner before 19.2 (taskscaler keyed by token)", () => {
+  const model = modelWith("cell-2", (draft) => {
+    draft.shards[0].managers.runner_version = "19.1.3";
+  });
+  const script = renderManagerStartupScript(model, model.shards[0], 0);
+
+  it("drains gitlab-runner before writing the new token, then starts it again", () => {
+    const oldToken = fakeRunnerToken();
+    const newToken = fakeRunnerToken();
+    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: oldToken }));
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACTIVE_CHECKS: "3", STUB_FINAL_STATE: "inactive" }, ["refresh-token"]);
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain("would drop its workers on a live change: draining it first");
+    const systemctl = callsOf(run, "systemctl").map((args) => args.join(" "));
+    const stopAt = systemctl.indexOf("stop gitlab-runner");
+    const restartAt = systemctl.indexOf("restart gitlab-runner");
+    expect(stopAt).toBeGreaterThan(-1);
+    expect(restartAt).toBeGreaterThan(stopAt);
+    // Waited through "deactivating" until the unit was inactive, and only then restarted.
+    expect(systemctl.slice(stopAt, restartAt).filter((call) => call.startsWith("show")).length).toBeGreaterThanOrEqual(3);
+    expect((parse(sandbox.file("etc/gitlab-runner/config.toml")) as { runners: Array<{ token: string }> }).runners[0].token).toBe(newToken);
   });
 });
 
@@ -316,7 +365,9 @@ describe("Google Cloud drain before replacement", () => {
 
     expectSucceeded(run);
     expect(run.stderr).toContain(`running jobs get up to ${gracefulStopSeconds(shard)}s`);
-    expect(callsOf(run, "systemctl")).toEqual([["stop", "gitlab-runner"]]);
+    expect(callsOf(run, "systemctl")[0]).toEqual(["stop", "gitlab-runner"]);
+    expect(callsOf(run, "systemctl").slice(1).every((args) => args[0] === "show")).toBe(true);
+    expect(run.stderr).toContain("gitlab-runner is inactive; asking");
     const stopAt = run.calls.findIndex((call) => call.name === "systemctl");
     const recreateAt = run.calls.findIndex((call) => call.name === "curl" && call.args.some((arg) => arg.endsWith("/recreateInstances")));
     expect(recreateAt).toBeGreaterThan(stopAt);

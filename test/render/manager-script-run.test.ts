@@ -4,14 +4,15 @@
  * nowhere else, and a second boot skips what is already installed.
  */
 import { randomBytes } from "node:crypto";
-import { statSync } from "node:fs";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import { logGroupName, secretLocation } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
-import { FLEETING_PLUGIN_DIR } from "../../lib/render/startup-script";
+import { FLEETING_PLUGIN_DIR, INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 
@@ -76,7 +77,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 
     expectSucceeded(run);
-    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=18.5.0-1", "gitlab-runner-helper-images=18.5.0-1"]);
+    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=19.5.0-1", "gitlab-runner-helper-images=19.5.0-1"]);
     expect(callIndex(run, "apt-mark", "hold", "gitlab-runner")).toBeGreaterThan(-1);
     const fleeting = run.calls.find((call) => call.name === "gitlab-runner");
     expect(fleeting?.args).toEqual(["fleeting", "-c", join(sandbox.root, CONFIG), "install"]);
@@ -111,18 +112,18 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     expectSucceeded(secondBoot);
     expect(aptInstalls(secondBoot)).toEqual([]);
     expect(callIndex(secondBoot, "curl", "https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh")).toBe(-1);
-    expect(secondBoot.stderr).toContain("gitlab-runner 18.5.0 is already installed");
+    expect(secondBoot.stderr).toContain("gitlab-runner 19.5.0 is already installed");
     expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
   });
 
   it("upgrades when the installed runner is not the pinned version", () => {
-    sandbox.preinstall("gitlab-runner", "18.4.0-1");
+    sandbox.preinstall("gitlab-runner", "19.4.0-1");
 
     const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 
     expectSucceeded(run);
-    expect(run.stderr).toContain("installing gitlab-runner 18.5.0 (installed: 18.4.0-1)");
-    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=18.5.0-1", "gitlab-runner-helper-images=18.5.0-1"]);
+    expect(run.stderr).toContain("installing gitlab-runner 19.5.0 (installed: 19.4.0-1)");
+    expect(aptInstalls(run)).toContainEqual(["gitlab-runner=19.5.0-1", "gitlab-runner-helper-images=19.5.0-1"]);
   });
 
   it("fails when the store holds something that is not a runner token, and writes no config.toml", () => {
@@ -168,20 +169,24 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
     const dropIn = sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
     expect(dropIn).toContain("Environment=AWS_REGION=eu-west-1");
     expect(dropIn).toContain("StandardError=append:/var/log/gitlab-runner/gitlab-runner.log");
-    const agent = JSON.parse(sandbox.file("opt/aws/amazon-cloudwatch-agent/etc/runner-fleet.json"));
+    const agent = JSON.parse(sandbox.file("etc/runner-fleet/cloudwatch-agent.json"));
     expect(agent.logs.logs_collected.files.collect_list).toEqual([
       expect.objectContaining({ file_path: "/var/log/gitlab-runner/gitlab-runner.log", log_group_name: logGroupName(model, shard) }),
     ]);
     expect(callIndex(run, "amazon-cloudwatch-agent-ctl", "fetch-config")).toBeGreaterThan(-1);
+    expect(run.calls.find((call) => call.name === "amazon-cloudwatch-agent-ctl")?.args).toContain(`file:${sandbox.root}/etc/runner-fleet/cloudwatch-agent.json`);
     expect(sandbox.file("etc/logrotate.d/gitlab-runner-fleet")).toContain("copytruncate");
   });
 
-  it("installs itself as a cloud-init per-boot script, because EC2 runs user data only once", () => {
+  it("installs a cloud-init per-boot hook that runs the manager again, because EC2 runs user data only once", () => {
     const script = renderManagerStartupScript(model, shard, 0);
 
     expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
 
-    expect(sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).toBe(script);
+    const hook = sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh");
+    expect(hook.split("\n")[0]).toBe("#!/bin/sh");
+    expect(hook).toContain(`exec ${INSTALLED_MANAGER_SCRIPT} boot`);
+    expect(statSync(join(sandbox.root, "var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).mode & 0o777).toBe(0o700);
   });
 });
 
@@ -239,5 +244,82 @@ describe.each([
     expectSucceeded(run);
     expect(run.stderr).not.toContain("monitoring agent failed");
     expect(run.stderr).not.toContain("WARNING: no monitoring agent");
+  });
+});
+
+describe("a failed boot", () => {
+  it("on AWS: records a BootFailures point and reports the instance Unhealthy at once, not after the grace period", () => {
+    const model = exampleModel("cell-2");
+    const shard = model.shards[0];
+
+    // An image of the wrong architecture: the boot stops before any runner runs.
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ARCH: "arm64" });
+
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/FAILED: line \d+ exited with status 1; the runner manager is not ready/);
+    const aws = run.calls.filter((call) => call.name === "aws").map((call) => call.args);
+    expect(aws).toContainEqual([
+      "cloudwatch", "put-metric-data", "--region", "eu-west-1", "--namespace", `GitLabRunner/${model.cell.id}/${shard.name}`,
+      "--metric-name", "BootFailures", "--dimensions", `Shard=${shard.name}`, "--value", "1", "--unit", "Count",
+    ]);
+    expect(aws).toContainEqual([
+      "autoscaling", "set-instance-health", "--region", "eu-west-1", "--instance-id", "i-0123456789abcdef0",
+      "--health-status", "Unhealthy", "--no-should-respect-grace-period",
+    ]);
+    expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(true);
+    expect(run.calls.some((call) => call.name === "systemctl" && call.args.includes("gitlab-runner"))).toBe(false);
+  });
+
+  it("on Google Cloud: writes a point of the boot-failures metric with the shard's labels, the token on stdin", () => {
+    const model = exampleModel("cell-1");
+    const shard = model.shards[0];
+    const accessToken = `ya29.${randomBytes(24).toString("base64url")}`;
+
+    const run = sandbox.run(renderManagerStartupScript(model, shard, 1), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: accessToken, STUB_ARCH: "arm64" });
+
+    expect(run.status).not.toBe(0);
+    if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
+    const [url, body] = sandbox.state("monitoring").trim().split(/ (.*)/s);
+    expect(url).toBe(`https://monitoring.googleapis.com/v3/projects/${model.cloud.project}/timeSeries`);
+    const point = JSON.parse(body).timeSeries[0];
+    expect(point.metric).toEqual({
+      type: "custom.googleapis.com/runner_fleet/boot_failures",
+      labels: { gitlab_cell: model.cell.id, runner_shard: shard.name, runner_slot: "1" },
+    });
+    expect(point.points[0].value).toEqual({ int64Value: "1" });
+    expect(run.callLog).not.toContain(accessToken);
+  });
+
+  it("clears the marker of an earlier failed boot when the next one starts", () => {
+    const model = exampleModel("cell-2");
+    expect(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ARCH: "arm64" }).status).not.toBe(0);
+
+    expectSucceeded(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
+
+    expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(false);
+  });
+});
+
+describe("a manager behind a private CA and a corporate proxy", () => {
+  const caDir = mkdtempSync(join(tmpdir(), "runner-fleet-ca-"));
+  const pem = "-----BEGIN CERTIFICATE-----\nMIIBprivate\n-----END CERTIFICATE-----\n";
+  writeFileSync(join(caDir, "gitlab-ca.pem"), pem);
+  const model = modelWith("cell-2", (draft) => {
+    draft.gitlab.ca_file = join(caDir, "gitlab-ca.pem");
+    draft.gitlab.proxy = { https: "http://proxy.corp:3128", no_proxy: [".corp.example"] };
+  });
+
+  it("writes the CA and the proxy drop-ins before anything starts, and asks GitLab for the runner ID through that CA", () => {
+    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+
+    expectSucceeded(run);
+    expect(sandbox.file("etc/gitlab-runner/certs/gitlab-ca.crt")).toBe(pem);
+    expect(sandbox.file("etc/systemd/system/gitlab-runner.service.d/proxy.conf")).toContain('Environment="HTTPS_PROXY=http://proxy.corp:3128"');
+    expect(sandbox.file("etc/systemd/system/docker.service.d/proxy.conf")).toContain("169.254.169.254");
+    expect(sandbox.file("etc/apt/apt.conf.d/95runner-fleet-proxy")).toContain('Acquire::https::Proxy "http://proxy.corp:3128";');
+    const verify = run.calls.find((call) => call.name === "curl" && call.args.some((arg) => arg.endsWith("/api/v4/runners/verify")));
+    expect(verify?.args).toEqual(expect.arrayContaining(["--cacert", `${sandbox.root}/etc/gitlab-runner/certs/gitlab-ca.crt`]));
+    const firstApt = run.calls.findIndex((call) => call.name === "apt-get");
+    expect(firstApt).toBeGreaterThan(-1);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Google Cloud monitoring sees what it alerts on: the labels every alert policy and dashboard query
  * selects by are the labels the Ops Agent configuration (written by the rendered manager startup
- * script, run against stubs) attaches to the runner's metrics. The queries are checked by the real
- * `promtool`: syntax (check rules) and behaviour on series labelled exactly as the agent labels them
- * (test rules): "managers missing" stays quiet on a healthy fleet and fires when a manager is gone.
+ * script, run against stubs) attaches to the runner's metrics. Every query parses in the Prometheus
+ * project's PromQL grammar (in-process), and the real `promtool` checks its types (check rules) and its
+ * behaviour on series labelled exactly as the agent labels them (test rules): "managers missing" stays
+ * quiet on a healthy fleet and fires when a manager is gone.
  */
 import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
@@ -18,6 +19,8 @@ import { OPS_AGENT_CONFIG_FILE } from "../../lib/render/ops-agent-config";
 import { renderManagerStartupScript } from "../../lib/render/manager-files";
 import { googleFleetOf } from "../constructs/google/support";
 import { exampleModel } from "../support/models";
+import { byLabels, labelMatchers, promqlSyntaxErrors } from "../support/promql";
+import { validatorPath } from "../support/validators";
 import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
 
 const model = exampleModel("cell-1");
@@ -61,16 +64,6 @@ const dashboardQueries: string[] = JSON.parse(dashboardResource.dashboard_json).
 /** Labels the runner itself puts on its metrics; everything else a query selects by must come from the agent. */
 const RUNNER_OWN_LABELS = new Set(["failure_reason", "state", "version", "runner", "system_id"]);
 
-/** label="value" and label!="value" matchers of a PromQL query. */
-function matchers(query: string): Array<{ key: string; op: string; value: string }> {
-  return [...query.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"([^"]*)"/g)].map(([, key, op, value]) => ({ key, op, value }));
-}
-
-/** Labels of `by (...)` groupings. */
-function groupings(query: string): string[] {
-  return [...query.matchAll(/by\s*\(([^)]*)\)/g)].flatMap(([, list]) => list.split(",").map((label) => label.trim()));
-}
-
 describe("labels of the managers' metrics", () => {
   const managers = model.shards.flatMap((shard, shardIndex) =>
     Array.from({ length: shard.managers.count }, (_, slot) => ({ shard: shard.name, slot, labels: agentLabelsOf(shardIndex, slot) })),
@@ -93,26 +86,51 @@ describe("labels of the managers' metrics", () => {
     "select the shard's managers in the %s alert, by labels the agent attaches",
     (_name, alert) => {
       const own = managers.filter((manager) => manager.shard === alert.shard);
-      const selected = matchers(alert.query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key));
+      const selected = labelMatchers(alert.query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key));
       expect(selected.length).toBeGreaterThan(0);
       for (const manager of own) {
         for (const { key, op, value } of selected) {
           expect({ key, op, attached: manager.labels[key] }).toEqual({ key, op: "=", attached: value });
         }
       }
-      for (const label of groupings(alert.query)) expect(Object.keys(own[0].labels)).toContain(label);
+      for (const label of byLabels(alert.query)) expect(Object.keys(own[0].labels)).toContain(label);
     },
   );
 
   it("select managers in every dashboard chart by labels the agent attaches", () => {
     for (const query of dashboardQueries) {
-      for (const { key, value } of matchers(query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key))) {
+      for (const { key, value } of labelMatchers(query).filter((matcher) => !RUNNER_OWN_LABELS.has(matcher.key))) {
         expect(managers.map((manager) => manager.labels[key])).toContain(value);
       }
-      for (const label of groupings(query).filter((label) => !RUNNER_OWN_LABELS.has(label))) {
+      for (const label of byLabels(query).filter((label) => !RUNNER_OWN_LABELS.has(label))) {
         expect(Object.keys(managers[0].labels)).toContain(label);
       }
     }
+  });
+});
+
+describe("the queries, in the Prometheus PromQL grammar", () => {
+  it.each([
+    ...alerts.map((alert) => [`${alert.shard} ${alert.kind} alert`, alert.query] as const),
+    ...dashboardQueries.map((query, index) => [`dashboard chart ${index}`, query] as const),
+  ])("parse: %s", (_name, query) => {
+    expect(promqlSyntaxErrors(query)).toEqual([]);
+  });
+
+  it("reads selectors' matchers and by() labels from the syntax tree, not from on() or without()", () => {
+    const query = 'sum by (runner_shard, runner_slot) (m{gitlab_cell="cell-1",state!="deleting"}) / on(runner_shard) sum without (x) (n{a=~"b|c"})';
+    expect(labelMatchers(query)).toEqual([
+      { key: "gitlab_cell", op: "=", value: "cell-1" },
+      { key: "state", op: "!=", value: "deleting" },
+      { key: "a", op: "=~", value: "b|c" },
+    ]);
+    expect(byLabels(query)).toEqual(["runner_shard", "runner_slot"]);
+  });
+
+  it("finds where a broken query breaks (the check can fail)", () => {
+    const unclosed = 'sum by (runner_shard) (rate(gitlab_runner_jobs_total{gitlab_cell="cell-1"}[5m])';
+    expect(promqlSyntaxErrors(unclosed)).toEqual([`column ${unclosed.length + 1}: the query ends too soon`]);
+    expect(promqlSyntaxErrors('count(gitlab_runner_version_info{gitlab_cell="cell-1") < 2')).toEqual(['column 54: ") < 2"']);
   });
 });
 
@@ -134,10 +152,22 @@ describe("the queries, checked by promtool", () => {
     return file;
   };
 
-  it("parses every alert and dashboard query (promtool check rules)", () => {
-    const result = spawnSync("promtool", ["check", "rules", rulesFile()], { encoding: "utf8" });
+  // The grammar above sees syntax only; promtool's parser also checks each function's argument types.
+  it("type-checks every alert and dashboard query (promtool check rules)", () => {
+    const result = spawnSync(validatorPath("promtool"), ["check", "rules", rulesFile()], { encoding: "utf8" });
     expect(result.stderr + result.stdout).toContain("SUCCESS");
     expect(result.status).toBe(0);
+  });
+
+  it("rejects a query that parses but has the wrong types (the check can fail)", () => {
+    const file = join(dir, "mistyped.yml");
+    // rate() takes a range vector; the grammar accepts an instant one.
+    const expr = 'rate(gitlab_runner_jobs_total{gitlab_cell="cell-1"})';
+    expect(promqlSyntaxErrors(expr)).toEqual([]);
+    writeFileSync(file, JSON.stringify({ groups: [{ name: "fleet", rules: [{ record: "mistyped", expr }] }] }));
+    const result = spawnSync(validatorPath("promtool"), ["check", "rules", file], { encoding: "utf8" });
+    expect(result.stderr + result.stdout).toContain("expected type range vector");
+    expect(result.status).toBe(1);
   });
 
   it("keeps 'managers missing' quiet on a healthy fleet and fires when a manager stops reporting", () => {
@@ -167,7 +197,7 @@ describe("the queries, checked by promtool", () => {
     };
     const file = join(dir, "tests.yml");
     writeFileSync(file, JSON.stringify(tests));
-    const result = spawnSync("promtool", ["test", "rules", file], { encoding: "utf8" });
+    const result = spawnSync(validatorPath("promtool"), ["test", "rules", file], { encoding: "utf8" });
     expect(result.stdout + result.stderr).toContain("SUCCESS");
     expect(result.status).toBe(0);
   });

@@ -1,21 +1,29 @@
 /**
- * Static checks of every rendered startup script: shellcheck, strict mode, no
- * token, the 0600 config write and the idempotency guards. The behaviour itself
- * is exercised in manager-script-run.test.ts and worker-script-run.test.ts.
+ * Static checks of the boot: the plain scripts under scripts/ pass shellcheck as they are, and every
+ * rendered startup payload passes it too, keeps to strict mode, carries no token, quotes every file it
+ * writes and fits the clouds' size limits. The behaviour is exercised in manager-script-run.test.ts,
+ * manager-lifecycle-run.test.ts, worker-script-run.test.ts and the system tests (test/system/).
  */
 import { gunzipSync } from "node:zlib";
+import { readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { Testing, TerraformStack } from "cdktf";
 import { encodeUserData } from "../../constructs/aws/launch-template-parts";
 import { spawnSync } from "node:child_process";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../lib/render/manager-files";
+import { SCRIPTS_DIR } from "../../lib/render/boot-files";
+import { PAYLOAD_HEREDOC_DELIMITER } from "../../lib/render/boot-payload";
+import { managerBootFiles, workerBootFiles } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
+import { validatorPath } from "../support/validators";
 
 interface RenderedScript {
   readonly label: string;
   readonly kind: "manager" | "worker";
   readonly cloud: "google" | "aws";
   readonly script: string;
+  readonly files: readonly { path: string }[];
 }
 
 function scriptsOf(label: string, model: RunnerModel): RenderedScript[] {
@@ -25,8 +33,15 @@ function scriptsOf(label: string, model: RunnerModel): RenderedScript[] {
       kind: "manager" as const,
       cloud: model.cloud.provider,
       script: renderManagerStartupScript(model, shard, slot),
+      files: managerBootFiles(model, shard, slot),
     })),
-    { label: `${label}/${shard.name}/worker`, kind: "worker" as const, cloud: model.cloud.provider, script: renderWorkerStartupScript(model, shard) },
+    {
+      label: `${label}/${shard.name}/worker`,
+      kind: "worker" as const,
+      cloud: model.cloud.provider,
+      script: renderWorkerStartupScript(model, shard),
+      files: workerBootFiles(model, shard),
+    },
   ]);
 }
 
@@ -41,33 +56,68 @@ const scripts = [
   ...scriptsOf("cell-1 (local store)", localStore("cell-1")),
   ...scriptsOf("cell-2 (local store)", localStore("cell-2")),
 ];
-const managers = scripts.filter((script) => script.kind === "manager");
 
-function shellcheck(script: string): { status: number | null; output: string } {
-  const result = spawnSync("shellcheck", ["--shell=bash", "--format=gcc", "-"], { input: script, encoding: "utf8" });
-  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") {
-    throw new Error(
-      "shellcheck is not installed, so the rendered startup scripts cannot be checked. " +
-        "Install it (Debian/Ubuntu: apt-get update && apt-get install -y shellcheck) and run the tests again.",
-    );
-  }
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+const plainScripts = filesUnder(SCRIPTS_DIR).map((path) => ({ name: relative(SCRIPTS_DIR, path), path }));
+
+function shellcheck(args: readonly string[], input?: string): { status: number | null; output: string } {
+  const result = spawnSync(validatorPath("shellcheck"), ["--shell=bash", "--format=gcc", ...args], { input, encoding: "utf8", cwd: SCRIPTS_DIR });
   if (result.error) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-describe("rendered startup scripts", () => {
-  it.each(scripts)("pass shellcheck: $label", ({ script }) => {
-    const { status, output } = shellcheck(script);
+describe("the boot scripts, as files", () => {
+  it("are the manager's entry, its shared parts, each cloud's and store's half, and the worker's entry", () => {
+    expect(plainScripts.map((script) => script.name).sort()).toEqual([
+      "manager/cloud/aws.sh",
+      "manager/cloud/google.sh",
+      "manager/common.sh",
+      "manager/install.sh",
+      "manager/runner-config.sh",
+      "manager/runner-fleet-manager",
+      "manager/service.sh",
+      "manager/store/aws-ssm.sh",
+      "manager/store/google-secret-manager.sh",
+      "manager/store/local.sh",
+      "worker/runner-fleet-worker",
+    ]);
+  });
+
+  it.each(plainScripts)("pass shellcheck as they are, following what they source: $name", ({ path }) => {
+    const { status, output } = shellcheck(["--external-sources", "--source-path=SCRIPTDIR", path]);
 
     expect(output).toBe("");
     expect(status).toBe(0);
   });
 
   it("fails shellcheck on a broken script (the check can fail)", () => {
-    const { status, output } = shellcheck("#!/usr/bin/env bash\nrm -rf $DIR/*\n");
+    const { status, output } = shellcheck(["-"], "#!/usr/bin/env bash\nrm -rf $DIR/*\n");
 
     expect(status).not.toBe(0);
     expect(output).toMatch(/SC2086|SC2115/);
+  });
+
+  it.each(plainScripts.filter((script) => !script.name.endsWith(".sh")))("entry $name: bash, strict mode with ERR in functions, never traced", ({ path }) => {
+    const text = require("node:fs").readFileSync(path, "utf8") as string;
+
+    expect(text.split("\n")[0]).toBe("#!/usr/bin/env bash");
+    expect(text).toMatch(/^set -Eeuo pipefail$/m);
+    expect(text).toMatch(/^\s*trap '.*\$LINENO.*' ERR$/m);
+    expect(text).not.toMatch(/^\s*set\s+(-[a-z]*x|-o\s+xtrace)/m);
+  });
+});
+
+describe("rendered startup payloads", () => {
+  it.each(scripts)("pass shellcheck: $label", ({ script }) => {
+    const { status, output } = shellcheck(["-"], script);
+
+    expect(output).toBe("");
+    expect(status).toBe(0);
   });
 
   it.each(scripts)("start with a bash shebang and strict mode, and never trace: $label", ({ script }) => {
@@ -76,7 +126,6 @@ describe("rendered startup scripts", () => {
     expect(lines[0]).toMatch(/^#!(\/usr\/bin\/env bash|\/bin\/bash)$/);
     expect(lines.slice(0, 15)).toContain("set -euo pipefail");
     expect(script).not.toMatch(/^\s*set\s+(-[a-z]*x|-o\s+xtrace)/m);
-    expect(script).toMatch(/^trap '.*\$LINENO.*' ERR$/m);
   });
 
   it.each(scripts)("contain no token-shaped string: $label", ({ script }) => {
@@ -84,35 +133,23 @@ describe("rendered startup scripts", () => {
     expect(script).not.toMatch(/GR1348941/);
   });
 
-  it.each(managers)("write config.toml with mode 0600 under umask 077 and an atomic move: $label", ({ script }) => {
-    const writer = script.slice(script.indexOf("write_runner_config() {"));
+  it.each(scripts)("write each of their files from a quoted heredoc (nothing in a file is expanded by bash): $label", ({ script, files }) => {
+    const writes = [...script.matchAll(/^put_file '([^']+)' (0[0-7]{3}) <<'([A-Z_]+)'$/gm)];
 
-    expect(writer).toMatch(/umask 077/);
-    expect(writer).toMatch(/mktemp "\$\{RUNNER_CONFIG_DIR\}\/\.config\.toml\.XXXXXX"/);
-    expect(writer).toMatch(/chmod 0600 "\$tmp"/);
-    expect(writer).toMatch(/mv -f "\$tmp" "\$RUNNER_CONFIG_FILE"/);
-    expect(script).toContain('readonly RUNNER_CONFIG_FILE="${RUNNER_CONFIG_DIR}/config.toml"');
+    expect(writes.map((write) => write[1])).toEqual(files.map((file) => file.path));
+    expect(new Set(writes.map((write) => write[3]))).toEqual(new Set([PAYLOAD_HEREDOC_DELIMITER]));
+    expect(script.split("\n").filter((line) => line === PAYLOAD_HEREDOC_DELIMITER)).toHaveLength(files.length);
   });
 
-  it.each(managers)("check the installed gitlab-runner version before installing it: $label", ({ script }) => {
-    const installer = script.slice(script.indexOf("install_gitlab_runner() {"));
-    const check = installer.indexOf('if [[ $installed == "$RUNNER_PACKAGE_VERSION" ]]; then');
-    const install = installer.indexOf('"gitlab-runner=${RUNNER_PACKAGE_VERSION}"');
-
-    expect(check).toBeGreaterThan(-1);
-    expect(install).toBeGreaterThan(check);
-    expect(script).toContain("readonly RUNNER_PACKAGE_VERSION='18.5.0-1'");
-  });
-
-  it.each(managers)("embed config.toml in a quoted heredoc (no expansion by bash): $label", ({ script }) => {
-    expect(script).toContain("CONFIG_TEMPLATE=$(cat <<'GITLAB_RUNNER_CONFIG_TOML'\n");
-    expect(script).toMatch(/\nGITLAB_RUNNER_CONFIG_TOML\n\)\n/);
-  });
-
-  it.each(managers.filter((script) => script.cloud === "aws"))("fit EC2's 16 KB user data limit as sent (gzip-compressed when larger): $label", ({ script }) => {
+  it.each(scripts.filter((script) => script.cloud === "aws"))("fit EC2's 16 KB user data limit as sent (gzip-compressed when larger): $label", ({ script }) => {
     const userData = Buffer.from(encodeUserData(new TerraformStack(Testing.app(), "user-data"), "userData", script), "base64");
     expect(userData.length).toBeLessThanOrEqual(16 * 1024);
     const sent = userData[0] === 0x1f && userData[1] === 0x8b ? gunzipSync(userData) : userData;
     expect(sent.toString("utf8")).toBe(script);
+  });
+
+  // Compute Engine: a metadata value holds at most 256 KB (Compute Engine docs, "About VM metadata", limits).
+  it.each(scripts.filter((script) => script.cloud === "google"))("fit a Compute Engine metadata value (256 KB): $label", ({ script }) => {
+    expect(Buffer.byteLength(script, "utf8")).toBeLessThanOrEqual(256 * 1024);
   });
 });

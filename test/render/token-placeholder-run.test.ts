@@ -5,8 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { parse } from "smol-toml";
-import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
-import { managerScriptContext } from "../../lib/render/startup-script";
+import { renderConfigToml, renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
 import { modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
 
@@ -48,7 +47,7 @@ describe("the token placeholder in model values", () => {
   });
 
   it("renders exactly one token line per entry, even beside a value that looks like one", () => {
-    expect(managerScriptContext(model, model.shards[0], 0).configToml.split("\n").filter((line) => line.startsWith("  token = "))).toEqual([
+    expect(renderConfigToml(model, model.shards[0], 0).split("\n").filter((line) => line.startsWith("  token = "))).toEqual([
       `  token = "${RUNNER_TOKEN_PLACEHOLDER}"`,
     ]);
   });

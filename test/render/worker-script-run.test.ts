@@ -71,7 +71,14 @@ describe("worker startup script", () => {
     const google = exampleModel("cell-1");
 
     expectSucceeded(sandbox.run(renderWorkerStartupScript(aws, aws.shards[0])));
-    expect(sandbox.exists("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toBe(true);
-    expect(renderWorkerStartupScript(google, google.shards[0])).not.toContain("per-boot");
+    expect(sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toContain("exec /usr/local/sbin/runner-fleet-worker");
+    const googleSandbox = new ScriptSandbox();
+    try {
+      expectSucceeded(googleSandbox.run(renderWorkerStartupScript(google, google.shards[0])));
+      expect(googleSandbox.exists("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toBe(false);
+      expect(googleSandbox.exists("usr/local/sbin/runner-fleet-worker")).toBe(true);
+    } finally {
+      googleSandbox.dispose();
+    }
   });
 });

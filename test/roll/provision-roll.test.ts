@@ -33,7 +33,7 @@ beforeEach(async () => {
   modelFile = join(root, "models", "cell-1.yaml");
   callLog = join(root, "terraform-calls.jsonl");
   stateFile = join(root, "terraform-state.json");
-  writeModel("18.5.0");
+  writeModel("19.5.0");
   progress = [];
   slotManagers = new Map();
 });
@@ -46,7 +46,7 @@ function writeModel(runnerVersion: string): void {
     .replace("https://cell-1.gitlab.example.com", fake.url)
     .replace(/state:\n(  .*\n)+/, "state:\n  backend: local\n")
     .replace("store: google-secret-manager", `store: local\n  local_dir: ${join(root, "secrets")}`)
-    .replaceAll("runner_version: 18.5.0", `runner_version: ${runnerVersion}`);
+    .replaceAll("runner_version: 19.5.0", `runner_version: ${runnerVersion}`);
   writeFileSync(modelFile, text);
 }
 

@@ -20,6 +20,7 @@ const SHARD: MonitoredShard = {
     jobsFailedFilter: "cell-9-main-jobs-failed",
     jobsFinishedFilter: "cell-9-main-jobs-finished",
     jobsFailingAlarm: "cell-9-main-jobs-failing",
+    bootFailedAlarm: "cell-9-main-boot-failed",
     managerUnhealthyAlarms: ["cell-9-main-mgr-0-unhealthy", "cell-9-main-mgr-1-unhealthy"],
     workersNearMaxAlarms: ["cell-9-main-wrk-0-near-max", "cell-9-main-wrk-1-near-max"],
   },
@@ -84,6 +85,19 @@ describe("FleetMonitoring", () => {
     }
   });
 
+  test("THEN a failed boot pages at once: the boot-failed alarm counts the BootFailures points managers record in the shard's namespace", () => {
+    const { json } = synthMonitoring();
+    expect(alarmNamed(json, "cell-9-main-boot-failed")).toMatchObject({
+      namespace: "GitLabRunner/cell-9/main",
+      metric_name: "BootFailures",
+      statistic: "Sum",
+      comparison_operator: "GreaterThanOrEqualToThreshold",
+      threshold: 1,
+      evaluation_periods: 1,
+      treat_missing_data: "notBreaching",
+    });
+  });
+
   test("THEN the jobs-failing alarm's threshold is the failure ratio itself, over 15 minutes", () => {
     const { json } = synthMonitoring({ jobFailureRatio: 0.4, jobFailureMinimumJobs: 20 });
     const alarm = alarmNamed(json, "cell-9-main-jobs-failing");
@@ -117,7 +131,8 @@ describe("FleetMonitoring", () => {
       endpoint: "https://hooks.example.com/runner-alerts",
     });
     const alarms = Object.values(resourcesOf(json, "aws_cloudwatch_metric_alarm"));
-    expect(alarms).toHaveLength(SHARD.managerGroupNames.length + 1 + SHARD.workerGroupNames.length);
+    // Per manager group "unhealthy", per worker group "near max", and per shard "jobs failing" and "boot failed".
+    expect(alarms).toHaveLength(SHARD.managerGroupNames.length + 2 + SHARD.workerGroupNames.length);
     for (const alarm of alarms) {
       expect(alarm.alarm_actions).toEqual([topicArn, EXISTING_TOPIC]);
       expect(alarm.ok_actions).toEqual([topicArn, EXISTING_TOPIC]);

@@ -4,6 +4,8 @@
  */
 import { JOB_FAILED_PATTERN, JOB_FINISHED_PATTERN } from "../../../constructs/aws/fleet-monitoring";
 import { managerName, workerGroupName } from "../../../lib/model/names";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../../lib/fleet-contract";
+import { managerSettings } from "../../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../../support/models";
 import { awsFleetOf, awsTestStack, resourcesOf, synthJson, type Json } from "./support";
 
@@ -66,5 +68,35 @@ describe("AWS manager health", () => {
       const workers = Array.from({ length: shard.managers.count }, (_, slot) => workerGroupName(model, shard, slot));
       for (const name of workers) expect(statement.resources.join(" ")).not.toContain(name);
     }
+  });
+});
+
+describe("AWS failed boots", () => {
+  test("each shard's managers may put metric data in their own shard's namespace only (the BootFailures point)", () => {
+    const model = modelWith("cell-2", (draft) => {
+      draft.shards.push({ ...structuredClone(draft.shards[0]), name: "other" });
+    });
+    const stack = awsTestStack();
+    awsFleetOf(stack, model);
+    const json = synthJson(stack).json;
+    const statements = Object.values(json.data.aws_iam_policy_document as Record<string, Json>).flatMap((doc) => doc.statement);
+    const put = statements.filter((statement: Json) => statement.actions.includes("cloudwatch:PutMetricData"));
+
+    expect(put.map((statement: Json) => statement.condition[0].values[0]).sort()).toEqual(
+      model.shards.map((shard) => awsShardMetricNamespace(model.cell.id, shard.name)).sort(),
+    );
+    expect(put.every((statement: Json) => statement.condition.length === 1 && statement.condition[0].test === "StringEquals" && statement.condition[0].variable === "cloudwatch:namespace")).toBe(true);
+    expect(put.every((statement: Json) => statement.actions.length === 1)).toBe(true);
+  });
+
+  test("the manager's settings name the namespace the boot-failed alarm watches", () => {
+    const model = exampleModel("cell-2");
+    const shard = model.shards[0];
+    const stack = awsTestStack();
+    awsFleetOf(stack, model);
+    const alarms = Object.values(resourcesOf(synthJson(stack).json, "aws_cloudwatch_metric_alarm"));
+    const bootFailed = alarms.find((alarm) => alarm.metric_name === BOOT_FAILURES_METRIC.aws);
+
+    expect(bootFailed?.namespace).toBe(managerSettings(model, shard, 0).BOOT_METRIC_NAMESPACE);
   });
 });

@@ -107,6 +107,11 @@ describe("RunnerManagerSlot", () => {
       });
     });
 
+    test("THEN a health replacement terminates the old manager before it launches the new one (never two on one worker group)", () => {
+      const { asg } = synthManager();
+      expect(asg.instance_maintenance_policy).toEqual({ min_healthy_percentage: 0, max_healthy_percentage: 100 });
+    });
+
     test("THEN group metrics are collected for the alarms, and every tag propagates to the instance", () => {
       const { asg } = synthManager();
       expect(asg.enabled_metrics).toContain("GroupInServiceInstances");

@@ -1,5 +1,5 @@
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
-import { FleetMonitoring, type FleetMonitoringProps } from "../../../constructs/google/fleet-monitoring";
+import { FleetMonitoring, promqlMetricName, type FleetMonitoringProps } from "../../../constructs/google/fleet-monitoring";
 import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../../lib/fleet-contract";
 import { UserInputError } from "../../../lib/errors";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
@@ -34,19 +34,30 @@ function conditionOf(json: string, displayName: string) {
 }
 
 describe("FleetMonitoring", () => {
-  test("creates four alert policies per shard", () => {
+  test("creates five alert policies per shard", () => {
     const { json, monitoring } = monitoringOf();
-    expect(resourcesOf(json, "google_monitoring_alert_policy")).toHaveLength(8);
+    expect(resourcesOf(json, "google_monitoring_alert_policy")).toHaveLength(10);
     expect(monitoring.alerts.map((alert) => `${alert.shard}/${alert.kind}`)).toEqual([
       "small/managers-missing",
+      "small/boot-failed",
       "small/job-failure-ratio",
       "small/concurrency-saturation",
       "small/workers-near-max",
       "large/managers-missing",
+      "large/boot-failed",
       "large/job-failure-ratio",
       "large/concurrency-saturation",
       "large/workers-near-max",
     ]);
+  });
+
+  test("alerts at once on a failed boot: the custom metric the managers write, as Cloud Monitoring's PromQL names it", () => {
+    const { json } = monitoringOf();
+    const condition = conditionOf(json, "cell-9/large: a runner manager failed to boot");
+    expect(condition.query).toBe('sum(max_over_time(custom_googleapis_com:runner_fleet_boot_failures{gitlab_cell="cell-9",runner_shard="large"}[10m])) > 0');
+    expect(condition.duration).toBe("0s");
+    expect(promqlMetricName("custom.googleapis.com/runner_fleet/boot_failures")).toBe("custom_googleapis_com:runner_fleet_boot_failures");
+    expect(promqlMetricName("compute.googleapis.com/instance/cpu/utilization")).toBe("compute_googleapis_com:instance_cpu_utilization");
   });
 
   test("alerts when fewer managers than the shard runs report metrics for the absence threshold", () => {
@@ -70,11 +81,12 @@ describe("FleetMonitoring", () => {
     expect(workers).toMatch(/fleeting_provisioner_instances\{.*\/ sum by \(runner_slot\) \(fleeting_provisioner_max_instances\{.*\}\) > 0\.85$/);
   });
 
-  test("every query selects the shard through the labels the managers' scrape config adds", () => {
+  test("every query selects the shard through the labels the managers' scrape config adds (the boot-failure points carry them without a job)", () => {
     const { monitoring } = monitoringOf();
     expect(MANAGER_METRIC_LABELS).toEqual({ cell: "gitlab_cell", shard: "runner_shard", slot: "runner_slot" });
     for (const alert of monitoring.alerts) {
-      expect(alert.query).toContain(`job="gitlab-runner",gitlab_cell="cell-9",runner_shard="${alert.shard}"`);
+      const selector = alert.kind === "boot-failed" ? `{gitlab_cell="cell-9",runner_shard="${alert.shard}"}` : `job="gitlab-runner",gitlab_cell="cell-9",runner_shard="${alert.shard}"`;
+      expect(alert.query).toContain(selector);
     }
   });
 

@@ -119,7 +119,7 @@ describe("GoogleCellFleet over models/cell-1.yaml", () => {
 
   test("alert policies and thresholds come from the model", () => {
     const policies = resourcesOf(json, "google_monitoring_alert_policy");
-    expect(policies).toHaveLength(4 * model.shards.length);
+    expect(policies).toHaveLength(5 * model.shards.length);
     expect(fleet.monitoring?.jobFailureRatio).toBe(model.monitoring.thresholds.job_failure_ratio);
     const failureQueries = fleet.monitoring!.alerts.filter((alert) => alert.kind === "job-failure-ratio").map((alert) => alert.query);
     for (const query of failureQueries) expect(query.endsWith(`> ${model.monitoring.thresholds.job_failure_ratio}`)).toBe(true);

@@ -62,12 +62,15 @@ case "$name" in
     if [[ $1 == ssm ]]; then printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}"; fi
     ;;
   systemctl)
-    # `is-active` says "active" for the first STUB_ACTIVE_CHECKS calls, then "inactive" (status 3).
-    if [[ $1 == is-active ]]; then
-      count=$(($(cat "$STUB_STATE/is-active" 2>/dev/null || echo 0) + 1))
-      echo "$count" >"$STUB_STATE/is-active"
-      ((count <= ${STUB_ACTIVE_CHECKS:-0})) || exit 3
+    # `show --property=ActiveState --value gitlab-runner` says "deactivating" for the first STUB_ACTIVE_CHECKS
+    # calls (a unit stopping with jobs running), then "inactive". `is-active` answers 3 ("not active") for a
+    # deactivating unit, as real systemctl does; the real-systemd version of this is test/system/.
+    if [[ $1 == show && " $* " == *" --property=ActiveState "* ]]; then
+      count=$(($(cat "$STUB_STATE/active-state" 2>/dev/null || echo 0) + 1))
+      echo "$count" >"$STUB_STATE/active-state"
+      if ((count <= ${STUB_ACTIVE_CHECKS:-0})); then echo deactivating; else echo "${STUB_FINAL_STATE:-inactive}"; fi
     fi
+    if [[ $1 == is-active ]]; then exit 3; fi
     ;;
   id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
   useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
@@ -127,6 +130,24 @@ case "$name" in
         else
           printf '{\n  "kind": "compute#instanceGroupManager",\n  "versions": [\n    {\n      "name": "primary",\n      "instanceTemplate": "https://www.googleapis.com/compute/v1/projects/p/global/instanceTemplates/%s"\n    }\n  ]\n}\n' "$STUB_GROUP_TEMPLATE"
         fi
+        ;;
+      */api/v4/runners/verify)
+        # POST /runners/verify: the token arrives on stdin (--data @-), never as an argument; GitLab answers
+        # {id, token, token_expires_at} (docs/gitlab-api.md). STUB_RUNNER_ID per token: "<token> <id>" lines.
+        body=$(cat)
+        printf '%s\n' "$body" | sed 's/token=[^&]*/token=<redacted>/' >>"$STUB_STATE/verify-bodies"
+        token=${body#token=}
+        token=${token%%&*}
+        id=$(awk -v t="$token" '$1 == t { print $2 }' "$STUB_STATE/runner-ids" 2>/dev/null)
+        [[ -n $id ]] || id=${STUB_RUNNER_ID:-4242}
+        [[ ${STUB_VERIFY:-ok} == ok ]] || exit 22
+        printf '{"id":%s,"token":"%s","token_expires_at":null}' "$id" "$token"
+        ;;
+      https://monitoring.googleapis.com/*)
+        $config_stdin || exit 22
+        grep -q "Authorization: Bearer $STUB_ACCESS_TOKEN" || exit 22
+        printf '%s %s\n' "$url" "$data" >>"$STUB_STATE/monitoring"
+        printf '{}'
         ;;
       https://secretmanager.googleapis.com/*)
         # The access token must arrive on stdin (curl --config -), never as an argument.

@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# The AWS half of the runner manager: instance metadata (IMDSv2), the CloudWatch agent, the termination
+# drain, the health timer and the report of a failed boot. Needs the AWS CLI (installed on first use).
+# shellcheck disable=SC2154 # AWS_REGION_NAME and the other settings come from manager.env.
+
+# snap installs the AWS CLI here; the CLI must use IMDSv2 only.
+export PATH="${PATH}:/snap/bin"
+export AWS_EC2_METADATA_V1_DISABLED=true
+
+readonly HEALTH_FAILURES_FILE="${RUN_DIR}/health-failures"
+
+ensure_aws_cli() {
+  if ! command -v aws >/dev/null 2>&1; then
+    log "installing the AWS CLI"
+    retry 5 snap install aws-cli --classic
+  fi
+}
+
+# IMDSv2; the session token goes to curl on stdin.
+imds() {
+  local session
+  session=$(curl -fsS --max-time 10 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' http://169.254.169.254/latest/api/token) || return 1
+  printf 'header = "X-aws-ec2-metadata-token: %s"\n' "$session" |
+    curl -fsS --max-time 10 --config - "http://169.254.169.254/latest/meta-data/$1"
+}
+
+# EC2 runs user data on the first boot only; cloud-init runs per-boot scripts at every boot.
+cloud_prepare_boot() {
+  local hook="${ROOT}/var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh"
+  if [[ ! -f $hook ]]; then
+    install -d -m 0755 "$(dirname "$hook")"
+    printf '#!/bin/sh\n# Installed by runner-fleet: runs the runner manager at every boot.\nexec /usr/local/sbin/runner-fleet-manager boot\n' >"$hook"
+    chmod 0700 "$hook"
+  fi
+  ensure_aws_cli
+}
+
+# CloudWatch agent: ships gitlab-runner's JSON log to the shard's log group (the alarms use metric filters on
+# it). Its configuration is a file of the startup payload.
+setup_monitoring() {
+  local package
+  if [[ -z $(installed_version amazon-cloudwatch-agent) ]]; then
+    log "installing the Amazon CloudWatch agent"
+    package=$(mktemp --suffix=.deb) || return 1
+    retry 5 curl -fsSL -o "$package" \
+      "https://amazoncloudwatch-agent-${AWS_REGION_NAME}.s3.${AWS_REGION_NAME}.amazonaws.com/ubuntu/${RUNNER_ARCH}/latest/amazon-cloudwatch-agent.deb" || return 1
+    dpkg -i -E "$package" || return 1
+    rm -f "$package"
+  fi
+  "${ROOT}/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl" -a fetch-config -m ec2 -s \
+    -c "file:${RUNNER_FLEET_ETC}/cloudwatch-agent.json" || return 1
+}
+
+# A failed boot: the instance is reported Unhealthy at once (not after the grace period, which a failed boot
+# would otherwise sit out with no runner), and a BootFailures data point makes the shard's alarm fire even
+# when the group keeps replacing the instance (each replacement is InService while it boots).
+cloud_report_boot_failure() {
+  local instance_id
+  instance_id=$(imds instance-id) || return 1
+  aws cloudwatch put-metric-data --region "$AWS_REGION_NAME" --namespace "$BOOT_METRIC_NAMESPACE" \
+    --metric-name BootFailures --dimensions "Shard=${SHARD_NAME}" --value 1 --unit Count ||
+    log "could not record the failed boot in CloudWatch"
+  log "reporting this instance Unhealthy to ${MANAGER_NAME}; Auto Scaling replaces it"
+  retry 3 aws autoscaling set-instance-health --region "$AWS_REGION_NAME" --instance-id "$instance_id" \
+    --health-status Unhealthy --no-should-respect-grace-period
+}
+
+# Drain on termination: the group's termination lifecycle hook holds a terminating instance in
+# Terminating:Wait, which instance metadata reports as target-lifecycle-state "Terminated" (EC2 Auto Scaling
+# guide, "Retrieve the target lifecycle state through instance metadata"). gitlab-runner stops gracefully
+# (SIGQUIT); heartbeats keep the hook open past its 2 h cap while the unit is still `deactivating`, and only
+# once it is `inactive` (or `failed`) does complete-lifecycle-action let the termination go on.
+cloud_drain() {
+  local state instance_id last_heartbeat=$SECONDS
+  state=$(imds autoscaling/target-lifecycle-state) || exit 0
+  [[ $state == Terminated ]] || exit 0
+  instance_id=$(imds instance-id)
+  log "terminating: stopping gitlab-runner with SIGQUIT; running jobs get up to ${GRACEFUL_STOP_SECONDS}s"
+  systemctl stop --no-block gitlab-runner
+  while runner_running; do
+    if ((SECONDS - last_heartbeat >= DRAIN_HEARTBEAT_SECONDS)); then
+      aws autoscaling record-lifecycle-action-heartbeat --region "$AWS_REGION_NAME" \
+        --lifecycle-hook-name "$DRAIN_HOOK_NAME" --auto-scaling-group-name "$MANAGER_NAME" --instance-id "$instance_id" ||
+        log "lifecycle heartbeat failed"
+      last_heartbeat=$SECONDS
+    fi
+    sleep "$DRAIN_POLL_SECONDS"
+  done
+  log "gitlab-runner is $(runner_state); completing the lifecycle hook"
+  retry 5 aws autoscaling complete-lifecycle-action --region "$AWS_REGION_NAME" --lifecycle-action-result CONTINUE \
+    --lifecycle-hook-name "$DRAIN_HOOK_NAME" --auto-scaling-group-name "$MANAGER_NAME" --instance-id "$instance_id"
+}
+
+# Process-level health (lib/render/manager-health.ts): EC2 status checks miss a gitlab-runner that hangs or
+# exited on a live instance. Only an InService instance is judged (not one starting, in standby or
+# draining); the failure count lives on /run, so it restarts at every boot; Auto Scaling still respects the
+# group's health check grace period.
+cloud_health() {
+  local state failures=0 instance_id
+  state=$(imds autoscaling/target-lifecycle-state) || exit 0
+  [[ $state == InService ]] || exit 0
+  if curl -fsS -o /dev/null --max-time "$HEALTH_PROBE_TIMEOUT_SECONDS" "http://127.0.0.1:${METRICS_PORT}/metrics"; then
+    rm -f "$HEALTH_FAILURES_FILE"
+    exit 0
+  fi
+  [[ -f $HEALTH_FAILURES_FILE ]] && failures=$(<"$HEALTH_FAILURES_FILE")
+  failures=$((failures + 1))
+  install -d -m 0755 "$RUN_DIR"
+  printf '%s\n' "$failures" >"$HEALTH_FAILURES_FILE"
+  log "gitlab-runner did not answer on :${METRICS_PORT} (${failures}/${HEALTH_FAILURE_LIMIT})"
+  ((failures >= HEALTH_FAILURE_LIMIT)) || exit 0
+  instance_id=$(imds instance-id)
+  log "reporting this instance Unhealthy to ${MANAGER_NAME}; Auto Scaling replaces it"
+  retry 3 aws autoscaling set-instance-health --region "$AWS_REGION_NAME" --instance-id "$instance_id" --health-status Unhealthy
+}

@@ -1,0 +1,79 @@
+# shellcheck shell=bash
+# Shared by every part of the runner manager: logging, retries, package installs, settings, paths.
+# shellcheck disable=SC2154,SC2034 # settings come from manager.env (load_settings); the paths are used by the parts that source this file.
+
+readonly RUNNER_CONFIG_DIR="${ROOT}/etc/gitlab-runner"
+readonly RUNNER_CONFIG_FILE="${RUNNER_CONFIG_DIR}/config.toml"
+readonly RUNNER_FLEET_ETC="${ROOT}/etc/runner-fleet"
+# config.toml as rendered from the model: placeholders where the boot fills in the token and runner ID.
+readonly CONFIG_TEMPLATE_FILE="${RUNNER_FLEET_ETC}/config.toml.template"
+readonly STATE_DIR="${ROOT}/var/lib/runner-fleet"
+# On /run (tmpfs): gone at the next boot, like the failure it records.
+readonly RUN_DIR="${ROOT}/run/runner-fleet"
+readonly BOOT_FAILED_FILE="${RUN_DIR}/boot-failed"
+export DEBIAN_FRONTEND=noninteractive
+
+log() {
+  printf '%s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${LOG_TAG:-runner-fleet-manager}" "$*" >&2
+  logger -t "${LOG_TAG:-runner-fleet-manager}" -- "$*" 2>/dev/null || true
+}
+
+# load_settings FILE: the manager's settings (KEY='value' lines, rendered from the model).
+load_settings() {
+  if [[ ! -r $1 ]]; then
+    log "no settings file at $1: the startup payload writes it"
+    exit 1
+  fi
+  # shellcheck source=/dev/null
+  source "$1"
+  export_proxy
+}
+
+# gitlab.proxy: every command the scripts run (curl, apt's downloads, the installers) goes through it; the
+# metadata servers and this machine never do (EGRESS_NO_PROXY). Go and curl read either spelling.
+export_proxy() {
+  if [[ -n ${EGRESS_HTTPS_PROXY:-} ]]; then
+    export HTTPS_PROXY=$EGRESS_HTTPS_PROXY https_proxy=$EGRESS_HTTPS_PROXY
+    export HTTP_PROXY=${EGRESS_HTTP_PROXY:-} http_proxy=${EGRESS_HTTP_PROXY:-}
+    export NO_PROXY=$EGRESS_NO_PROXY no_proxy=$EGRESS_NO_PROXY
+  fi
+}
+
+# retry ATTEMPTS COMMAND...: runs COMMAND until it succeeds, with a growing pause.
+retry() {
+  local attempts=$1 attempt=1
+  shift
+  until "$@"; do
+    if ((attempt >= attempts)); then
+      log "giving up after ${attempts} attempts: $1"
+      return 1
+    fi
+    log "attempt ${attempt}/${attempts} failed, retrying: $1"
+    sleep $((attempt * 5))
+    attempt=$((attempt + 1))
+  done
+}
+
+# Installed version of a Debian package, empty when it is not installed.
+installed_version() {
+  # shellcheck disable=SC2016 # ${Status} and ${Version} are dpkg-query fields, not shell variables.
+  dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | awk '$3 == "installed" { print $4 }' || true
+}
+
+APT_UPDATED=false
+apt_install() {
+  if [[ $APT_UPDATED == false ]]; then
+    retry 5 apt-get -o DPkg::Lock::Timeout=600 update -q
+    APT_UPDATED=true
+  fi
+  retry 5 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$@"
+}
+
+mark_boot_failed() {
+  install -d -m 0755 "$RUN_DIR"
+  date -u +%Y-%m-%dT%H:%M:%SZ >"$BOOT_FAILED_FILE"
+}
+
+clear_boot_failed() {
+  rm -f "$BOOT_FAILED_FILE"
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's set-up command (`npm run setup`): everything the tests need, on a fresh clone,
+# with or without root. One step a line; each step is its own script and can be run alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+npm ci --no-audit --no-fund        # dependencies, pinned by the lockfile; its prepare script builds dist/
+bash tools/setup/validators.sh     # the validators the tests run, into .tools/bin (no root needed)
