@@ -1,9 +1,9 @@
 /**
  * The other rotation mode than the examples': cell-1 with a gitlab-runner release on the other side of
- * 19.2 (lib/render/rotation-mode.ts), so both ways a manager takes a new token run in real systemd.
+ * 19.2 (lib/model/rotation-mode.ts), so both ways a manager takes a new token run in real systemd.
  */
 import { modelWith, exampleModel } from "../support/models";
-import { LIVE_ROTATION_SINCE, rotationMode } from "../../lib/render/rotation-mode";
+import { LIVE_ROTATION_SINCE, rotationMode } from "../../lib/model/rotation-mode";
 import { bootPayload, managerContainer, type BootResult, type Manager } from "./support/manager-boot";
 import { describeTokenRotation } from "./support/token-rotation-checks";
 

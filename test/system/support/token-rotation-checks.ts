@@ -1,10 +1,10 @@
 /**
  * What a manager does when its token changes in the store, checked the same way on every cloud. The
- * expected behaviour depends on the runner version (lib/render/rotation-mode.ts): up to 19.1 a token
+ * expected behaviour depends on the runner version (lib/model/rotation-mode.ts): up to 19.1 a token
  * change under a running runner replaces its taskscaler and the workers with it, so the manager drains
  * first; from 19.2, with the runner ID in config.toml, the token is changed live.
  */
-import { rotationMode } from "../../../lib/render/rotation-mode";
+import { rotationMode } from "../../../lib/model/rotation-mode";
 import { storeToken, type Manager } from "./manager-boot";
 import { CONFIG_FILE, RUNNER_UNIT, runnerServiceSettings, timerHasFired, timerIntervalSeconds, TOKEN_REFRESH_TIMER, waitForConfigToken, waitForRunnerSettled } from "./manager-checks";
 import { tokenFingerprint, type StubCall } from "./stub-state";
