@@ -186,7 +186,7 @@ function checkArchitectures(model: RunnerModel, shard: Shard, at: ModelPath): Cr
       findings.push(
         error(
           [...at, role, "image"],
-          `an ${arch[role]} image for machine type ${shard[role].machine_type} (this image is ${imageArch}), or no image for Ubuntu 24.04 ${arch[role]}`,
+          `an ${arch[role]} image for machine type ${shard[role].machine_type} (this image is ${imageArch}), or no image for the default ${arch[role]} image`,
           image,
         ),
       );

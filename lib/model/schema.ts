@@ -267,7 +267,7 @@ const workers = z
     image: z
       .string()
       .optional()
-      .describe("Worker image with Docker, of the machine type's architecture; AWS: ami-... or resolve:ssm:<parameter>. When omitted, Ubuntu 24.04 LTS of that architecture, Docker installed at boot."),
+      .describe("Worker image, of the machine type's architecture; AWS: ami-... or resolve:ssm:<parameter>. Docker is installed at boot only when the image lacks it (apt or dnf). When omitted: on AWS the ECS-optimized Amazon Linux 2023 AMI (Docker included, newest at every launch); on Google Cloud Ubuntu 24.04 LTS, Docker installed at boot (name a baked image family here to skip that)."),
     disk_size_gb: z.number().int().min(10).max(4000).default(100).describe("Disk size of each worker instance, in GB."),
     username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
     capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),

@@ -33,6 +33,51 @@ describe("worker startup script", () => {
     expect(sandbox.exists(readyFile)).toBe(true);
   });
 
+  it("masks apt's daily timers and unattended-upgrades before it installs anything, so no upgrade restarts dockerd under a job", () => {
+    const model = exampleModel("cell-1");
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    expectSucceeded(run);
+    const mask = run.calls.findIndex((call) => call.name === "systemctl" && call.args[0] === "mask");
+    expect(run.calls[mask].args.slice(1)).toEqual([
+      "apt-daily.timer",
+      "apt-daily.service",
+      "apt-daily-upgrade.timer",
+      "apt-daily-upgrade.service",
+      "unattended-upgrades.service",
+    ]);
+    const aptInstall = run.calls.findIndex((call) => call.name === "apt-get" && call.args.includes("install"));
+    expect(aptInstall).toBeGreaterThan(mask);
+  });
+
+  it("on Amazon Linux 2023 (no apt-get) masks no apt units, installs a missing Docker with dnf and masks the ECS agent", () => {
+    const model = exampleModel("cell-2");
+    sandbox.removeStub("apt-get");
+    sandbox.addStub("dnf");
+    sandbox.writeRootFile("usr/lib/systemd/system/ecs.service", "[Service]\n");
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    expectSucceeded(run);
+    expect(called(run, "dnf", "install", "docker")).toBe(true);
+    expect(called(run, "systemctl", "mask", "apt-daily.timer")).toBe(false);
+    expect(called(run, "systemctl", "mask", "--now", "ecs.service")).toBe(true);
+    expect(called(run, "usermod", "-aG", "docker", model.shards[0].workers.username)).toBe(true);
+    expect(sandbox.exists(readyFile)).toBe(true);
+  });
+
+  it("fails without a ready marker when Docker is missing and neither apt-get nor dnf can install it", () => {
+    const model = exampleModel("cell-2");
+    sandbox.removeStub("apt-get");
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("Docker is missing and there is neither apt-get nor dnf to install it");
+    expect(sandbox.exists(readyFile)).toBe(false);
+  });
+
   it("leaves an image's Docker and existing user alone, and is safe to run again", () => {
     const model = modelWith("cell-2", (m) => {
       m.shards[0].workers.username = "runner";
@@ -45,6 +90,7 @@ describe("worker startup script", () => {
     for (const run of [first, second]) {
       expectSucceeded(run);
       expect(called(run, "apt-get", "install")).toBe(false);
+      expect(called(run, "apt-get", "update")).toBe(false);
       expect(called(run, "usermod", "-aG", "docker", "runner")).toBe(true);
     }
     expect(called(first, "useradd", "runner")).toBe(true);

@@ -204,6 +204,25 @@ describe("AwsCellFleet variants", () => {
     expect(onDemand.launch_template).toBeDefined();
   });
 
+  test("GIVEN no worker image THEN workers boot the ECS-optimized Amazon Linux 2023 AMI (Docker included) of their architecture, root volume on /dev/xvda", () => {
+    const arm = modelWith("cell-2", (m) => {
+      m.shards[0].workers.machine_type = "m7g.large";
+      m.shards[0].managers.machine_type = "t4g.medium";
+    });
+    for (const [model, parameter] of [
+      [exampleModel("cell-2"), "/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id"],
+      [arm, "/aws/service/ecs/optimized-ami/amazon-linux-2023/arm64/recommended/image_id"],
+    ] as const) {
+      const { json } = synthFleet(model);
+      const template = launchTemplateOf(json, asgNamed(json, workerGroupName(model, model.shards[0], 0))[1]);
+      expect(template.image_id).toBe(`resolve:ssm:${parameter}`);
+      expect(template.block_device_mappings).toEqual([expect.objectContaining({ device_name: "/dev/xvda" })]);
+      // The managers stay on Ubuntu (/dev/sda1).
+      const manager = launchTemplateOf(json, asgNamed(json, managerName(model, model.shards[0], 0))[1]);
+      expect(manager.block_device_mappings).toEqual([expect.objectContaining({ device_name: "/dev/sda1" })]);
+    }
+  });
+
   test("GIVEN model images THEN managers and workers use them", () => {
     const model = modelWith("cell-2", (m) => {
       m.shards[0].managers.image = "ami-0aaaaaaaaaaaaaaaa";
@@ -213,6 +232,7 @@ describe("AwsCellFleet variants", () => {
     const shard = model.shards[0];
     expect(launchTemplateOf(json, asgNamed(json, managerName(model, shard, 0))[1]).image_id).toBe("ami-0aaaaaaaaaaaaaaaa");
     expect(launchTemplateOf(json, asgNamed(json, workerGroupName(model, shard, 0))[1]).image_id).toBe("ami-0bbbbbbbbbbbbbbbb");
+    expect(launchTemplateOf(json, asgNamed(json, workerGroupName(model, shard, 0))[1]).block_device_mappings[0].device_name).toBe("/dev/sda1");
   });
 
   test("GIVEN the local secret store THEN no secret access is granted and a warning is raised", () => {

@@ -60,6 +60,18 @@ export class ScriptSandbox {
     symlinkSync(join(this.stubDir, "logger"), join(this.stubDir, name));
   }
 
+  /** Removes a stub, as on an image that lacks the command (for example `apt-get` on Amazon Linux). */
+  removeStub(name: string): void {
+    rmSync(join(this.stubDir, name));
+  }
+
+  /** Writes a file into the scratch root before the run (for example a unit file the image ships). */
+  writeRootFile(relativePath: string, content: string): void {
+    const path = join(this.root, relativePath);
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, content);
+  }
+
   /** Marks a package as installed before the run, as on an image that ships it. */
   preinstall(packageName: string, version: string): void {
     writeFileSync(join(this.stateDir, "installed"), `${packageName} ${version}\n`, { flag: "a" });

@@ -56,6 +56,13 @@ case "$name" in
       done
     fi
     ;;
+  dnf)
+    # Amazon Linux 2023: `dnf install -y -q docker` installs Docker (and its docker group).
+    if [[ $1 == install && " $* " == *" docker "* ]]; then
+      mark_installed docker 1.0
+      ln -sf "$STUB_DIR/logger" "$STUB_DIR/docker"
+    fi
+    ;;
   snap) ln -sf "$STUB_DIR/logger" "$STUB_DIR/aws" ;;
   aws)
     # Only `aws ssm get-parameter` answers; `aws autoscaling ...` calls are just logged.
