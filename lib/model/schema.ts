@@ -12,6 +12,7 @@ import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
 import { isValidCidr } from "../cidr";
 import { hasUserInfo, isValidTimeZone } from "./value-checks";
 import { INSECURE_HTTP_SETTING } from "./gitlab-url-policy";
+import { EXACT_VERSION, MIRROR_REFERENCE } from "./fleeting-plugin";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
@@ -258,6 +259,15 @@ const managers = z
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "19.5.0"')
       .describe("gitlab-runner version installed on the managers, pinned."),
     concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
+    fleeting_plugin: z
+      .string()
+      .refine((text) => EXACT_VERSION.test(text) || MIRROR_REFERENCE.test(text), {
+        message: 'an exact plugin version such as "1.1.0", or a mirror\'s full OCI reference such as "registry.example.com/mirror/fleeting/aws:1.1.0"',
+      })
+      .optional()
+      .describe(
+        "The fleeting plugin, pinned: an exact version of GitLab's plugin for the cloud (aws, googlecloud), or a full OCI reference <registry>/<repository>/<name>:<version> of a mirror. Installed at the first boot and not fetched again while that version is present. When omitted, aws 1.1.0 or googlecloud 1.0.0.",
+      ),
   })
   .describe("The shard's runner manager VMs.");
 

@@ -11,6 +11,7 @@ import { RUNNER_METRICS_PORT } from "../fleet-contract";
 import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
+import { fleetingPlugin } from "../model/fleeting-plugin";
 import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
@@ -37,17 +38,6 @@ export const RUNNER_TOKEN_LINE = `  token = "${RUNNER_TOKEN_PLACEHOLDER}"`;
 export const RUNNER_ID_PLACEHOLDER = 0;
 /** The one line of each [[runners]] entry that carries the runner ID, replaced whole at boot like the token line. */
 export const RUNNER_ID_LINE = `  id = ${RUNNER_ID_PLACEHOLDER}`;
-
-/**
- * Fleeting plugins, by OCI reference with a version constraint (default registry
- * registry.gitlab.com, repository gitlab-org/fleeting/plugins). The major version is
- * pinned so a breaking plugin release never lands on a reboot; `gitlab-runner fleeting
- * install` picks the newest 1.x.y.
- */
-export const FLEETING_PLUGINS = {
-  google: "googlecloud:1",
-  aws: "aws:1",
-} as const;
 
 /** Top-level settings that are the same on every manager. */
 export const MANAGER_DEFAULTS = {
@@ -228,7 +218,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
     },
     cache: cacheContext(model, shard),
     autoscaler: {
-      plugin: FLEETING_PLUGINS[model.cloud.provider],
+      plugin: fleetingPlugin(model.cloud.provider, shard.managers.fleeting_plugin).reference,
       capacityPerInstance: workers.capacity_per_instance,
       maxUseCount: workers.max_use_count,
       maxInstances: workers.max_instances,

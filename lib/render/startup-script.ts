@@ -8,8 +8,9 @@
 import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../fleet-contract";
 import { logGroupName, managerName, secretLocation, zoneOfSlot } from "../model/names";
 import { machineArchitecture } from "../model/architecture";
+import { fleetingPlugin } from "../model/fleeting-plugin";
 import type { RunnerModel, Shard } from "../model/schema";
-import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_ID_LINE, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
+import { assertSlot, renderConfigToml, RUNNER_ID_LINE, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, gracefulStopSeconds } from "./graceful-stop";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
 import { renderOpsAgentConfig } from "./ops-agent-config";
@@ -99,7 +100,9 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
     ROTATION_MODE: rotationMode(shard.managers.runner_version),
     TOKEN_LINE: RUNNER_TOKEN_LINE,
     RUNNER_ID_LINE,
-    FLEETING_PLUGIN: FLEETING_PLUGINS[cloud.provider],
+    FLEETING_PLUGIN: fleetingPlugin(cloud.provider, shard.managers.fleeting_plugin).reference,
+    // Where that exact version sits once installed: the boot installs it only when this is missing.
+    FLEETING_PLUGIN_INSTALLED_PATH: fleetingPlugin(cloud.provider, shard.managers.fleeting_plugin).installedPath,
     FLEETING_PLUGIN_DIR,
     GRACEFUL_STOP_SECONDS: gracefulStopSeconds(shard),
     METRICS_PORT: RUNNER_METRICS_PORT,

@@ -43,8 +43,14 @@ install_gitlab_runner() {
   apt-mark hold gitlab-runner gitlab-runner-helper-images >/dev/null
 }
 
-# Resolves the plugin reference in config.toml from the OCI registry.
+# Resolves the plugin reference in config.toml from the OCI registry, once: the reference names an exact
+# version, so a plugin already at its install path is that version and the registry is not asked again.
 install_fleeting_plugin() {
+  local installed="${ROOT}${FLEETING_PLUGIN_DIR}/${FLEETING_PLUGIN_INSTALLED_PATH}"
+  if [[ -x $installed ]]; then
+    log "the fleeting plugin ${FLEETING_PLUGIN} is already installed"
+    return 0
+  fi
   log "installing the fleeting plugin ${FLEETING_PLUGIN} for linux/${RUNNER_ARCH}"
   retry 5 env HOME=/root FLEETING_PLUGIN_PATH="$FLEETING_PLUGIN_DIR" \
     gitlab-runner fleeting -c "$RUNNER_CONFIG_FILE" install

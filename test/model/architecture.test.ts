@@ -95,7 +95,7 @@ describe("an arm64 shard", () => {
     it("installs the runner and the plugin on an arm64 host", () => {
       const run = sandbox.run(renderManagerStartupScript(armAws, armAws.shards[0], 0), { STUB_RUNNER_TOKEN: token(), STUB_ARCH: "arm64" });
       expectSucceeded(run);
-      expect(run.stderr).toContain("installing the fleeting plugin aws:1 for linux/arm64");
+      expect(run.stderr).toContain("installing the fleeting plugin aws:1.1.0 for linux/arm64");
       expect(run.calls.some((call) => call.name === "gitlab-runner" && call.args.includes("install"))).toBe(true);
     });
 

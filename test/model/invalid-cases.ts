@@ -104,4 +104,6 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "a proxy URL carrying a password", content: withLine(4, "  url: https://gitlab.example.com\n  proxy:\n    https: http://me:secret@proxy.corp:3128"), line: 6, column: 12, mentions: ["without a user name or password"] },
   { name: "a request timeout of a day", content: withLine(4, "  url: https://gitlab.example.com\n  request_timeout: 24h"), line: 5, column: 20, mentions: ["from 1s to 10m", '"24h"'] },
   { name: "a token_env naming the CI job token", content: withLine(4, "  url: https://gitlab.example.com\n  token_env: CI_JOB_TOKEN"), line: 5, column: 14, mentions: ["not one of GitLab's predefined CI_* variables", '"CI_JOB_TOKEN"'] },
+  { name: "a floating fleeting plugin constraint", content: withLine(15, "      runner_version: 18.5.0\n      fleeting_plugin: \"1\""), line: 16, column: 24, mentions: ["an exact plugin version", '"1"'] },
+  { name: "a mirror plugin reference without an exact version", content: withLine(15, "      runner_version: 18.5.0\n      fleeting_plugin: registry.example.com/mirror/googlecloud:latest"), line: 16, column: 24, mentions: ["full OCI reference", '"registry.example.com/mirror/googlecloud:latest"'] },
 ];

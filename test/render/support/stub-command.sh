@@ -171,6 +171,16 @@ case "$name" in
     if [[ -f $RUNNER_FLEET_ROOT/etc/gitlab-runner/config.toml ]]; then
       echo present >"$STUB_STATE/config-at-fleeting-install"
     fi
+    # `fleeting -c <config> install` puts each plugin at <FLEETING_PLUGIN_PATH>/<registry>/<repository>/<name>/<version>/plugin
+    # (gitlab-runner issue 38247 shows .../registry.gitlab.com/gitlab-org/fleeting/plugins/aws/1.0.0/plugin).
+    if [[ $1 == fleeting && ${!#} == install ]]; then
+      reference=$(awk -F'"' '/^ *plugin = /{ print $2; exit }' "$3")
+      [[ $reference == */* ]] || reference="registry.gitlab.com/gitlab-org/fleeting/plugins/$reference"
+      plugin="$RUNNER_FLEET_ROOT$FLEETING_PLUGIN_PATH/${reference%:*}/${reference##*:}/plugin"
+      mkdir -p "$(dirname "$plugin")"
+      printf '#!/bin/sh\n' >"$plugin"
+      chmod 0755 "$plugin"
+    fi
     ;;
 esac
 exit 0
