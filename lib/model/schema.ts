@@ -317,6 +317,16 @@ const docker = z
       .array(z.enum(["always", "if-not-present", "never"]))
       .default(["always", "if-not-present"])
       .describe("Image pull policies, tried in order."),
+    registry_mirror: z
+      .url({ protocol: /^https?$/, error: "an http(s) URL of a Docker Hub mirror, such as https://mirror.gcr.io" })
+      // dockerd refuses a mirror with a path, query, fragment or credentials (moby registry/config.go ValidateMirror).
+      .refine((url) => /^https?:\/\/[^/?#@]+\/?$/.test(url), {
+        message: "a mirror URL of a host only (no path, query or credentials), as dockerd's registry-mirrors takes it, such as https://mirror.gcr.io",
+      })
+      .optional()
+      .describe(
+        "Docker Hub mirror (pull-through cache) the workers' Docker daemon asks first (daemon.json registry-mirrors): Google's https://mirror.gcr.io, or a registry the team runs. Keeps the fleet's pulls off Docker Hub's anonymous limit, which counts per NAT address. When omitted, every pull goes to Docker Hub.",
+      ),
   })
   .default({ image: "ubuntu:24.04", privileged: false, volumes: ["/cache"], pull_policy: ["always", "if-not-present"] })
   .describe("Docker executor settings of the jobs.");

@@ -16,6 +16,7 @@ import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_PROBE_TIMEOUT_SECON
 import { renderOpsAgentConfig } from "./ops-agent-config";
 import { renderSettingsFile, scriptFile, type BootFile } from "./boot-files";
 import { renderBootPayload } from "./boot-payload";
+import { DOCKER_DAEMON_SETTINGS_FILE, dockerDaemonBootFiles } from "./docker-daemon";
 import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
 import { rotationMode } from "./rotation-mode";
 import { egressSettings, MANAGER_CA_FILE, type EgressSettings } from "./egress-settings";
@@ -236,6 +237,8 @@ export function workerSettings(model: RunnerModel, shard: Shard): Record<string,
     CONNECTOR_USER: shard.workers.username,
     // The manager hands out jobs once this exists; /run is cleared at every boot.
     READY_FILE_PATH: WORKER_READY_FILE,
+    // Rendered Docker daemon settings (absent when the model sets none): installed as /etc/docker/daemon.json.
+    DOCKER_DAEMON_SETTINGS_PATH: DOCKER_DAEMON_SETTINGS_FILE,
     // EC2 runs user data once per instance; the boot then installs itself as a cloud-init per-boot script.
     BOOT_HOOK: model.cloud.provider === "aws" ? "cloud-init-per-boot" : "none",
     ...egressScriptSettings(model),
@@ -247,6 +250,7 @@ export function workerBootFiles(model: RunnerModel, shard: Shard): BootFile[] {
   return [
     { path: INSTALLED_WORKER_SCRIPT, mode: "0755", content: scriptFile("worker/runner-fleet-worker") },
     { path: WORKER_SETTINGS_FILE, mode: "0644", content: renderSettingsFile(`Settings of the workers of ${model.cell.id}/${shard.name}`, workerSettings(model, shard)) },
+    ...dockerDaemonBootFiles(model, shard),
     ...egressBootFiles(egressSettings(model), "worker"),
   ];
 }

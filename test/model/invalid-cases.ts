@@ -106,4 +106,5 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "a token_env naming the CI job token", content: withLine(4, "  url: https://gitlab.example.com\n  token_env: CI_JOB_TOKEN"), line: 5, column: 14, mentions: ["not one of GitLab's predefined CI_* variables", '"CI_JOB_TOKEN"'] },
   { name: "a floating fleeting plugin constraint", content: withLine(15, "      runner_version: 18.5.0\n      fleeting_plugin: \"1\""), line: 16, column: 24, mentions: ["an exact plugin version", '"1"'] },
   { name: "a mirror plugin reference without an exact version", content: withLine(15, "      runner_version: 18.5.0\n      fleeting_plugin: registry.example.com/mirror/googlecloud:latest"), line: 16, column: 24, mentions: ["full OCI reference", '"registry.example.com/mirror/googlecloud:latest"'] },
+  { name: "a registry mirror with a path (dockerd refuses it)", content: withAppended("    docker:\n      registry_mirror: https://europe-docker.pkg.dev/acme/dockerhub"), line: 20, column: 24, mentions: ["a mirror URL of a host only", '"https://europe-docker.pkg.dev/acme/dockerhub"'] },
 ];

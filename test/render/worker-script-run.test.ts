@@ -78,6 +78,54 @@ describe("worker startup script", () => {
     expect(sandbox.exists(readyFile)).toBe(false);
   });
 
+  it("writes the registry mirror into /etc/docker/daemon.json before dockerd is started, and leaves it alone when unchanged", () => {
+    const model = modelWith("cell-2", (m) => {
+      m.shards[0].docker.registry_mirror = "https://mirror.example.com";
+    });
+
+    const first = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+    const second = sandbox.run(renderWorkerStartupScript(model, model.shards[0]), { STUB_ACTIVE_UNITS: "docker.service" });
+
+    expectSucceeded(first);
+    expect(JSON.parse(sandbox.file("etc/docker/daemon.json"))).toEqual({ "registry-mirrors": ["https://mirror.example.com"] });
+    expect(first.stderr.indexOf("writing the Docker daemon settings")).toBeLessThan(first.stderr.indexOf("done:"));
+    const enable = first.calls.findIndex((call) => call.name === "systemctl" && call.args.includes("enable"));
+    expect(first.stderr).toContain("writing the Docker daemon settings");
+    expect(enable).toBeGreaterThan(-1);
+    expect(called(first, "systemctl", "restart", "docker.service")).toBe(false);
+    expectSucceeded(second);
+    expect(second.stderr).not.toContain("writing the Docker daemon settings");
+    expect(called(second, "systemctl", "restart", "docker.service")).toBe(false);
+  });
+
+  it("restarts a dockerd that was already running with other settings, before the worker is marked ready", () => {
+    const model = modelWith("cell-2", (m) => {
+      m.shards[0].docker.registry_mirror = "https://mirror.example.com";
+    });
+    sandbox.addStub("docker");
+    sandbox.writeRootFile("etc/docker/daemon.json", '{"log-driver": "journald"}\n');
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]), { STUB_ACTIVE_UNITS: "docker.service" });
+
+    expectSucceeded(run);
+    expect(JSON.parse(sandbox.file("etc/docker/daemon.json"))["registry-mirrors"]).toEqual(["https://mirror.example.com"]);
+    const restart = run.calls.findIndex((call) => call.name === "systemctl" && call.args.join(" ") === "restart docker.service");
+    const dockerInfo = run.calls.findIndex((call) => call.name === "docker" && call.args[0] === "info");
+    expect(restart).toBeGreaterThan(-1);
+    expect(dockerInfo).toBeGreaterThan(restart);
+  });
+
+  it("leaves the image's daemon.json alone when the model sets no daemon settings", () => {
+    const model = modelWith("cell-2", (m) => {
+      delete m.shards[0].docker.registry_mirror;
+    });
+    sandbox.writeRootFile("etc/docker/daemon.json", '{"log-driver": "journald"}\n');
+
+    expectSucceeded(sandbox.run(renderWorkerStartupScript(model, model.shards[0])));
+
+    expect(sandbox.file("etc/docker/daemon.json")).toBe('{"log-driver": "journald"}\n');
+  });
+
   it("leaves an image's Docker and existing user alone, and is safe to run again", () => {
     const model = modelWith("cell-2", (m) => {
       m.shards[0].workers.username = "runner";

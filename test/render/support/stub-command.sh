@@ -77,7 +77,11 @@ case "$name" in
       echo "$count" >"$STUB_STATE/active-state"
       if ((count <= ${STUB_ACTIVE_CHECKS:-0})); then echo deactivating; else echo "${STUB_FINAL_STATE:-inactive}"; fi
     fi
-    if [[ $1 == is-active ]]; then exit 3; fi
+    # STUB_ACTIVE_UNITS: units that answer `is-active` with 0 (running), as an image's dockerd started before the boot.
+    if [[ $1 == is-active ]]; then
+      [[ " ${STUB_ACTIVE_UNITS:-} " == *" ${!#} "* ]] && exit 0
+      exit 3
+    fi
     ;;
   id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
   useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
