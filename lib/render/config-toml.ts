@@ -12,6 +12,7 @@ import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerN
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
 import { fleetingPlugin } from "../model/fleeting-plugin";
+import { dockerMtu } from "./docker-daemon";
 import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
@@ -90,6 +91,8 @@ export interface RunnerEntryContext {
     readonly privileged: boolean;
     readonly volumes: readonly string[];
     readonly pullPolicy: readonly string[];
+    /** network_mtu: the MTU of the per-job networks (FF_NETWORK_PER_BUILD), or null where Docker's default fits. */
+    readonly networkMtu: number | null;
   };
   readonly cache: CacheContext | null;
   readonly autoscaler: {
@@ -215,6 +218,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
       privileged: shard.docker.privileged,
       volumes: shard.docker.volumes,
       pullPolicy: shard.docker.pull_policy,
+      networkMtu: dockerMtu(model) ?? null,
     },
     cache: cacheContext(model, shard),
     autoscaler: {

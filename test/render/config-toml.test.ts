@@ -208,8 +208,17 @@ describe("renderConfigToml", () => {
       privileged: false,
       volumes: shard.docker.volumes,
       pull_policy: shard.docker.pull_policy,
+      network_mtu: 1460,
     });
     expect(shard.docker.volumes).toEqual(["/cache", "/certs/client"]);
+  });
+
+  it("keeps per-job networks at the VPC's 1460 MTU on Google Cloud, and at Docker's default on AWS", () => {
+    const google = exampleModel("cell-1");
+    const aws = exampleModel("cell-2");
+
+    expect(parseConfig(google, google.shards[0], 0).runners[0].docker.network_mtu).toBe(1460);
+    expect(parseConfig(aws, aws.shards[0], 0).runners[0].docker).not.toHaveProperty("network_mtu");
   });
 
   it.each(slotsOfExamples)("uses only keys gitlab-runner knows in $label", ({ model, shard, slot }) => {

@@ -115,6 +115,19 @@ describe("worker startup script", () => {
     expect(dockerInfo).toBeGreaterThan(restart);
   });
 
+  it("gives dockerd the VPC's MTU (1460) on Google Cloud, with the mirror, before it starts", () => {
+    const model = exampleModel("cell-1");
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[1]));
+
+    expectSucceeded(run);
+    expect(JSON.parse(sandbox.file("etc/docker/daemon.json"))).toEqual({ "registry-mirrors": ["https://mirror.gcr.io"], mtu: 1460 });
+    const install = run.calls.findIndex((call) => call.name === "apt-get" && call.args.includes("install"));
+    const enable = run.calls.findIndex((call) => call.name === "systemctl" && call.args.join(" ") === "enable --now docker.service");
+    expect(install).toBeGreaterThan(-1);
+    expect(enable).toBeGreaterThan(install);
+  });
+
   it("leaves the image's daemon.json alone when the model sets no daemon settings", () => {
     const model = modelWith("cell-2", (m) => {
       delete m.shards[0].docker.registry_mirror;
