@@ -101,6 +101,8 @@ export interface RunnerEntryContext {
     readonly maxUseCount: number;
     readonly maxInstances: number;
     readonly instanceReadyCommand: string;
+    /** instance_acquire_timeout, a Go duration. */
+    readonly instanceAcquireTimeout: string;
     /** Free-form plugin settings, rendered in this order. */
     readonly pluginConfig: ReadonlyArray<{ readonly key: string; readonly value: string }>;
     readonly connector: {
@@ -132,8 +134,20 @@ export interface ConfigTomlContext {
  * is ready; the manager waits for it before it hands a new worker a job.
  */
 export const WORKER_READY_FILE = "/run/runner-fleet/worker-ready";
-/** Longest wait for a new worker's startup script, in seconds. */
-const WORKER_READY_TIMEOUT_SECONDS = 900;
+/**
+ * Longest wait for a new worker's boot (`instance_ready_command`), in seconds. A worker that boots in time
+ * takes 1 to 3 minutes (Docker present: seconds; Docker installed through NAT: a minute or two more).
+ */
+export const WORKER_READY_TIMEOUT_SECONDS = 480;
+/**
+ * How long a job waits for a worker (`instance_acquire_timeout`, gitlab-runner's default 15m, configurable
+ * since 18.1: gitlab-runner MR 5563), in seconds. Set on purpose, well above the ready wait: a worker whose
+ * boot hangs fails its ready command after 8 minutes and is removed, and the taskscaler gives the waiting
+ * job another worker (fleeting/taskscaler issue 38: a failed ready command terminates the instance without
+ * failing the job) while the job still has 12 minutes, enough for a second worker to be created and boot.
+ * With both at 15 minutes, as before, a slow first boot failed the job with a system failure instead.
+ */
+export const INSTANCE_ACQUIRE_TIMEOUT_SECONDS = 1200;
 
 /**
  * `request_concurrency` of a [[runners]] entry: how many requests for new jobs it keeps in flight.
@@ -227,6 +241,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
       maxUseCount: workers.max_use_count,
       maxInstances: workers.max_instances,
       instanceReadyCommand: `timeout ${WORKER_READY_TIMEOUT_SECONDS} sh -c 'until [ -e ${WORKER_READY_FILE} ]; do sleep 2; done'`,
+      instanceAcquireTimeout: formatGoDuration(INSTANCE_ACQUIRE_TIMEOUT_SECONDS),
       pluginConfig: pluginConfig(model, shard, slot),
       connector: {
         os: "linux",

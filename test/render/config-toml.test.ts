@@ -63,6 +63,19 @@ describe("renderConfigToml", () => {
     expect(runner.autoscaler.instance_ready_command).toContain(WORKER_READY_FILE);
   });
 
+  it("waits for a worker's boot well below the time a job waits for a worker, both set explicitly", () => {
+    const model = exampleModel("cell-1");
+    const { autoscaler } = parseConfig(model, model.shards[0], 0).runners[0];
+
+    const readyWait = Number(/^timeout (\d+) /.exec(autoscaler.instance_ready_command)?.[1]);
+    const acquire = parseGoDurationSeconds(autoscaler.instance_acquire_timeout) ?? 0;
+
+    expect(readyWait).toBe(480);
+    expect(acquire).toBe(1200);
+    // Room for a replacement worker to be created and boot after the first is given up.
+    expect(acquire - readyWait).toBeGreaterThanOrEqual(600);
+  });
+
   it("points each Google Cloud slot at its group's project and zone, spreading slots over the zones", () => {
     const model = exampleModel("cell-1");
     if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
