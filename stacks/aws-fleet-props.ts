@@ -66,6 +66,7 @@ function shardProps(model: AwsRunnerModel, shard: Shard, files: RenderedShardFil
       userData: files.workerStartupScript.content,
       maxInstances: shard.workers.max_instances,
       spot: shard.workers.spot,
+      additionalSpotInstanceTypes: [...shard.workers.alternative_machine_types],
       rootVolumeSizeGib: shard.workers.disk_size_gb,
       tags,
     },

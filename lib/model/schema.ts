@@ -284,6 +284,13 @@ const workers = z
     max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited."),
     max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
     spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
+    alternative_machine_types: z
+      .array(z.string().min(1))
+      .max(19)
+      .default([])
+      .describe(
+        "AWS spot workers: more instance types the worker group may launch besides machine_type (a mixed instances policy, price-capacity-optimized), so one reclaimed capacity pool does not stop the shard. Each of machine_type's architecture and at least its size: jobs and per-job limits are planned for machine_type. Google Cloud: not offered (instance flexibility needs a regional managed instance group; the googlecloud fleeting plugin drives zonal ones).",
+      ),
   })
   .describe("The autoscaled worker instances that run the jobs (fleeting plugin of the cloud).");
 

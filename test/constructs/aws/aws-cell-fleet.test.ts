@@ -46,7 +46,7 @@ function launchTemplateOf(json: Json, asg: Json): Json {
 }
 
 function secondShard(model: RunnerModel): Shard {
-  return { ...structuredClone(model.shards[0]), name: "ondemand", workers: { ...model.shards[0].workers, spot: false } };
+  return { ...structuredClone(model.shards[0]), name: "ondemand", workers: { ...model.shards[0].workers, spot: false, alternative_machine_types: [] } };
 }
 
 describe("AwsCellFleet over models/cell-2.yaml", () => {
@@ -84,7 +84,11 @@ describe("AwsCellFleet over models/cell-2.yaml", () => {
     for (const slot of slots) {
       const [, asg] = asgNamed(json, workerGroupName(model, shard, slot));
       expect(asg.mixed_instances_policy.instances_distribution.on_demand_percentage_above_base_capacity).toBe(0);
-      expect(asg.mixed_instances_policy.launch_template.override).toEqual([{ instance_type: shard.workers.machine_type }]);
+      // machine_type first, then the model's alternative types: more spot capacity pools.
+      expect(asg.mixed_instances_policy.launch_template.override).toEqual(
+        ["m7i.large", "m6i.large", "m7a.large", "m6a.large", "m5.large"].map((instance_type) => ({ instance_type })),
+      );
+      expect(asg.mixed_instances_policy.instances_distribution.spot_allocation_strategy).toBe("price-capacity-optimized");
     }
     expect(text).not.toHaveResource(AutoscalingPolicy);
   });
