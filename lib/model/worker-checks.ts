@@ -5,6 +5,7 @@ import { machineArchitecture } from "./architecture";
 import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
+import { catchAllPolicy } from "./policy-coverage";
 
 const AWS_INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 
@@ -50,4 +51,18 @@ export function checkAlternativeMachineTypes(model: RunnerModel, shard: Shard, a
     seen.add(type);
   });
   return findings;
+}
+
+/** A warning when the policies leave hours uncovered: config.toml then starts with a catch-all (./policy-coverage.ts). */
+export function checkPolicyCoverage(shard: Shard, at: ModelPath): CrossCheckFinding[] {
+  const catchAll = catchAllPolicy(shard);
+  if (catchAll === undefined) return [];
+  return [
+    {
+      severity: "warning",
+      path: [...at, "autoscaling", "policies"],
+      expected: `a policy for every hour (periods ["* * * * *"], idle_count 0 keeps no warm capacity but lets idle workers be reused); outside these policies gitlab-runner deletes workers the moment they go idle, so config.toml gets a leading catch-all with idle_count 0, idle_time ${catchAll.idle_time}`,
+      received: JSON.stringify(shard.autoscaling.policies.flatMap((policy) => policy.periods)),
+    },
+  ];
 }

@@ -13,6 +13,7 @@ import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
 import { fleetingPlugin } from "../model/fleeting-plugin";
 import { dockerMtu } from "./docker-daemon";
+import { catchAllPolicy } from "../model/policy-coverage";
 import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
@@ -213,6 +214,12 @@ function pluginConfig(model: RunnerModel, shard: Shard, slot: number): RunnerEnt
   ];
 }
 
+/** The model's policies, after a leading catch-all when they leave hours uncovered (../model/policy-coverage.ts). */
+function policiesWithCatchAll(shard: Shard): AutoscalingPolicy[] {
+  const catchAll = catchAllPolicy(shard);
+  return catchAll === undefined ? [...shard.autoscaling.policies] : [catchAll, ...shard.autoscaling.policies];
+}
+
 /** The [[runners]] entry of manager `slot`: it drives worker group `slot` and nothing else. */
 export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: number): RunnerEntryContext {
   assertSlot(shard, slot);
@@ -250,7 +257,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
         username: workers.username,
         useExternalAddr: false,
       },
-      policies: shard.autoscaling.policies.map(policyContext),
+      policies: policiesWithCatchAll(shard).map(policyContext),
     },
   };
 }

@@ -184,6 +184,29 @@ describe("renderConfigToml", () => {
     });
   });
 
+  it("puts a catch-all policy first when the model's policies leave hours uncovered, keeping idle workers for reuse", () => {
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].autoscaling.policies = [{ periods: ["* 7-19 * * mon-fri"], timezone: "Europe/Amsterdam", idle_count: 4, idle_time: "45m", scale_factor: 0 }];
+    });
+
+    const { policy } = parseConfig(model, model.shards[1], 0).runners[0].autoscaler;
+
+    expect(policy).toHaveLength(2);
+    expect(policy[0]).toEqual({ periods: ["* * * * *"], timezone: "UTC", idle_count: 0, idle_time: "45m0s", scale_factor: 0 });
+    expect(policy[1]).toMatchObject({ periods: ["* 7-19 * * mon-fri"], idle_count: 4 });
+  });
+
+  it("adds no catch-all when a policy already covers every hour, however it is written", () => {
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].autoscaling.policies = [
+        { periods: ["* 7-19 * * mon-fri"], timezone: "UTC", idle_count: 4, idle_time: "30m", scale_factor: 0 },
+        { periods: ["0-59 0-23 * * *"], timezone: "Europe/Amsterdam", idle_count: 1, idle_time: "20m", scale_factor: 0 },
+      ];
+    });
+
+    expect(parseConfig(model, model.shards[1], 0).runners[0].autoscaler.policy).toHaveLength(2);
+  });
+
   it("writes idle_time as gitlab-runner prints Go durations (20m -> 20m0s)", () => {
     const model = exampleModel("cell-1");
 
