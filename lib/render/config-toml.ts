@@ -112,6 +112,8 @@ export interface RunnerEntryContext {
       readonly arch: Architecture;
       readonly protocol: "ssh";
       readonly username: string;
+      /** The manager's own key (key_path): one key per manager instead of one per connection. */
+      readonly keyPath: string;
       readonly useExternalAddr: boolean;
     };
     readonly policies: readonly PolicyContext[];
@@ -129,6 +131,9 @@ export interface ConfigTomlContext {
   readonly shutdownTimeout: number;
   readonly runners: readonly RunnerEntryContext[];
 }
+
+/** The manager's SSH key for its workers (connector_config key_path), made at its first boot (scripts/manager/install.sh). */
+export const FLEETING_SSH_KEY = "/etc/gitlab-runner/fleeting/id_ed25519";
 
 /**
  * Marker file the worker startup script creates (on tmpfs, so once per boot) when Docker
@@ -255,6 +260,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
         arch: machineArchitecture(model.cloud.provider, workers.machine_type),
         protocol: "ssh",
         username: workers.username,
+        keyPath: FLEETING_SSH_KEY,
         useExternalAddr: false,
       },
       policies: policiesWithCatchAll(shard).map(policyContext),

@@ -10,7 +10,7 @@ import { logGroupName, managerName, secretLocation, zoneOfSlot } from "../model/
 import { machineArchitecture } from "../model/architecture";
 import { fleetingPlugin } from "../model/fleeting-plugin";
 import type { RunnerModel, Shard } from "../model/schema";
-import { assertSlot, renderConfigToml, RUNNER_ID_LINE, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
+import { assertSlot, FLEETING_SSH_KEY, renderConfigToml, RUNNER_ID_LINE, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, gracefulStopSeconds } from "./graceful-stop";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
 import { renderOpsAgentConfig } from "./ops-agent-config";
@@ -105,6 +105,7 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
     // Where that exact version sits once installed: the boot installs it only when this is missing.
     FLEETING_PLUGIN_INSTALLED_PATH: fleetingPlugin(cloud.provider, shard.managers.fleeting_plugin).installedPath,
     FLEETING_PLUGIN_DIR,
+    FLEETING_SSH_KEY,
     GRACEFUL_STOP_SECONDS: gracefulStopSeconds(shard),
     METRICS_PORT: RUNNER_METRICS_PORT,
     MONITORING_ATTEMPTS: 3,

@@ -55,3 +55,19 @@ install_fleeting_plugin() {
   retry 5 env HOME=/root FLEETING_PLUGIN_PATH="$FLEETING_PLUGIN_DIR" \
     gitlab-runner fleeting -c "$RUNNER_CONFIG_FILE" install
 }
+
+# One SSH key per manager, made at its first boot and kept: config.toml's connector_config key_path names it.
+# Without a key_path the aws plugin makes a new RSA-4096 key for nearly every connection (and sends it with
+# EC2 Instance Connect each time), which costs a burstable manager CPU in bursts; with one, the plugin only
+# sends this key's public half (fleeting-plugin-aws and fleeting-plugin-googlecloud READMEs: key_path).
+ensure_fleeting_ssh_key() {
+  local key="${ROOT}${FLEETING_SSH_KEY}"
+  if [[ -s $key ]]; then
+    return 0
+  fi
+  log "making the SSH key the fleeting plugin connects to workers with"
+  install -d -m 0700 "$(dirname "$key")"
+  rm -f "$key" "${key}.pub"
+  ssh-keygen -q -t ed25519 -N '' -C "$MANAGER_NAME" -f "$key"
+  chmod 0600 "$key"
+}

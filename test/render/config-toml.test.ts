@@ -58,6 +58,7 @@ describe("renderConfigToml", () => {
       arch: "amd64",
       protocol: "ssh",
       username: shard.workers.username,
+      key_path: "/etc/gitlab-runner/fleeting/id_ed25519",
       use_external_addr: false,
     });
     expect(runner.autoscaler.instance_ready_command).toContain(WORKER_READY_FILE);

@@ -103,6 +103,22 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     expect(reboot.stderr).toContain("the fleeting plugin googlecloud:1.0.0 is already installed");
   });
 
+  it("makes one SSH key for the fleeting plugin at the first boot and keeps it across reboots", () => {
+    const env = { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() };
+
+    const first = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+    const reboot = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+
+    expectSucceeded(first);
+    expectSucceeded(reboot);
+    const keyPath = "/etc/gitlab-runner/fleeting/id_ed25519";
+    expect(parse(sandbox.file(CONFIG)).runners).toEqual([expect.objectContaining({ autoscaler: expect.objectContaining({ connector_config: expect.objectContaining({ key_path: keyPath }) }) })]);
+    expect(sandbox.state("keys").trim().split("\n")).toEqual([join(sandbox.root, keyPath)]);
+    expect(statSync(join(sandbox.root, keyPath)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(sandbox.root, "etc/gitlab-runner/fleeting")).mode & 0o777).toBe(0o700);
+    expect(callIndex(reboot, "ssh-keygen")).toBe(-1);
+  });
+
   it("installs a mirror's plugin reference, and a new version when the model raises it", () => {
     const env = { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() };
     const mirrored = (version: string) =>

@@ -15,7 +15,7 @@ import { join } from "node:path";
 /** Harmless real tools the scripts may use (everything else is a stub or missing). */
 const REAL_TOOLS = ["date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed"];
 /** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
-const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod"];
+const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen"];
 
 /** The stand-in for every stubbed command (one file, many names). */
 const STUB_SCRIPT_FILE = join(__dirname, "stub-command.sh");

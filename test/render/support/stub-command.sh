@@ -83,6 +83,13 @@ case "$name" in
       exit 3
     fi
     ;;
+  ssh-keygen)
+    # `ssh-keygen ... -f <key>`: a private key and its .pub, as the real one writes them.
+    key=${!#}
+    printf 'stub private key\n' >"$key"
+    printf 'ssh-ed25519 AAAA stub\n' >"$key.pub"
+    printf '%s\n' "$key" >>"$STUB_STATE/keys"
+    ;;
   id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
   useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
   curl)
