@@ -13,7 +13,7 @@ import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
 import { cidrContains } from "../cidr";
-import { checkAlternativeMachineTypes, checkPolicyCoverage } from "./worker-checks";
+import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } from "./worker-checks";
 
 
 /** GitLab rejects shorter maximum timeouts ("Maximum timeout needs to be at least 10 minutes"). */
@@ -265,6 +265,7 @@ function checkShard(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheck
   findings.push(...checkArchitectures(model, shard, at));
   findings.push(...checkAlternativeMachineTypes(model, shard, at));
   findings.push(...checkPolicyCoverage(shard, at));
+  findings.push(...checkJobLimits(model, shard, at));
 
   const slots = shard.workers.max_instances * shard.workers.capacity_per_instance;
   shard.autoscaling.policies.forEach((policy, index) => {

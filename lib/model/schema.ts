@@ -324,6 +324,16 @@ const docker = z
       .array(z.enum(["always", "if-not-present", "never"]))
       .default(["always", "if-not-present"])
       .describe("Image pull policies, tried in order."),
+    job_limits: z
+      .strictObject({
+        cpus: z.number().gt(0).max(448).describe("CPUs each job container may use (Docker --cpus), such as 3.5."),
+        memory_mb: z.number().int().min(128).describe("Memory limit of each job container, in MiB (Docker --memory)."),
+        service_memory_mb: z.number().int().min(64).optional().describe("Memory limit of each service container, in MiB. When omitted, a third of memory_mb."),
+      })
+      .optional()
+      .describe(
+        "Per-job limits on a worker that runs several jobs (capacity_per_instance > 1), so one job's memory spike cannot take the others, dockerd or sshd with it. When omitted and capacity_per_instance > 1, derived from the machine type (vCPUs and memory split over the jobs, 10% or 1 GiB kept for the host); a machine type whose size runner-fleet does not know needs them set.",
+      ),
     registry_mirror: z
       .url({ protocol: /^https?$/, error: "an http(s) URL of a Docker Hub mirror, such as https://mirror.gcr.io" })
       // dockerd refuses a mirror with a path, query, fragment or credentials (moby registry/config.go ValidateMirror).

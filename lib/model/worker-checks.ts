@@ -6,6 +6,7 @@ import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
 import { catchAllPolicy } from "./policy-coverage";
+import { jobLimits } from "./job-limits";
 
 const AWS_INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 
@@ -64,5 +65,17 @@ export function checkPolicyCoverage(shard: Shard, at: ModelPath): CrossCheckFind
       expected: `a policy for every hour (periods ["* * * * *"], idle_count 0 keeps no warm capacity but lets idle workers be reused); outside these policies gitlab-runner deletes workers the moment they go idle, so config.toml gets a leading catch-all with idle_count 0, idle_time ${catchAll.idle_time}`,
       received: JSON.stringify(shard.autoscaling.policies.flatMap((policy) => policy.periods)),
     },
+  ];
+}
+
+/** Several jobs on one worker need per-job limits: derived from the machine type, or stated (./job-limits.ts). */
+export function checkJobLimits(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheckFinding[] {
+  if (jobLimits(model, shard) !== undefined) return [];
+  return [
+    error(
+      [...at, "workers", "capacity_per_instance"],
+      `1, or docker.job_limits (cpus, memory_mb) for the ${shard.workers.capacity_per_instance} jobs that share a ${shard.workers.machine_type}: runner-fleet does not know that machine type's vCPUs and memory, and jobs without limits can get each other, dockerd or sshd killed`,
+      shard.workers.capacity_per_instance,
+    ),
   ];
 }

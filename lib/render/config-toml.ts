@@ -14,6 +14,7 @@ import { template } from "../template-engine";
 import { fleetingPlugin } from "../model/fleeting-plugin";
 import { dockerMtu } from "./docker-daemon";
 import { catchAllPolicy } from "../model/policy-coverage";
+import { jobLimits, type JobLimits } from "../model/job-limits";
 import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
@@ -94,6 +95,8 @@ export interface RunnerEntryContext {
     readonly pullPolicy: readonly string[];
     /** network_mtu: the MTU of the per-job networks (FF_NETWORK_PER_BUILD), or null where Docker's default fits. */
     readonly networkMtu: number | null;
+    /** Per-job limits when several jobs share a worker (../model/job-limits.ts), or null. */
+    readonly limits: JobLimits | null;
   };
   readonly cache: CacheContext | null;
   readonly autoscaler: {
@@ -219,6 +222,15 @@ function pluginConfig(model: RunnerModel, shard: Shard, slot: number): RunnerEnt
   ];
 }
 
+/** The shard's per-job limits; a model that passed its checks always has them when it needs them. */
+function shardJobLimits(model: RunnerModel, shard: Shard): JobLimits | null {
+  const limits = jobLimits(model, shard);
+  if (limits === undefined) {
+    throw new TypeError(`shard "${shard.name}": ${shard.workers.capacity_per_instance} jobs per ${shard.workers.machine_type} need docker.job_limits`);
+  }
+  return limits;
+}
+
 /** The model's policies, after a leading catch-all when they leave hours uncovered (../model/policy-coverage.ts). */
 function policiesWithCatchAll(shard: Shard): AutoscalingPolicy[] {
   const catchAll = catchAllPolicy(shard);
@@ -245,6 +257,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
       volumes: shard.docker.volumes,
       pullPolicy: shard.docker.pull_policy,
       networkMtu: dockerMtu(model) ?? null,
+      limits: shardJobLimits(model, shard),
     },
     cache: cacheContext(model, shard),
     autoscaler: {

@@ -246,8 +246,47 @@ describe("renderConfigToml", () => {
       volumes: shard.docker.volumes,
       pull_policy: shard.docker.pull_policy,
       network_mtu: 1460,
+      // Two jobs share an n2d-standard-8 (8 vCPUs, 32 GiB): 10% for the host, the rest split, 3/4 job, 1/4 service.
+      cpus: "4",
+      memory: "11059m",
+      memory_reservation: "5529m",
+      service_cpus: "4",
+      service_memory: "3686m",
+      service_memory_reservation: "1843m",
     });
     expect(shard.docker.volumes).toEqual(["/cache", "/certs/client"]);
+  });
+
+  it("sets no per-job limits when a worker runs one job at a time", () => {
+    const model = exampleModel("cell-2");
+
+    const { docker } = parseConfig(model, model.shards[0], 0).runners[0];
+
+    expect(Object.keys(docker).filter((key) => /cpus|memory/.test(key))).toEqual([]);
+  });
+
+  it("derives per-job limits from an AWS instance type, and takes the model's own when it sets them", () => {
+    const derived = modelWith("cell-2", (m) => {
+      m.shards[0].workers.capacity_per_instance = 4;
+      m.shards[0].workers.machine_type = "c7i.4xlarge";
+      m.shards[0].workers.alternative_machine_types = [];
+    });
+    const stated = modelWith("cell-2", (m) => {
+      m.shards[0].workers.capacity_per_instance = 3;
+      m.shards[0].workers.machine_type = "t3.2xlarge";
+      m.shards[0].workers.alternative_machine_types = [];
+      m.shards[0].docker.job_limits = { cpus: 2.5, memory_mb: 8000, service_memory_mb: 1000 };
+    });
+
+    // c7i.4xlarge: 16 vCPUs, 32 GiB; the host keeps 3276.8 MiB; 4 shares of 7372.8 MiB.
+    expect(parseConfig(derived, derived.shards[0], 0).runners[0].docker).toMatchObject({ cpus: "4", memory: "5529m", service_memory: "1843m" });
+    expect(parseConfig(stated, stated.shards[0], 0).runners[0].docker).toMatchObject({
+      cpus: "2.5",
+      memory: "8000m",
+      memory_reservation: "4000m",
+      service_cpus: "2.5",
+      service_memory: "1000m",
+    });
   });
 
   it("keeps per-job networks at the VPC's 1460 MTU on Google Cloud, and at Docker's default on AWS", () => {
