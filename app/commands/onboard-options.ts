@@ -9,7 +9,7 @@ import { z } from "zod";
 import { DEFAULT_STALE_AFTER, parseStaleAfter } from "../../lib/gitlab/prune";
 import type { ReconcileMode } from "../../lib/onboard/plan";
 import { UserInputError } from "../../lib/errors";
-import { isDuration, lockWaitMs, LOCK_WAIT_ENV, retryBudgetMs, RETRY_TIMEOUT_ENV, DEFAULT_CONCURRENCY } from "../cli/gitlab-settings";
+import { isDuration, isRequestRate, lockWaitMs, LOCK_WAIT_ENV, RATE_LIMIT_ENV, requestsPerMinute, retryBudgetMs, RETRY_TIMEOUT_ENV, DEFAULT_CONCURRENCY } from "../cli/gitlab-settings";
 import { listOf, modeFlags, parseOptions, selectMode } from "../cli/parse-options";
 
 /** The flags as given; each is optional. */
@@ -32,6 +32,8 @@ export interface OnboardFlags {
   readonly retryTimeout?: string | number;
   /** How long to wait for another run's lock on the cell: a Go duration or milliseconds. @default $ONBOARD_LOCK_WAIT or 2m */
   readonly lockWait?: string | number;
+  /** Requests a minute to the GitLab (0: unpaced). @default $GITLAB_REQUESTS_PER_MINUTE or 100 */
+  readonly rateLimit?: string | number;
 }
 
 /** What the run does. Changing modes wait `lockWaitMs` for the cell's lock (dry runs take none). */
@@ -44,11 +46,12 @@ export interface OnboardRequest {
   readonly mode: OnboardMode;
   readonly concurrency: number;
   readonly retryBudgetMs: number;
+  readonly requestsPerMinute: number;
 }
 
 const MODE_FLAGS = ["rotate", "remove", "status", "prune"] as const;
 /** The flags OnboardFlags names, by the key their command-line flag has (--shard: `shard`). */
-const FLAG_KEYS = ["dryRun", ...MODE_FLAGS, "staleAfter", "requireOnline", "concurrency", "retryTimeout", "lockWait"] as const;
+const FLAG_KEYS = ["dryRun", ...MODE_FLAGS, "staleAfter", "requireOnline", "concurrency", "retryTimeout", "lockWait", "rateLimit"] as const;
 
 const duration = z.union([z.string(), z.number()]).refine(isDuration, { error: 'must be a Go duration such as "2m" or "90s"' });
 const shared = {
@@ -59,6 +62,7 @@ const shared = {
     .refine((value) => Number.isInteger(value) && value >= 1 && value <= 64, { error: "must be a whole number from 1 to 64" })
     .optional(),
   retryTimeout: duration.optional(),
+  rateLimit: z.union([z.string(), z.number()]).refine(isRequestRate, { error: "must be a number of requests a minute (0: no limit)" }).optional(),
 };
 const shards = { shard: z.array(z.string()).optional() };
 const lock = { lockWait: duration.optional() };
@@ -108,7 +112,12 @@ export function parseOnboardOptions(flags: OnboardFlags, env: NodeJS.ProcessEnv)
       : parsed["selected-mode"] === "prune"
         ? { kind: "prune", ...common, staleAfterMs: ("staleAfter" in parsed ? parsed.staleAfter : undefined) ?? parseStaleAfter(DEFAULT_STALE_AFTER), lockWaitMs: changing() }
         : { kind: parsed["selected-mode"], ...common, shards: shardNames, lockWaitMs: changing() };
-  return { mode, concurrency: parsed.concurrency ?? DEFAULT_CONCURRENCY, retryBudgetMs: retryBudgetMs(parsed.retryTimeout ?? env[RETRY_TIMEOUT_ENV]) };
+  return {
+    mode,
+    concurrency: parsed.concurrency ?? DEFAULT_CONCURRENCY,
+    retryBudgetMs: retryBudgetMs(parsed.retryTimeout ?? env[RETRY_TIMEOUT_ENV]),
+    requestsPerMinute: requestsPerMinute(parsed.rateLimit ?? env[RATE_LIMIT_ENV]),
+  };
 }
 
 /** The flags given: a switch that is off, an empty list or an unset value was not given. */

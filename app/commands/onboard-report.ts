@@ -1,5 +1,7 @@
 /** What an onboard run reports, and that report for people (stdout; --json prints the result itself). */
 import { formatPruneReport, type PruneReport } from "../../lib/gitlab/prune";
+import { describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { formatMs } from "../../lib/gitlab/retry";
 import { formatStatusTable, type ShardStatus } from "../../lib/gitlab/status";
 import { formatSteps } from "../../lib/onboard/format-plan";
 import type { ShardOutcome } from "../../lib/onboard/outcome";
@@ -26,6 +28,8 @@ export interface OnboardResult {
   /** Why the run failed, one line each. */
   readonly problems: readonly string[];
   readonly notices: readonly string[];
+  /** What the run asked GitLab: requests and time waiting for the rate limit (absent when GitLab was not asked). */
+  readonly requests?: RequestTally;
 }
 
 const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: string]> = {
@@ -63,5 +67,6 @@ export function formatOnboardReport(result: OnboardResult): string {
   }
   for (const notice of result.notices) lines.push(`warning: ${notice}`);
   for (const problem of result.problems) lines.push(`error: ${problem}`);
+  if (result.requests) lines.push(describeTally(result.requests, formatMs));
   return `${redactSecrets(lines.join("\n"))}\n`;
 }

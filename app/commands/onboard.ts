@@ -4,6 +4,8 @@
  * parsed once into a mode (./onboard-options.ts, on app/cli/parse-options.ts); reconciling is a pure plan and its
  * execution (lib/onboard/). Progress goes to stderr, results to stdout.
  */
+import { rotationText } from "../../lib/review/render-summary";
+import { rotationMode } from "../../lib/model/rotation-mode";
 import { Option, type Command } from "commander";
 import pLimit from "p-limit";
 import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
@@ -11,6 +13,8 @@ import { UserInputError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
+import { GitLabTraffic } from "../../lib/gitlab/traffic";
+import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
 import { collectShardStatus } from "../../lib/gitlab/status";
@@ -24,7 +28,7 @@ import { createSecretStore } from "../../lib/secrets/create-store";
 import { acquireCellLock, describeHolder, describeTakeover, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
 import { redactSecrets, redactValue } from "../../lib/redact";
 import type { SecretStore } from "../../lib/secrets/store";
-import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
+import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RATE_LIMIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
 import type * as OnboardOptionsModule from "./onboard-options";
 import type { OnboardFlags, OnboardMode } from "./onboard-options";
 import { formatOnboardReport, type OnboardResult } from "./onboard-report";
@@ -55,6 +59,8 @@ export interface OnboardOptions extends OnboardFlags {
   readonly stateDir?: string;
   /** A lock not refreshed for this long is taken over (its process died). @default 10s */
   readonly lockStaleMs?: number;
+  /** The pacing shared with other runs of this process against the same GitLab (several cells at once). @default one of its own, at the rate of `rateLimit` */
+  readonly traffic?: GitLabTraffic;
 }
 
 /** What every mode of a run shares once the model and options are read. */
@@ -74,7 +80,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const { model, file } = loadModel(options);
   // Loaded here, not at the top: it brings zod, which --help and --version do without.
   const { parseOnboardOptions } = require("./onboard-options") as typeof OnboardOptionsModule;
-  const { mode, concurrency, retryBudgetMs } = parseOnboardOptions(options, env);
+  const { mode, concurrency, retryBudgetMs, requestsPerMinute } = parseOnboardOptions(options, env);
   const shards = selectShards(model, mode.kind === "prune" ? [] : mode.shards);
   // Everything GitLab would refuse is refused here first, before any call (exit 2).
   for (const shard of shards) desiredRunner(model, shard);
@@ -102,25 +108,35 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     );
   }
 
+  const traffic = options.traffic ?? new GitLabTraffic({ requestsPerMinute }, clock);
+  // This cell's requests, counted apart from other cells sharing the GitLab's pacer.
+  const pacer = traffic.pacerFor(model.gitlab.url, adminToken).metered();
   const client = createGitLabClient({
     url: model.gitlab.url,
     token: adminToken,
     tokenEnv,
     policy,
     clock,
+    pacer,
     knownSecrets: () => [...secrets],
     onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
     ...modelConnection(model.gitlab),
     warn: log,
   });
+  const census = new RunnerCensus(client, model, traffic.runnersOf(model.gitlab.url, adminToken));
   const rememberSecret = (token: string) => {
     if (!token) return;
     secrets.add(token);
     options.onSecret?.(token);
   };
   const readSecrets = !(mode.dryRun && store.needsCredentials);
-  const session: Session = { model, options, env, shards, concurrency, client, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
+  const session: Session = { model, options, env, shards, concurrency, client, census, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
 
+  const result = await runMode(session, mode);
+  return { ...result, requests: pacer.tally() };
+}
+
+function runMode(session: Session, mode: OnboardMode): Promise<OnboardResult> {
   switch (mode.kind) {
     case "status":
       return onboardStatus(session, mode.requireOnline);
@@ -131,10 +147,11 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   }
 }
 
+
 async function onboardStatus(session: Session, requireOnline: boolean): Promise<OnboardResult> {
-  const { model, client, store, readSecrets, rememberSecret, redact } = session;
+  const { model, client, census, store, readSecrets, rememberSecret, redact } = session;
   const limit = pLimit(session.concurrency);
-  const status = await Promise.all(session.shards.map((shard) => limit(() => collectShardStatus({ model, client, store, readSecrets, rememberSecret, verifyToken: true }, shard))));
+  const status = await Promise.all(session.shards.map((shard) => limit(() => collectShardStatus({ model, client, census, store, readSecrets, rememberSecret, verifyToken: true }, shard))));
   const problems = status.flatMap((entry) => (entry.error ? [withShard(entry.shard, redact(entry.error))] : []));
   // A token GitLab refuses is reported always, and fails the run under --require-online (its managers cannot register).
   const tokenProblems = status.flatMap((entry) => (entry.tokenProblem ? [withShard(entry.shard, entry.tokenProblem)] : []));
@@ -178,8 +195,8 @@ async function withCellLock(session: Session, mode: ChangingMode, run: (notices:
 }
 
 async function onboardPrune(session: Session, mode: Extract<OnboardMode, { kind: "prune" }>, notices: readonly string[]): Promise<OnboardResult> {
-  const { model, client, store, readSecrets, rememberSecret, clock, log, concurrency } = session;
-  const prune = await pruneCell({ model, client, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, now: clock.now, concurrency, log });
+  const { model, client, census, store, readSecrets, rememberSecret, clock, log, concurrency } = session;
+  const prune = await pruneCell({ model, client, census, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, now: clock.now, concurrency, log });
   const cleaned: PruneReport = JSON.parse(session.redact(JSON.stringify(prune))) as PruneReport;
   const exitCode = cleaned.problems.length > 0 ? 1 : 0;
   return { ...session.head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: [...cleaned.notices, ...notices] };
@@ -193,7 +210,12 @@ async function onboardShards(session: Session, mode: Extract<OnboardMode, { kind
   const problems = outcomes.flatMap((outcome) => (outcome.failure ? [withShard(outcome.shard, outcome.failure.message)] : []));
   const exitCode = problems.length > 0 ? 1 : 0;
   const plan = mode.dryRun ? results.flatMap((result) => (result.plan ? [result.plan] : [])) : undefined;
-  return { ...session.head, ok: exitCode === 0, exitCode, shards: outcomes, ...(plan ? { plan } : {}), problems, notices };
+  // What the managers do with the new token depends on their runner version: say it with every rotation.
+  const rotation =
+    mode.kind === "rotate"
+      ? session.shards.map((shard) => `shard ${shard.name}: token rotation ${rotationText({ runnerVersion: shard.managers.runner_version, tokenRotation: rotationMode(shard.managers.runner_version) })}`)
+      : [];
+  return { ...session.head, ok: exitCode === 0, exitCode, shards: outcomes, ...(plan ? { plan } : {}), problems, notices: [...notices, ...rotation] };
 }
 
 /** Failure messages may quote what GitLab said; tokens seen in this run are scrubbed from them. */
@@ -239,6 +261,7 @@ export function onboardCommand(): Command {
     .addOption(withDefault(new Option("--stale-after <duration>", 'with --prune: a manager not seen for this long is stale, e.g. "7d", "36h" (at least 2h)'), DEFAULT_STALE_AFTER))
     .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once"), String(DEFAULT_CONCURRENCY)))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
+    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to GitLab, spread over the run (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
     .addOption(withDefault(new Option("--lock-wait <duration>", "how long to wait while another onboard of the cell holds its lock, e.g. 5m"), `$${LOCK_WAIT_ENV} or 2m`))
     .addOption(jsonOption())
     .addHelpText(

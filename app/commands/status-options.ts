@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { z } from "zod";
-import { isDuration } from "../cli/gitlab-settings";
+import { isDuration, isRequestRate } from "../cli/gitlab-settings";
 import { parseOptions } from "../cli/parse-options";
 
 /** What status's command line decides; runStatus's options add what only a program passes. */
@@ -17,6 +17,10 @@ export interface StatusCliOptions {
   readonly verifyTokens: boolean;
   /** How long one GitLab call may keep retrying: a Go duration. @default $ONBOARD_RETRY_TIMEOUT or 2m */
   readonly retryTimeout?: string;
+  /** Requests a minute to each GitLab. @default $GITLAB_REQUESTS_PER_MINUTE or 100 */
+  readonly rateLimit?: string;
+  /** Cells checked at once. @default 4 */
+  readonly cellConcurrency?: number;
 }
 
 const optionsSchema = z
@@ -25,6 +29,12 @@ const optionsSchema = z
     modelsDir: z.string().optional(),
     verify: z.boolean(),
     retryTimeout: z.string().refine(isDuration, { error: 'must be a Go duration such as "2m" or "90s"' }).optional(),
+    rateLimit: z.string().refine(isRequestRate, { error: "must be a number of requests a minute (0: no limit)" }).optional(),
+    cellConcurrency: z
+      .string()
+      .transform(Number)
+      .refine((value) => Number.isInteger(value) && value >= 1 && value <= 64, { error: "must be a whole number from 1 to 64" })
+      .optional(),
     json: z.boolean().optional(),
   })
   .transform(
@@ -33,6 +43,8 @@ const optionsSchema = z
       modelsDir: flags.modelsDir,
       verifyTokens: flags.verify,
       ...(flags.retryTimeout === undefined ? {} : { retryTimeout: flags.retryTimeout }),
+      ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit }),
+      ...(flags.cellConcurrency === undefined ? {} : { cellConcurrency: flags.cellConcurrency }),
     }),
   );
 

@@ -17,7 +17,10 @@ import { OperationalError } from "../../lib/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { isOutOfReach } from "../../lib/gitlab/errors";
+import { describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { GitLabTraffic } from "../../lib/gitlab/traffic";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs } from "../../lib/gitlab/retry";
+import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../../lib/gitlab/status";
 import type { TokenCheck } from "../../lib/gitlab/verify-token";
 import { relativeTime } from "../../lib/relative-time";
@@ -29,7 +32,7 @@ import { shardCapacity } from "../../lib/review/capacity";
 import { createSecretStore } from "../../lib/secrets/create-store";
 import { redactSecrets, redactValue } from "../../lib/redact";
 import type { SecretStore } from "../../lib/secrets/store";
-import { DEFAULT_CONCURRENCY, RETRY_TIMEOUT_ENV, retryBudgetMs } from "../cli/gitlab-settings";
+import { DEFAULT_CELL_CONCURRENCY, DEFAULT_CONCURRENCY, RATE_LIMIT_ENV, RETRY_TIMEOUT_ENV, requestsPerMinute, retryBudgetMs } from "../cli/gitlab-settings";
 
 export const WORKERS_NOT_REPORTED = "not reported by GitLab (worker instances are in the runner's Prometheus metrics, not reachable from here)";
 
@@ -37,10 +40,16 @@ export interface StatusOptions {
   /** --model (repeatable): paths or names in the models directory. @default every model in the directory */
   readonly models?: readonly string[];
   readonly modelsDir?: string;
+  /** Models already loaded (tests, the bench), with the name their reports give; win over `models`. */
+  readonly runnerModels?: ReadonlyArray<{ readonly file: string; readonly model: RunnerModel }>;
   /** Check each stored token with GitLab (POST /runners/verify). @default true */
   readonly verifyTokens?: boolean;
   /** How long one GitLab call may keep retrying: a Go duration or milliseconds. @default $ONBOARD_RETRY_TIMEOUT or 2m */
   readonly retryTimeout?: string | number;
+  /** Requests a minute to each GitLab (per token), shared by the cells on it; 0: unpaced. @default $GITLAB_REQUESTS_PER_MINUTE or 100 */
+  readonly rateLimit?: string | number;
+  /** Cells checked at once. @default 4 */
+  readonly cellConcurrency?: number;
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** The secret store of a model. @default the store the model names */
@@ -96,28 +105,41 @@ export interface StatusReport {
   readonly cells: readonly CellReport[];
   /** Every problem, prefixed with its cell and shard. */
   readonly attention: readonly string[];
+  /** What the run asked GitLab, over every cell. */
+  readonly requests: RequestTally;
 }
 
 export async function runStatus(options: StatusOptions = {}): Promise<StatusReport> {
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
-  const dir = modelsDir(options.modelsDir);
-  const files = options.models && options.models.length > 0 ? options.models.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
   // Every model is loaded (and refused, exit 2) before GitLab is asked anything.
-  const models = files.map((file) => ({ file, model: loadModelFile(file).model }));
+  const models = options.runnerModels ?? loadModels(options);
   const budgetMs = retryBudgetMs(options.retryTimeout ?? env[RETRY_TIMEOUT_ENV]);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const sleep = options.sleep ?? SYSTEM_CLOCK.sleep;
+  // One pacer per GitLab and token, shared by the cells checked at once: the limit is the user's, not the cell's.
+  const traffic = new GitLabTraffic({ requestsPerMinute: requestsPerMinute(options.rateLimit ?? env[RATE_LIMIT_ENV]) }, { now, sleep });
 
-  const cells: CellReport[] = [];
-  for (const { file, model } of models) cells.push(await cellStatus(file, model, { ...options, env, now, budgetMs, log }));
+  // Cells at once, each reported whole and in the models' order: progress lines name their cell.
+  const limit = pLimit(options.cellConcurrency ?? DEFAULT_CELL_CONCURRENCY);
+  const cells = await Promise.all(models.map(({ file, model }) => limit(() => cellStatus(file, model, { ...options, env, now, sleep, budgetMs, log, traffic }))));
   const attention = cells.flatMap((cell) => cell.attention);
   const exitCode = attention.length > 0 ? 1 : 0;
-  return { ok: exitCode === 0, exitCode, checkedAt: new Date(now()).toISOString(), cells, attention };
+  const requests = traffic.tally();
+  return { ok: exitCode === 0, exitCode, checkedAt: new Date(now()).toISOString(), cells, attention, requests };
+}
+
+function loadModels(options: StatusOptions): Array<{ file: string; model: RunnerModel }> {
+  const dir = modelsDir(options.modelsDir);
+  const files = options.models && options.models.length > 0 ? options.models.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
+  return files.map((file) => ({ file, model: loadModelFile(file).model }));
 }
 
 interface CellContext extends StatusOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly traffic: GitLabTraffic;
   readonly budgetMs: number;
   readonly log: (line: string) => void;
 }
@@ -136,7 +158,8 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
     token: adminToken,
     tokenEnv: model.gitlab.token_env,
     policy: { ...DEFAULT_RETRY_POLICY, budgetMs: ctx.budgetMs },
-    clock: { now: ctx.now, sleep: ctx.sleep ?? SYSTEM_CLOCK.sleep, random: SYSTEM_CLOCK.random },
+    clock: { now: ctx.now, sleep: ctx.sleep, random: SYSTEM_CLOCK.random },
+    pacer: ctx.traffic.pacerFor(model.gitlab.url, adminToken),
     knownSecrets: () => [...secrets],
     onRetry: (event) => ctx.log(redact(`cell ${model.cell.id}: gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`)),
     ...modelConnection(model.gitlab),
@@ -152,6 +175,7 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
   const statusContext = {
     model,
     client,
+    census: new RunnerCensus(client, model, ctx.traffic.runnersOf(model.gitlab.url, adminToken)),
     store,
     readSecrets: true,
     rememberSecret: (token: string) => {
@@ -242,6 +266,7 @@ export function formatStatusReport(report: StatusReport): string {
     if (!cell.checked) for (const problem of cell.attention) lines.push(`  ! ${problem}`);
   }
   lines.push(report.attention.length === 0 ? `all ${report.cells.length} cell(s) healthy` : `${report.attention.length} problem(s) need attention`);
+  lines.push(describeTally(report.requests, formatMs));
   return `${redactSecrets(lines.join("\n"))}\n`;
 }
 
@@ -252,6 +277,8 @@ export function statusCommand(): Command {
     .addOption(modelsDirOption())
     .option("--no-verify", "do not check the stored tokens with GitLab (POST /runners/verify refreshes the runner's contact time)")
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 30s"), `$${RETRY_TIMEOUT_ENV} or 2m`))
+    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to each GitLab, shared by its cells (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
+    .addOption(withDefault(new Option("--cell-concurrency <n>", "cells checked at once"), String(DEFAULT_CELL_CONCURRENCY)))
     .addOption(jsonOption())
     .addHelpText(
       "after",

@@ -4,6 +4,8 @@
  * its runners. A reviewed plan the engine finds stale is planned again here when --replan-if-stale.
  */
 import { OperationalError, UserInputError } from "../../lib/errors";
+import { describeTally } from "../../lib/gitlab/request-pacer";
+import { formatMs } from "../../lib/gitlab/retry";
 import type { LoadedModel } from "../../lib/model/load";
 import { needsRoll } from "../../lib/roll/roll-plan";
 import { isStalePlanFailure } from "../../lib/terraform/engine";
@@ -95,6 +97,7 @@ async function removeRunnersAfter(mode: ChangingMode, loaded: LoadedModel, conte
 /** Onboarding reports failures in its result; provisioning must not go on past one. */
 async function onboardOrFail(options: OnboardOptions, file: string): Promise<void> {
   const result = await onboard().runOnboard(options);
+  if (result.requests) options.log?.(`[${result.cell}] onboarding: ${describeTally(result.requests, formatMs)}`);
   if (!result.ok) {
     throw new OperationalError(`onboarding ${file} failed, nothing was applied (the plan is kept):\n  ${result.problems.join("\n  ")}`);
   }

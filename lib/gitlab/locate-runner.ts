@@ -6,11 +6,13 @@
  *
  * Every lookup also lists the other runners carrying the marker, so duplicates (two
  * operators onboarding at once, a create whose answer was lost) are found and repaired.
+ * Lookups go through the run's census (./runner-census.ts), so a cell's listing and each
+ * runner's details are fetched once per run, not once per shard.
  */
 import type { RunnerModel, Shard } from "../model/schema";
 import type { StoredRunnerToken } from "../secrets/store";
-import type { GitLabClient, NewRunner, RunnerDetails } from "./client";
-import { hasRunnerMarker, runnerScope } from "./runner-spec";
+import type { NewRunner, RunnerDetails } from "./client";
+import type { RunnerCensus } from "./runner-census";
 
 export interface LocatedRunner {
   /** The shard's runner, when one exists: the stored id's, else the oldest carrying the marker. */
@@ -24,14 +26,15 @@ export interface LocatedRunner {
 
 export interface LocateContext {
   readonly model: RunnerModel;
-  readonly client: GitLabClient;
+  /** The run's view of the cell's runners: what the lookups of all shards share. */
+  readonly census: RunnerCensus;
 }
 
 export async function locateRunner(ctx: LocateContext, shard: Shard, desired: NewRunner, stored: StoredRunnerToken | undefined): Promise<LocatedRunner> {
   let staleStoredId: number | undefined;
   let byStoredId: RunnerDetails | undefined;
   if (stored && Number.isInteger(stored.runnerId) && stored.runnerId > 0) {
-    byStoredId = await ctx.client.getRunner(stored.runnerId, `read runner #${stored.runnerId} of shard ${shard.name}`);
+    byStoredId = await ctx.census.runner(stored.runnerId, `read runner #${stored.runnerId} of shard ${shard.name}`);
     if (!byStoredId) staleStoredId = stored.runnerId;
   }
   const marked = await findRunnersByMarker(ctx, shard, desired);
@@ -42,30 +45,7 @@ export async function locateRunner(ctx: LocateContext, shard: Shard, desired: Ne
   return { runner, foundBy: runner ? "marker" : "none", duplicates, staleStoredId };
 }
 
-/**
- * Runners carrying the shard's marker, oldest first. The listing gives no maintenance
- * note, so details are read one runner at a time: first every runner of the shard's
- * owner and type whose description is the shard's (whatever its tags: the usual case,
- * one GET), and only when none of them carries the marker, the runners listed with the
- * shard's tags (a runner whose description was edited by hand). Runners with neither
- * the description nor the tags are not read, so a lookup stays a few calls on an
- * instance with thousands of runners.
- */
-export async function findRunnersByMarker(ctx: LocateContext, shard: Shard, desired: NewRunner): Promise<RunnerDetails[]> {
-  const { tags: _tags, ...anyTags } = runnerScope(desired);
-  const listed = await ctx.client.listRunners(anyTags, `search the runners of shard ${shard.name}`);
-  const likely = listed.filter((runner) => runner.description === desired.description).map((runner) => runner.id);
-  const matches = await markedAmong(ctx, shard, likely);
-  if (matches.length > 0) return matches;
-  const tagged = await ctx.client.listRunners(runnerScope(desired), `search the runners tagged like shard ${shard.name}`);
-  return markedAmong(ctx, shard, tagged.map((runner) => runner.id).filter((id) => !likely.includes(id)));
-}
-
-async function markedAmong(ctx: LocateContext, shard: Shard, ids: readonly number[]): Promise<RunnerDetails[]> {
-  const matches: RunnerDetails[] = [];
-  for (const id of [...ids].sort((a, b) => a - b)) {
-    const details = await ctx.client.getRunner(id, `read runner #${id} while searching for shard ${shard.name}`);
-    if (details && hasRunnerMarker(details, ctx.model, shard)) matches.push(details);
-  }
-  return matches;
+/** Runners carrying the shard's marker, oldest first (./runner-census.ts: each listing and runner read once per run). */
+export function findRunnersByMarker(ctx: LocateContext, shard: Shard, desired: NewRunner): Promise<RunnerDetails[]> {
+  return ctx.census.markedRunners(shard, desired);
 }

@@ -10,6 +10,12 @@
  * A runner of a removed shard that still has online managers is kept (its VMs still run
  * jobs until provision removes them). Only runners whose marker names exactly this cell are touched: a runner without the
  * marker, or with another cell's (cell-10 next to cell-1), is never deleted.
+ *
+ * Cost: the listing shows no maintenance note, and a removed shard's runner may have any
+ * description and tags, so the search for them reads every runner the token can list, once;
+ * the shards' own lookups then reuse those reads (the run's census, ./runner-census.ts).
+ * So prune costs the listing's pages, one read per runner listed and one managers listing
+ * per shard: linear in the instance's runners, never shards × runners.
  */
 import pLimit from "p-limit";
 import { OperationalError, UserInputError } from "../errors";
@@ -20,6 +26,7 @@ import type { SecretStore } from "../secrets/store";
 import type { GitLabClient, RunnerDetails, RunnerManager, RunnerScope, RunnerSummary, RunnerTypeName } from "./client";
 import { GitLabApiError } from "./errors";
 import { locateRunner } from "./locate-runner";
+import type { RunnerCensus } from "./runner-census";
 import { desiredRunner } from "./runner-spec";
 import { TOKEN_CHECK_SYSTEM_ID } from "./verify-token";
 
@@ -87,6 +94,8 @@ export interface PruneReport {
 export interface PruneContext {
   readonly model: RunnerModel;
   readonly client: GitLabClient;
+  /** The run's view of the cell's runners: each listing and runner read once. */
+  readonly census: RunnerCensus;
   readonly store: SecretStore;
   readonly dryRun: boolean;
   /** False in a dry run whose store needs cloud credentials. */
@@ -103,8 +112,18 @@ export async function pruneCell(ctx: PruneContext): Promise<PruneReport> {
   const notices: string[] = [];
   const { runners: listed, searched } = await listCandidates(ctx, notices);
   const runners = await pruneOrphans(ctx, listed, problems);
-  const managers: StaleManager[] = [];
-  for (const shard of ctx.model.shards) managers.push(...(await pruneStaleManagers(ctx, shard, problems)));
+  const limit = pLimit(ctx.concurrency);
+  // Each shard's problems apart, then in the model's order: the report does not depend on timing.
+  const perShard = await Promise.all(
+    ctx.model.shards.map((shard) =>
+      limit(async () => {
+        const shardProblems: string[] = [];
+        return { managers: await pruneStaleManagers(ctx, shard, shardProblems), problems: shardProblems };
+      }),
+    ),
+  );
+  const managers = perShard.flatMap((entry) => entry.managers);
+  problems.push(...perShard.flatMap((entry) => entry.problems));
   return { dryRun: ctx.dryRun, staleAfterMs: ctx.staleAfterMs, searched, runners, managers, problems, notices };
 }
 
@@ -118,7 +137,7 @@ async function listCandidates(ctx: PruneContext, notices: string[]): Promise<{ r
   const byId = new Map<number, RunnerSummary>();
   const add = (runners: readonly RunnerSummary[]) => runners.forEach((runner) => byId.set(runner.id, runner));
   try {
-    for (const runnerType of TYPES) add(await ctx.client.listRunners({ runnerType }, `list all ${runnerType} runners to find the ones of removed shards`));
+    for (const runnerType of TYPES) add(await ctx.census.listing({ runnerType }, `list all ${runnerType} runners to find the ones of removed shards`));
     return { runners: [...byId.values()], searched: "every runner of the instance" };
   } catch (error) {
     if (!(error instanceof GitLabApiError && error.kind === "forbidden")) throw error;
@@ -126,7 +145,7 @@ async function listCandidates(ctx: PruneContext, notices: string[]): Promise<{ r
   const scopes: RunnerScope[] = [];
   for (const id of new Set(ctx.model.shards.flatMap((shard) => (shard.group_id === undefined ? [] : [shard.group_id])))) scopes.push({ runnerType: "group_type", groupId: id });
   for (const id of new Set(ctx.model.shards.flatMap((shard) => (shard.project_id === undefined ? [] : [shard.project_id])))) scopes.push({ runnerType: "project_type", projectId: id });
-  for (const scope of scopes) add(await ctx.client.listRunners(scope, `list the runners of ${scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`}`));
+  for (const scope of scopes) add(await ctx.census.listing(scope, `list the runners of ${scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`}`));
   const where = scopes.map((scope) => (scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`));
   notices.push(
     `the token is not an administrator's: only the runners of ${where.length > 0 ? where.join(", ") : "no group or project"} were searched; instance runners of removed shards need an administrator's token`,
@@ -136,9 +155,9 @@ async function listCandidates(ctx: PruneContext, notices: string[]): Promise<{ r
 
 async function pruneOrphans(ctx: PruneContext, listed: readonly RunnerSummary[], problems: string[]): Promise<OrphanRunner[]> {
   const shardNames = new Set(ctx.model.shards.map((shard) => shard.name));
-  const limit = pLimit(ctx.concurrency);
-  // The listing carries no maintenance note: read each runner (a cell's GitLab has a bounded number of them).
-  const details = await Promise.all([...listed].sort((a, b) => a.id - b.id).map((runner) => limit(() => ctx.client.getRunner(runner.id, `read runner #${runner.id} to look for the cell's marker`))));
+  // The listing carries no maintenance note, and a removed shard's runner may have any description and tags:
+  // every listed runner is read, once per run (the shards' lookups below reuse what was read).
+  const details = await Promise.all([...listed].sort((a, b) => a.id - b.id).map((runner) => ctx.census.runner(runner.id, `read runner #${runner.id} to look for the cell's marker`)));
   const orphans = details.filter((runner): runner is RunnerDetails => {
     const marker = runner ? readRunnerMarker(runner) : undefined;
     return marker !== undefined && marker.cell === ctx.model.cell.id && !shardNames.has(marker.shard);

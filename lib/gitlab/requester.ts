@@ -18,6 +18,7 @@
 import { createRequesterFn, type RequesterType, type RequestOptions, type ResourceOptions } from "@gitbeaker/requester-utils";
 import { fetch as undiciFetch, type Dispatcher } from "undici";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./http-failures";
+import type { RequestSender } from "./request-pacer";
 import { createDispatcher, type ConnectionSettings } from "./wire/dispatcher";
 import { PaginationGuard } from "./wire/pagination-guard";
 import { readCappedText, refuseRedirect } from "./wire/read-answer";
@@ -32,6 +33,8 @@ export interface RequesterSettings {
   /** CA bundle and proxy of the model (gitlab.ca_file, gitlab.proxy). @default none: Node's trust store, no proxy */
   readonly connection?: ConnectionSettings;
   readonly onRetry?: (event: RetryEvent & { readonly method: string; readonly path: string }) => void;
+  /** Paces and counts every attempt (./request-pacer.ts); none: sent at once, uncounted. */
+  readonly pacer?: RequestSender;
 }
 
 /**
@@ -84,7 +87,8 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
       // One client talks to one GitLab: its connection settings are made once, on the first request.
       if (dispatcher === null) dispatcher = createDispatcher(base, settings.connection ?? {});
       const wire = { dispatcher, baseUrl: base, pages };
-      return withRetry(() => sendOnce(url, prepared, method, timeoutMs, wire), {
+      const attempt = () => sendOnce(url, prepared, method, timeoutMs, wire);
+      return withRetry(() => (settings.pacer ? settings.pacer.send(attempt) : attempt()), {
         policy: settings.policy ?? DEFAULT_RETRY_POLICY,
         clock,
         classify: (error) => classifyFailure(error, { retrySafe: isRetrySafe(method, url.pathname), nowMs: clock.now() }),

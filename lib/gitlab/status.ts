@@ -12,6 +12,7 @@ import type { SecretStore } from "../secrets/store";
 import type { GitLabClient } from "./client";
 import { GitLabApiError, type GitLabFailureKind } from "./errors";
 import { locateRunner } from "./locate-runner";
+import type { RunnerCensus } from "./runner-census";
 import { desiredRunner } from "./runner-spec";
 import { checkRunnerToken, type TokenCheck } from "./verify-token";
 
@@ -50,6 +51,8 @@ export interface ShardStatus {
 export interface StatusContext {
   readonly model: RunnerModel;
   readonly client: GitLabClient;
+  /** The run's view of the cell's runners, shared by every shard's lookup. */
+  readonly census: RunnerCensus;
   readonly store: SecretStore;
   readonly readSecrets: boolean;
   readonly rememberSecret: (token: string) => void;

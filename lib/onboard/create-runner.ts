@@ -1,16 +1,18 @@
 /**
  * The create-runner step: the one step whose course is only known while it runs.
  * - A create is never retried blindly: when it fails in a way that may have created the
- *   runner anyway (5xx, connection dropped, timeout), the marker search runs before the
- *   next try, and a runner it finds is recovered (token reset, stored, settings fixed).
+ *   runner anyway (5xx, connection dropped, timeout), the marker search runs (on fresh
+ *   listings) before the next try, and a runner it finds is recovered (token reset,
+ *   stored, settings fixed).
  * - A new runner whose token expires is deleted again (lib/gitlab/expiring-token.ts).
  * - Created but the token cannot be stored: the runner is deleted again. If even that
  *   fails, it carries its marker, so the next run adopts it (reset + store).
- * - After a create, the marker search runs again: when another run created a runner for
- *   the shard at the same time (on another machine, where the cell lock of
- *   lib/state/cell-lock.ts does not reach), every run keeps the oldest, so concurrent runs
- *   agree; the others are deleted, and the kept runner's token is reset and stored when
- *   it is not the one just created.
+ * - Once the cell's shards are done, `settleAfterCreate` looks again, on listings fetched
+ *   after every create of the run (./reconcile-cell.ts, once per cell, not per shard):
+ *   when another run created a runner for the shard at the same time (on another machine,
+ *   where the cell lock of lib/state/cell-lock.ts does not reach), every run keeps the
+ *   oldest, so concurrent runs agree; the others are deleted, and the kept runner's token
+ *   is reset and stored when it is not the one this run created.
  */
 import type { IssuedToken, NewRunner, RunnerDetails } from "../gitlab/client";
 import { GitLabApiError } from "../gitlab/errors";
@@ -23,7 +25,7 @@ import { resetToken, storeToken, type ExecuteContext } from "./execute-context";
 import { OnboardStepError } from "./outcome";
 
 export interface CreatedRunner {
-  /** The shard's runner afterwards (the oldest, when runs created at the same time). */
+  /** The shard's runner afterwards (after `settleAfterCreate`: the oldest, when runs created at the same time). */
   readonly runnerId: number;
   readonly notes: readonly string[];
   /** Runners of concurrent creates that were deleted. */
@@ -45,8 +47,7 @@ export async function createRunner(ctx: ExecuteContext, shard: Shard, desired: N
     const drift = diffRunner(runnerSettings(desired), created.runner);
     if (Object.keys(drift).length > 0) await ctx.client.updateRunner(created.runner.id, drift, `update runner #${created.runner.id} of shard ${shard.name}`);
     ctx.log(`${label}: runner #${created.runner.id} recovered, token stored in ${ctx.store.describe(shard)}`);
-    const settled = await settleAfterCreate(ctx, shard, desired, created.runner.id);
-    return { ...settled, notes: [...notes, ...settled.notes] };
+    return { runnerId: created.runner.id, notes, duplicates: [] };
   }
   const issued = created.issued;
   const expiring = expiringTokenProblem(shard, issued);
@@ -62,10 +63,14 @@ export async function createRunner(ctx: ExecuteContext, shard: Shard, desired: N
     );
   }
   ctx.log(`${label}: runner #${issued.id} created, token stored in ${ctx.store.describe(shard)}`);
-  return settleAfterCreate(ctx, shard, desired, issued.id);
+  return { runnerId: issued.id, notes: [], duplicates: [] };
 }
 
-async function settleAfterCreate(ctx: ExecuteContext, shard: Shard, desired: NewRunner, createdId: number): Promise<CreatedRunner> {
+/**
+ * Looks for runners other runs created for the shard at the same time as this one; `ctx.census`
+ * must have listed after the create (RunnerCensus.relisted). Keeps the oldest.
+ */
+export async function settleAfterCreate(ctx: ExecuteContext, shard: Shard, desired: NewRunner, createdId: number): Promise<CreatedRunner> {
   const marked = (await findRunnersByMarker(ctx, shard, desired)).map((runner) => runner.id);
   const ids = [...new Set([...marked, createdId])].sort((a, b) => a - b);
   const [keptId, ...others] = ids;
@@ -76,6 +81,7 @@ async function settleAfterCreate(ctx: ExecuteContext, shard: Shard, desired: New
   for (const id of others) {
     ctx.log(`${label}: deleting duplicate runner #${id}`);
     await ctx.client.deleteRunner(id, `delete duplicate runner #${id} of shard ${shard.name}`);
+    ctx.census.deleted(id);
   }
   const notes = [`runners ${list(ids)} were created for this shard at the same time; #${keptId} is kept, ${list(others)} deleted`];
   if (keptId !== createdId) {
@@ -93,11 +99,13 @@ async function createOrRecover(ctx: ExecuteContext, shard: Shard, desired: NewRu
   return withRetry<CreateResult>(
     async (attempt) => {
       if (attempt > 0) {
-        const [found] = await findRunnersByMarker(ctx, shard, desired);
+        // Fresh listings: the failed create may have made the runner after the census listed.
+        const [found] = await findRunnersByMarker({ ...ctx, census: ctx.census.relisted() }, shard, desired);
         if (found) return { kind: "recovered", runner: found };
       }
       const issued = await ctx.client.createRunner(desired, `create the runner of shard ${shard.name}`);
       ctx.rememberSecret(issued.token);
+      ctx.census.created(issued.id, desired);
       return { kind: "created", issued };
     },
     {
@@ -124,6 +132,7 @@ async function createOrRecover(ctx: ExecuteContext, shard: Shard, desired: NewRu
 async function deleteAgain(ctx: ExecuteContext, shard: Shard, runnerId: number, why: "expiring" | "unstored"): Promise<string> {
   try {
     await ctx.client.deleteRunner(runnerId, `delete runner #${runnerId} of shard ${shard.name} again`);
+    ctx.census.deleted(runnerId);
     return why === "expiring" ? "The new runner was deleted again." : "the runner was deleted again, so nothing is left behind; fix the secret store and run onboard again";
   } catch (error) {
     return why === "expiring"

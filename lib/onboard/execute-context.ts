@@ -1,12 +1,15 @@
 /** What the executor's steps share: the client, the store, and the two token chores every step that issues a token does. */
 import type { GitLabClient, IssuedToken } from "../gitlab/client";
 import type { RetryClock, RetryPolicy } from "../gitlab/retry";
+import type { RunnerCensus } from "../gitlab/runner-census";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { SecretStore } from "../secrets/store";
 
 export interface ExecuteContext {
   readonly model: RunnerModel;
   readonly client: GitLabClient;
+  /** The run's view of the cell's runners (lookups read each listing and runner once). */
+  readonly census: RunnerCensus;
   readonly store: SecretStore;
   readonly policy: RetryPolicy;
   readonly clock: RetryClock;

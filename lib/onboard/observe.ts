@@ -11,6 +11,7 @@
  */
 import type { GitLabClient, NewRunner } from "../gitlab/client";
 import { locateRunner } from "../gitlab/locate-runner";
+import type { RunnerCensus } from "../gitlab/runner-census";
 import { checkRunnerToken } from "../gitlab/verify-token";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { SecretStore, StoredRunnerToken } from "../secrets/store";
@@ -19,6 +20,8 @@ import type { ObservedSecret, ObservedShard, ObservedToken } from "./observed";
 export interface ObserveContext {
   readonly model: RunnerModel;
   readonly client: GitLabClient;
+  /** The run's view of the cell's runners, shared by every shard's lookup. */
+  readonly census: RunnerCensus;
   readonly store: SecretStore;
   /** False in dry runs against cloud stores: no credentials are touched. */
   readonly readSecrets: boolean;

@@ -40,9 +40,9 @@ export function runnerServiceDropIn(settings: RunnerServiceSettings): BootFile {
     service.push(
       // The aws fleeting plugin takes its region from the environment.
       ["Environment", `AWS_REGION=${settings.aws.region}`],
-      // systemd creates the log directory; append: creates the file, not its directory.
-      ["LogsDirectory", "gitlab-runner"],
-      ["LogsDirectoryMode", "0750"],
+      // append: creates the file, not its directory, which the boot makes first (scripts/manager/cloud/aws.sh).
+      // Not LogsDirectory=: systemd opens the output before it creates that directory, and the start fails
+      // with 209/STDOUT (systemd issue 27591; seen in real systemd 252 by test/system/manager-aws.test.ts).
       ["StandardOutput", `append:${settings.aws.runnerLogFile}`],
       ["StandardError", `append:${settings.aws.runnerLogFile}`],
     );

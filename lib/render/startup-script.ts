@@ -18,7 +18,7 @@ import { renderSettingsFile, scriptFile, type BootFile } from "./boot-files";
 import { renderBootPayload } from "./boot-payload";
 import { DOCKER_DAEMON_SETTINGS_FILE, dockerDaemonBootFiles } from "./docker-daemon";
 import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
-import { rotationMode } from "./rotation-mode";
+import { rotationMode } from "../model/rotation-mode";
 import { egressSettings, MANAGER_CA_FILE, type EgressSettings } from "./egress-settings";
 
 export { INSTALLED_MANAGER_SCRIPT } from "./manager-units";
@@ -120,6 +120,7 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
       DRAIN_HOOK_NAME,
       DRAIN_HEARTBEAT_SECONDS: DRAIN_HEARTBEAT_INTERVAL_SECONDS,
       DRAIN_POLL_SECONDS,
+      RUNNER_LOG_FILE,
       HEALTH_FAILURE_LIMIT,
       HEALTH_PROBE_TIMEOUT_SECONDS,
       BOOT_METRIC_NAMESPACE: awsShardMetricNamespace(model.cell.id, shard.name),

@@ -4,6 +4,7 @@
  * policy keeps warm. Reviewers read this next to the plan to see what a model
  * change means in jobs and machines (and money).
  */
+import { rotationMode, type RotationMode } from "../model/rotation-mode";
 import { estimateCellCost, type CellCost } from "../cost/estimate";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 
@@ -32,6 +33,10 @@ export interface ShardCapacity {
   readonly maxConcurrentJobs: number;
   readonly maxWorkers: number;
   readonly policies: readonly PolicyCapacity[];
+  /** The managers' pinned gitlab-runner. */
+  readonly runnerVersion: string;
+  /** How the managers take a rotated token with that version (lib/model/rotation-mode.ts). */
+  readonly tokenRotation: RotationMode;
 }
 
 export interface CellCapacity {
@@ -73,6 +78,8 @@ export function shardCapacity(shard: Shard): ShardCapacity {
     maxConcurrentJobs: count * maxJobsPerManager,
     maxWorkers: count * maxInstancesPerManager,
     policies: shard.autoscaling.policies.map((policy) => policyCapacity(policy, count, capacityPerInstance)),
+    runnerVersion: shard.managers.runner_version,
+    tokenRotation: rotationMode(shard.managers.runner_version),
   };
 }
 

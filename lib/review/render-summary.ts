@@ -5,7 +5,8 @@
  * Every rendered string passes through redactSecrets as a last guard.
  */
 import { redactSecrets } from "../redact";
-import type { CellCapacity, PolicyCapacity } from "./capacity";
+import type { CellCapacity, PolicyCapacity, ShardCapacity } from "./capacity";
+import { LIVE_ROTATION_SINCE } from "../model/rotation-mode";
 import type { CellChangeSummary } from "./cell-summary";
 import { costMarkdown, costText } from "./render-cost";
 import { CHANGE_KINDS, type ChangeCounts, type ChangeKind, type ChangeSummary, type ResourceChangeSummary, type ShardChanges } from "./change-summary";
@@ -97,7 +98,7 @@ function capacityText(capacity: CellCapacity): string[] {
   const policies = capacity.shards.flatMap((shard) =>
     shard.policies.map((policy) => `${shard.shard} idle ${policyWhen(policy)}: ${policy.idleJobs} jobs on ${policy.idleInstances} instances`),
   );
-  return [...table, ...policies];
+  return [...table, ...policies, ...capacity.shards.map((shard) => `${shard.shard} token rotation: ${rotationText(shard)}`)];
 }
 
 function alignColumns(rows: readonly (readonly string[])[]): string[] {
@@ -148,7 +149,16 @@ function capacityMarkdown(capacity: CellCapacity): string[] {
     markdownRow(["---", "---:", "---:", "---:", "---"]),
     ...rows,
     markdownRow(["**Total**", String(capacity.total.managers), String(capacity.total.maxConcurrentJobs), String(capacity.total.maxWorkers), ""]),
+    "",
+    ...capacity.shards.map((shard) => `Token rotation of ${code(shard.shard)}: ${rotationText(shard)}.`),
   ];
+}
+
+/** What `onboard --rotate` does to the shard's managers with their runner version. */
+export function rotationText(shard: Pick<ShardCapacity, "runnerVersion" | "tokenRotation">): string {
+  return shard.tokenRotation === "live"
+    ? `live (gitlab-runner ${shard.runnerVersion} keeps its workers and running jobs on a new token)`
+    : `drain (gitlab-runner ${shard.runnerVersion} is before ${LIVE_ROTATION_SINCE}: each manager finishes its running jobs, then starts with the new token; no new jobs meanwhile)`;
 }
 
 function resourceDetails(resources: readonly ResourceChangeSummary[]): string[] {

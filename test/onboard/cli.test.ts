@@ -70,6 +70,8 @@ test("creates the runners and keeps every token out of the output and out of oth
   const rotated = await onboard(["--rotate"]);
   expect(rotated.code).toBe(0);
   expect(rotated.stdout).toContain("rotated");
+  // Each shard says what its managers do with the new token (cell-1's examples run gitlab-runner 19.5.0: live).
+  expect(`${rotated.stdout}${rotated.stderr}`).toMatch(/shard small-amd64: token rotation live \(gitlab-runner 19\.5\.0 keeps its workers/);
   const allTokens = [...firstTokens, ...runnerTokens(), fake.adminToken];
 
   for (const run of [created, rotated]) expectNoSecretIn(run, allTokens);

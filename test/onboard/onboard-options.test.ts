@@ -60,3 +60,18 @@ test("a bad $ONBOARD_LOCK_WAIT does not stop --status, which takes no lock", () 
   expect(parse({ status: true }, { ONBOARD_LOCK_WAIT: "later" }).mode.kind).toBe("status");
   expect(() => parse({}, { ONBOARD_LOCK_WAIT: "later" })).toThrow(/--lock-wait/);
 });
+
+test("the request rate comes from --rate-limit, else $GITLAB_REQUESTS_PER_MINUTE, else 100 a minute (under GitLab's 7200 an hour)", () => {
+  expect(parse({}).requestsPerMinute).toBe(100);
+  expect(parse({ rateLimit: "1800" }).requestsPerMinute).toBe(1800);
+  expect(parse({ rateLimit: 0 }).requestsPerMinute).toBe(0);
+  expect(parse({}, { GITLAB_REQUESTS_PER_MINUTE: "600" }).requestsPerMinute).toBe(600);
+});
+
+test.each<[string, OnboardFlags, NodeJS.ProcessEnv, string]>([
+  ["--rate-limit fast", { rateLimit: "fast" }, {}, '--rate-limit must be a number of requests a minute (0: no limit), got "fast"'],
+  ["--rate-limit -5", { rateLimit: "-5" }, {}, "--rate-limit must be a number of requests a minute"],
+  ["$GITLAB_REQUESTS_PER_MINUTE lots", {}, { GITLAB_REQUESTS_PER_MINUTE: "lots" }, '--rate-limit (or $GITLAB_REQUESTS_PER_MINUTE) must be a number of requests a minute (0: no limit), received "lots"'],
+])("refuses %s (exit 2)", (_name, flags, env, message) => {
+  expect(() => parse(flags, env)).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(message) }));
+});

@@ -218,6 +218,9 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
     const dropIn = sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
     expect(dropIn).toContain("Environment=AWS_REGION=eu-west-1");
     expect(dropIn).toContain("StandardError=append:/var/log/gitlab-runner/gitlab-runner.log");
+    // systemd's append: makes the file, not its directory: the boot does, before the first start.
+    expect(statSync(join(sandbox.root, "var/log/gitlab-runner")).isDirectory()).toBe(true);
+    expect(dropIn).not.toContain("LogsDirectory");
     const agent = JSON.parse(sandbox.file("etc/runner-fleet/cloudwatch-agent.json"));
     expect(agent.logs.logs_collected.files.collect_list).toEqual([
       expect.objectContaining({ file_path: "/var/log/gitlab-runner/gitlab-runner.log", log_group_name: logGroupName(model, shard) }),

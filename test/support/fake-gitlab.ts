@@ -124,6 +124,16 @@ export class FakeGitLab {
   latencyMs = 0;
   /** Runs just before POST /user/runners stores its runner (another client acting at that moment). */
   beforeCreate?: () => void;
+  /**
+   * Rack::Attack's throttle, as GitLab's "authenticated API rate limit" applies it: at most
+   * `requests` API requests per fixed window of `periodSeconds` (windows aligned on the epoch,
+   * as Rack::Attack's period keys are); over it, a 429 with Retry-After and RateLimit-Reset
+   * naming the window's end. Undefined: no limit (GitLab's default on self-managed).
+   */
+  rateLimit?: { readonly requests: number; readonly periodSeconds: number };
+  /** Requests answered 429 by `rateLimit`. */
+  throttled = 0;
+  private window = { start: 0, count: 0 };
   private readonly users = new Map<string, FakeUser>();
   private faults: Fault[] = [];
   private readonly disabledRoutes: Array<{ method: string; route: RegExp }> = [];
@@ -291,6 +301,7 @@ export class FakeGitLab {
     if (!path.startsWith("/api/v4/")) return new HttpAnswer(404, "<!DOCTYPE html><html><body>Not Found</body></html>", { "content-type": "text/html; charset=utf-8" });
     const endpoint = path.slice("/api/v4".length);
 
+    if (this.rateLimit && this.overRateLimit(this.rateLimit)) return this.throttledAnswer(this.rateLimit);
     if (this.disabledRoutes.some((route) => route.method === method && route.route.test(endpoint))) return new HttpAnswer(404, { error: "404 Not Found" });
     const fault = this.takeFault(method, endpoint);
     if (fault?.kind === "status") return new HttpAnswer(fault.status, fault.body ?? { message: `${fault.status} Internal Server Error` });
@@ -360,6 +371,20 @@ export class FakeGitLab {
       }
     }
     return new HttpAnswer(404, { error: "404 Not Found" });
+  }
+
+  private overRateLimit(limit: { readonly requests: number; readonly periodSeconds: number }): boolean {
+    const periodMs = limit.periodSeconds * 1000;
+    const start = Math.floor(Date.now() / periodMs) * periodMs;
+    if (this.window.start !== start) this.window = { start, count: 0 };
+    this.window.count += 1;
+    return this.window.count > limit.requests;
+  }
+
+  private throttledAnswer(limit: { readonly requests: number; readonly periodSeconds: number }): HttpAnswer {
+    this.throttled += 1;
+    const endsInSeconds = Math.max(1, Math.ceil((this.window.start + limit.periodSeconds * 1000 - Date.now()) / 1000));
+    return rackAttack429(endsInSeconds, endsInSeconds);
   }
 
   private takeFault(method: string, endpoint: string): Fault | undefined {

@@ -32,6 +32,8 @@ cloud_prepare_boot() {
     printf '#!/bin/sh\n# Installed by runner-fleet: runs the runner manager at every boot.\nexec /usr/local/sbin/runner-fleet-manager boot\n' >"$hook"
     chmod 0700 "$hook"
   fi
+  # gitlab-runner's log file opens with StandardOutput=append:, which makes the file but not its directory.
+  install -d -m 0750 "${ROOT}$(dirname "$RUNNER_LOG_FILE")"
   ensure_aws_cli
 }
 

@@ -1,0 +1,123 @@
+/** Request pacing and counting (lib/gitlab/request-pacer.ts), on a fake clock, and a 429 honoured by every command. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunnerModel } from "../../lib/model/schema";
+import { scaledEnv, scaledModel } from "../support/scaled-model";
+import { runStatus } from "../../app/commands/status";
+import { runOnboard } from "../../app/commands/onboard";
+import { GitLabHttpError } from "../../lib/gitlab/http-failures";
+import { RequestPacer } from "../../lib/gitlab/request-pacer";
+import { GitLabTraffic } from "../../lib/gitlab/traffic";
+import { useFakeGitLab } from "../support/fake-gitlab-setup";
+import { fakeClock } from "./helpers";
+
+/** Runs `count` sends at once. */
+async function sendAll(pacer: RequestPacer, count: number): Promise<void> {
+  await Promise.all(Array.from({ length: count }, () => pacer.send(async () => undefined)));
+}
+
+test("a burst goes out at once, then one request per interval", async () => {
+  const waits: number[] = [];
+  const pacer = new RequestPacer({ requestsPerMinute: 60, burst: 3 }, { now: () => 0, sleep: async (ms) => void waits.push(ms) });
+
+  await Promise.all(Array.from({ length: 6 }, () => pacer.send(async () => undefined)));
+
+  // Three at once; the fourth waits one interval (1 s), the fifth two, the sixth three.
+  expect(waits).toEqual([1000, 2000, 3000]);
+  expect(pacer.tally()).toMatchObject({ requests: 6, rateLimited: 0, paceWaitMs: 3000 });
+});
+
+test("overlapping waits count once as time spent waiting", async () => {
+  const pacer = new RequestPacer({ requestsPerMinute: 60, burst: 1 }, { now: () => 0, sleep: async () => {} });
+
+  await Promise.all([1, 2, 3].map(() => pacer.send(async () => undefined)));
+
+  // Waits of 1 s and 2 s, both from t=0: the run waited 2 s, not 3 s.
+  expect(pacer.tally().paceWaitMs).toBe(2000);
+});
+
+test("0 requests a minute sends without waiting", async () => {
+  const clock = fakeClock(0);
+  const pacer = new RequestPacer({ requestsPerMinute: 0 }, clock);
+
+  await sendAll(pacer, 50);
+
+  expect(clock.waits).toEqual([]);
+  expect(pacer.tally().requests).toBe(50);
+});
+
+test("a 429 holds back every request until the time GitLab names, not only the refused one", async () => {
+  const clock = fakeClock(0);
+  const pacer = new RequestPacer({ requestsPerMinute: 0 }, clock);
+  const refused = new GitLabHttpError("GET", "/api/v4/runners/all", 429, "Too Many Requests", "text/plain", "Retry later\n", new Headers({ "retry-after": "30" }));
+
+  await expect(pacer.send(async () => Promise.reject(refused))).rejects.toBe(refused);
+  await pacer.send(async () => undefined);
+
+  expect(clock.waits).toEqual([30_000]);
+  expect(pacer.tally()).toEqual({ requests: 2, paceWaitMs: 30_000, rateLimited: 1, rateLimitWaitMs: 30_000 });
+});
+
+test("cells on one GitLab with one token share a pacer; another token or GitLab has its own", () => {
+  const traffic = new GitLabTraffic({ requestsPerMinute: 100 }, fakeClock());
+
+  expect(traffic.pacerFor("https://gitlab.example.com/", "a")).toBe(traffic.pacerFor("https://GITLAB.example.com", "a"));
+  expect(traffic.pacerFor("https://gitlab.example.com", "b")).not.toBe(traffic.pacerFor("https://gitlab.example.com", "a"));
+  expect(traffic.pacerFor("https://other.example.com", "a")).not.toBe(traffic.pacerFor("https://gitlab.example.com", "a"));
+});
+
+describe("against the fake GitLab", () => {
+  const gitlab = useFakeGitLab();
+
+  test("status waits what a 429 asks (RateLimit-Reset without Retry-After) and says so", async () => {
+    await runOnboard({ runnerModel: gitlab.setup.model, env: gitlab.setup.env, ...fakeClock(), log: () => {} });
+    gitlab.fake.rateLimitNext("GET", /^\/runners\/all$/, 1, { resetInSeconds: 7 });
+    const waits: number[] = [];
+
+    const report = await runStatus({ runnerModels: [{ file: "cell-1", model: gitlab.setup.model }], env: gitlab.setup.env, sleep: async (ms) => void waits.push(ms), log: () => {} });
+
+    expect(report.exitCode).toBe(1); // no managers yet: attention, but every shard was checked
+    expect(report.cells[0].shards.every((shard) => shard.runnerId !== undefined)).toBe(true);
+    expect(report.requests.rateLimited).toBe(1);
+    // RateLimit-Reset is a whole second: the wait is at most 7 s and more than 6 s.
+    expect(Math.max(...waits)).toBeGreaterThan(6000);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(7000);
+  });
+
+  describe("a GitLab whose Rack::Attack allows a few requests a second, on the real clock", () => {
+    let model: RunnerModel;
+    let env: NodeJS.ProcessEnv;
+    beforeEach(() => {
+      gitlab.fake.rateLimit = { requests: 30, periodSeconds: 1 };
+      const root = mkdtempSync(join(tmpdir(), "paced-"));
+      model = scaledModel({ cellId: "cell-7", gitlabUrl: gitlab.fake.url, shards: 12, secretsDir: join(root, "secrets") });
+      env = scaledEnv(model, gitlab.fake.adminToken, join(root, "state"));
+    });
+    /** A first run and, once GitLab's window has passed, a re-run (each starts with a burst). */
+    const twoRuns = async (rateLimit: number) => {
+      const first = await runOnboard({ runnerModel: model, env, log: () => {}, rateLimit });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const again = await runOnboard({ runnerModel: model, env, log: () => {}, rateLimit });
+      return [first, again];
+    };
+
+    test("paced at 600 a minute (a burst of 20, then 10 a second) under 30 a second, the runs get no 429", async () => {
+      const runs = await twoRuns(600);
+
+      expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
+      expect(gitlab.fake.throttled).toBe(0);
+      expect(runs[1].requests!.paceWaitMs).toBeGreaterThan(0);
+    }, 30_000);
+
+    test("unpaced, they run into 429s, wait what GitLab asks and still finish", async () => {
+      // Tighter, so that even a fast machine's unpaced burst overruns a window.
+      gitlab.fake.rateLimit = { requests: 10, periodSeconds: 1 };
+      const runs = await twoRuns(0);
+
+      expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
+      expect(gitlab.fake.throttled).toBeGreaterThan(0);
+      expect(runs[0].requests!.rateLimited + runs[1].requests!.rateLimited).toBe(gitlab.fake.throttled);
+    }, 30_000);
+  });
+});

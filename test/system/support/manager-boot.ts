@@ -1,0 +1,132 @@
+/**
+ * Boots a runner manager's startup payload in a system-test container, the way its cloud would.
+ *
+ * The payload is what the VM gets (`renderManagerStartupScript`: EC2 user data, GCE
+ * `startup-script` metadata), so these helpers do not depend on how the script is laid out.
+ * - AWS: cloud-init writes a user-data shell script to /var/lib/cloud/instance/scripts/part-001
+ *   and runs it as root from its final stage (a systemd oneshot); here a transient oneshot unit.
+ * - Google: the guest agent's google-startup-scripts.service runs the startup-script as root; here
+ *   a transient oneshot unit too.
+ * Before the boot, the cloud's endpoints are answered by the stubs: IMDSv2 and SSM (AWS), the
+ * metadata server, Secret Manager, the Compute API and Cloud Monitoring (Google), GitLab's
+ * runners/verify, and packages.gitlab.com.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { renderManagerStartupScript } from "../../../lib/render/manager-files";
+import { managerName, secretLocation, zoneOfSlot } from "../../../lib/model/names";
+import type { RunnerModel, Shard } from "../../../lib/model/schema";
+import { CONTAINER_STUB_DIR, STUBS_DIR, SystemContainer } from "./system-container";
+import { StubState } from "./stub-state";
+
+/** The gitlab-runner Debian package's systemd unit, as the renderer's tests reproduce it. */
+const PACKAGE_UNIT = join(__dirname, "..", "..", "render", "fixtures", "gitlab-runner.service");
+export const FIRST_TOKEN = "glrt-systemtest-first-token";
+/** The runner's ID in GitLab: a rotated token keeps it. */
+export const RUNNER_ID = 4242;
+export const INSTANCE_ID = "i-0123456789abcdef0";
+export const CURRENT_TEMPLATE = "tmpl-current";
+/** The unit the payload runs in: cloud-init's and the guest agent's stand-in. */
+export const BOOT_UNIT = "runner-fleet-cloud-boot";
+
+export interface Manager {
+  readonly container: SystemContainer;
+  readonly stubs: StubState;
+  readonly model: RunnerModel;
+  readonly shard: Shard;
+  readonly slot: number;
+  readonly cloud: "google" | "aws";
+}
+
+export interface BootResult {
+  /** The payload's exit status (the transient unit's). */
+  readonly code: number;
+  readonly journal: string;
+}
+
+/** A booted container with the cloud's endpoints answered and the manager's token stored. */
+export async function managerContainer(label: string, model: RunnerModel, shard: Shard, slot = 0): Promise<Manager> {
+  const cloud = model.cloud.provider;
+  if (cloud !== "google" && cloud !== "aws") throw new Error(`no system-test stubs for cloud ${cloud}`);
+  const container = await SystemContainer.boot(label);
+  try {
+    const stubs = new StubState(container.stubState);
+    const manager: Manager = { container, stubs, model, shard, slot, cloud };
+    stubs.httpResponse("GET", "https://packages.gitlab.com/install/repositories/runner/gitlab-runner/script.deb.sh", readFileSync(join(STUBS_DIR, "packagecloud-script.deb.sh"), "utf8"));
+    // The unit the Debian package's post-install writes (`gitlab-runner install`), installed by the apt-get stub.
+    stubs.write("packages/gitlab-runner.service", readFileSync(PACKAGE_UNIT, "utf8"));
+    if (cloud === "aws") answerAws(manager);
+    else answerGoogle(manager);
+    storeToken(manager, FIRST_TOKEN);
+    await container.exec([`${CONTAINER_STUB_DIR}/seed.sh`, cloud]);
+    return manager;
+  } catch (error) {
+    await container.dispose();
+    throw error;
+  }
+}
+
+function answerAws({ stubs }: Manager): void {
+  stubs.httpResponse("GET", "http://169.254.169.254/latest/meta-data/instance-id", INSTANCE_ID);
+  awsLifecycleState({ stubs } as Manager, "InService");
+}
+
+/** What IMDS says at meta-data/autoscaling/target-lifecycle-state. */
+export function awsLifecycleState({ stubs }: Pick<Manager, "stubs">, state: "InService" | "Terminated"): void {
+  stubs.httpResponse("GET", "http://169.254.169.254/latest/meta-data/autoscaling/target-lifecycle-state", state);
+}
+
+export function googleGroupPath({ model, shard, slot }: Manager): string {
+  if (model.cloud.provider !== "google") throw new Error("not a Google model");
+  return `projects/${model.cloud.project}/zones/${zoneOfSlot(model.cloud.zones, slot)}/instanceGroupManagers/${managerName(model, shard, slot)}`;
+}
+
+export function googleSecretUrl({ model, shard }: Manager): string {
+  if (model.cloud.provider !== "google") throw new Error("not a Google model");
+  return `https://secretmanager.googleapis.com/v1/projects/${model.cloud.project}/secrets/${secretLocation(model, shard).googleSecretId}/versions/latest:access`;
+}
+
+export function googleInstanceName(manager: Manager): string {
+  return `${managerName(manager.model, manager.shard, manager.slot)}-x1y2`;
+}
+
+function answerGoogle(manager: Manager): void {
+  const { stubs } = manager;
+  const metadata = "http://metadata.google.internal/computeMetadata/v1/instance";
+  stubs.httpResponse("GET", `${metadata}/service-accounts/default/token`, JSON.stringify({ access_token: "ya29.stub-access-token", expires_in: 3599, token_type: "Bearer" }));
+  stubs.httpResponse("GET", `${metadata}/name`, googleInstanceName(manager));
+  stubs.httpResponse("GET", `${metadata}/attributes/instance-template`, `projects/p/global/instanceTemplates/${CURRENT_TEMPLATE}`);
+  googleGroupTemplate(manager, CURRENT_TEMPLATE);
+  stubs.httpResponse("POST", `https://compute.googleapis.com/compute/v1/${googleGroupPath(manager)}/recreateInstances`, JSON.stringify({ kind: "compute#operation", status: "RUNNING" }));
+  if (manager.model.cloud.provider === "google") {
+    stubs.httpResponse("POST", `https://monitoring.googleapis.com/v3/projects/${manager.model.cloud.project}/timeSeries`, "{}");
+  }
+}
+
+/** The instance template the manager's group (Compute API) says it uses now. */
+export function googleGroupTemplate(manager: Manager, template: string): void {
+  manager.stubs.httpResponse(
+    "GET",
+    `https://compute.googleapis.com/compute/v1/${googleGroupPath(manager)}`,
+    JSON.stringify({ name: managerName(manager.model, manager.shard, manager.slot), instanceTemplate: `https://www.googleapis.com/compute/v1/projects/p/global/instanceTemplates/${template}` }),
+  );
+}
+
+/** Puts a token in the shard's secret store (SSM parameter or Secret Manager secret); GitLab knows it as the runner's. */
+export function storeToken(manager: Manager, token: string): void {
+  manager.stubs.gitlabRunnerToken(token, RUNNER_ID);
+  if (manager.cloud === "aws") {
+    manager.stubs.ssmParameter(secretLocation(manager.model, manager.shard).awsParameterName, token);
+  } else {
+    manager.stubs.httpResponse("GET", googleSecretUrl(manager), JSON.stringify({ name: "latest", payload: { data: Buffer.from(token).toString("base64") } }));
+  }
+}
+
+/** Runs the manager's payload as its cloud would, and waits for it to finish. */
+export async function bootPayload(manager: Manager): Promise<BootResult> {
+  const { container } = manager;
+  const path = manager.cloud === "aws" ? "/var/lib/cloud/instance/scripts/part-001" : "/var/lib/google/startup-script";
+  await container.writeFile(path, renderManagerStartupScript(manager.model, manager.shard, manager.slot), "0700");
+  const result = await container.exec(["systemd-run", `--unit=${BOOT_UNIT}`, "--wait", "--quiet", "--property=Type=oneshot", path], { check: false, timeoutMs: 120_000 });
+  return { code: result.code, journal: await container.journal(BOOT_UNIT) };
+}
