@@ -49,6 +49,9 @@ describe("worker startup script", () => {
     ]);
     const aptInstall = run.calls.findIndex((call) => call.name === "apt-get" && call.args.includes("install"));
     expect(aptInstall).toBeGreaterThan(mask);
+    const stop = run.calls.findIndex((call) => call.name === "systemctl" && call.args[0] === "stop");
+    expect(stop).toBeGreaterThan(-1);
+    expect(stop).toBeLessThan(mask);
   });
 
   it("on Amazon Linux 2023 (no apt-get) masks no apt units, installs a missing Docker with dnf and masks the ECS agent", () => {
