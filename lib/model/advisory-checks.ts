@@ -7,9 +7,11 @@ import { closest, distance } from "fastest-levenshtein";
 import { AWS_REGIONS, CLOUD_REGIONS_CHECKED_ON, GOOGLE_CLOUD_REGIONS } from "./cloud-regions";
 import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
+import { checkZonesExist } from "./zone-checks";
+import { unusedSettings } from "./unused-settings";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {
-  return [...checkRegion(model), ...checkShardTags(model)];
+  return [...checkRegion(model), ...checkZonesExist(model), ...checkShardTags(model), ...unusedSettings(model)];
 }
 
 function checkRegion(model: RunnerModel): CrossCheckFinding[] {

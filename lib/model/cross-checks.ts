@@ -5,6 +5,7 @@
 import { awsDerivedNames } from "./aws-names";
 import { googleDerivedNames } from "./google-names";
 import { advisoryChecks } from "./advisory-checks";
+import { checkCellLabels } from "./label-checks";
 import { checkGitLabWire } from "./gitlab-wire-checks";
 import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
@@ -24,6 +25,7 @@ const AWS_IMAGE = /^(ami-[0-9a-f]{8,17}|resolve:ssm:\/.+)$/;
 export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
   return [
     ...checkZones(model),
+    ...checkCellLabels(model),
     ...checkGitLabWire(model),
     ...checkNetwork(model),
     ...checkSecretStore(model),

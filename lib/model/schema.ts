@@ -10,14 +10,10 @@ import { parseGoDurationSeconds } from "./duration";
 import { normaliseTags } from "./tags";
 import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
 import { isValidCidr } from "../cidr";
-import { hasUserInfo, isValidTimeZone } from "./value-checks";
+import { closestTimeZone, hasUserInfo, isValidTimeZone } from "./value-checks";
 import { INSECURE_HTTP_SETTING } from "./gitlab-url-policy";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
-/** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
-const LABEL_KEY = /^[a-z][a-z0-9_-]{0,62}$/;
-const LABEL_VALUE = /^[a-z0-9_-]{0,63}$/;
-
 const dnsLabel = z
   .string()
   .regex(DNS_LABEL, "a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
@@ -39,12 +35,8 @@ const goDuration = z
   })
   .meta({ pattern: "^([0-9]*(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$" });
 
-const labels = z
-  .record(
-    z.string().regex(LABEL_KEY, "a label key: lowercase letters, digits, '_' or '-', starting with a letter"),
-    z.string().regex(LABEL_VALUE, "a label value: at most 63 lowercase letters, digits, '_' or '-'"),
-  )
-  .default({});
+/** Checked by the rules of the model's cloud (Google labels or AWS tags) in label-checks.ts. */
+const labels = z.record(z.string(), z.string()).default({});
 
 export const DEFAULT_NETWORK_CIDR = "10.0.0.0/16";
 const cidr = z
@@ -291,7 +283,15 @@ const policy = z.strictObject({
     .describe(
       `Periods during which the policy applies, in ${CRONEXPR_DIALECT}. "* 7-19 * * mon-fri" is weekdays 07:00-19:59.`,
     ),
-  timezone: z.string().refine(isValidTimeZone, { message: 'an IANA time zone such as "UTC" or "Europe/Berlin"' }).default("UTC").describe("IANA time zone of the periods."),
+  timezone: z
+    .string()
+    .superRefine((text, context) => {
+      if (isValidTimeZone(text)) return;
+      const nearest = closestTimeZone(text);
+      context.addIssue({ code: "custom", message: 'an IANA time zone such as "UTC" or "Europe/Berlin"', params: { hint: nearest ? `did you mean "${nearest}"?` : undefined } });
+    })
+    .default("UTC")
+    .describe("IANA time zone of the periods; an unknown one is an error (exit 2) with the nearest known zone."),
   idle_count: z.number().int().min(0).default(0).describe("Idle job slots kept ready (counted in jobs, not machines)."),
   idle_time: goDuration.default("20m").describe("How long an idle instance is kept."),
   scale_factor: z.number().min(0).max(10).default(0).describe("Idle capacity as a share of in-use capacity."),
@@ -320,17 +320,23 @@ const cache = z
   .default({ enabled: true, expiry_days: 14, shared: true })
   .describe("The shard's distributed job cache.");
 
+const tagText = z.string().regex(/^[^\u0000-\u001f\u007f]*$/, "a tag without control characters or line breaks");
+
 const shard = z.strictObject({
   name: storeSafeLabel.describe("Shard name, unique in the cell; part of resource names. No \"--\"."),
   description: z.string().max(1024).optional().describe("Runner description in GitLab. When omitted, <cell>-<shard>."),
   tags: z
-    .array(z.string().max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "a tag without control characters or line breaks"))
-    .max(50)
+    // `tags: linux, docker` (one string) is what GitLab's own tag_list accepts: split on commas below.
+    .union([tagText, z.array(tagText.max(255)).max(50)], {
+      error: 'a list of tags such as [docker, linux], or one string of comma-separated tags such as "docker, linux"',
+    })
     .default([])
     // GitLab splits tags on commas, trims them and drops blanks and duplicates; so does the model,
     // so that onboard compares what GitLab will store and converges.
-    .transform(normaliseTags)
-    .describe("Runner tags; jobs with these tags run here. Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped."),
+    .transform((tags) => normaliseTags(typeof tags === "string" ? [tags] : tags))
+    .describe(
+      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped.",
+    ),
   run_untagged: z.boolean().default(false).describe("Also run jobs without tags."),
   locked: z.boolean().default(false).describe("Lock a project runner to its current projects."),
   access_level: z
@@ -413,7 +419,9 @@ export const runnerModelSchema = z
     cell: z
       .strictObject({
         id: storeSafeLabel.describe("Cell id: names the stack, prefixes resources and is a label on every one. No \"--\"."),
-        labels: labels.describe("Labels (Google Cloud) or tags (AWS) applied to every resource."),
+        labels: labels.describe(
+          "Labels (Google Cloud) or tags (AWS) applied to every resource, by the cloud's own rules (an error otherwise, exit 2). Google Cloud: keys 1-63 lowercase letters, digits, '_' or '-', starting with a letter; values at most 63 of the same. AWS: keys 1-128 and values at most 256 letters, digits, spaces or _ . : / = + - @; no \"aws:\" prefix.",
+        ),
       })
       .describe("The cell: one GitLab instance's runner fleet in one cloud region."),
     gitlab,
