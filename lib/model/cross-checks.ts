@@ -6,6 +6,7 @@ import { awsDerivedNames } from "./aws-names";
 import { googleDerivedNames } from "./google-names";
 import { advisoryChecks } from "./advisory-checks";
 import { checkCellLabels } from "./label-checks";
+import { classChecks } from "./class-checks";
 import { checkGitLabWire } from "./gitlab-wire-checks";
 import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
@@ -33,6 +34,7 @@ export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
     ...checkShardNames(model),
     ...checkDerivedNames(model),
     ...model.shards.flatMap((shard, index) => checkShard(model, shard, ["shards", index])),
+    ...classChecks(model),
     ...advisoryChecks(model),
   ];
 }
