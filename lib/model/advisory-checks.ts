@@ -7,9 +7,19 @@ import { closest, distance } from "fastest-levenshtein";
 import { AWS_REGIONS, CLOUD_REGIONS_CHECKED_ON, GOOGLE_CLOUD_REGIONS } from "./cloud-regions";
 import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
+import { checkZonesExist } from "./zone-checks";
+import { unusedSettings } from "./unused-settings";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {
-  return [...checkRegion(model), ...checkShardTags(model), ...checkSingleNat(model), ...checkNatAddresses(model), ...model.shards.flatMap(checkDindMount)];
+  return [
+    ...checkRegion(model),
+    ...checkZonesExist(model),
+    ...checkShardTags(model),
+    ...unusedSettings(model),
+    ...checkSingleNat(model),
+    ...checkNatAddresses(model),
+    ...model.shards.flatMap(checkDindMount),
+  ];
 }
 
 /**
