@@ -12,6 +12,7 @@ import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
 import { isValidCidr } from "../cidr";
 import { hasUserInfo, isValidTimeZone } from "./value-checks";
 import { INSECURE_HTTP_SETTING } from "./gitlab-url-policy";
+import { EXACT_VERSION, MIRROR_REFERENCE } from "./fleeting-plugin";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
@@ -258,6 +259,15 @@ const managers = z
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "19.5.0"')
       .describe("gitlab-runner version installed on the managers, pinned."),
     concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
+    fleeting_plugin: z
+      .string()
+      .refine((text) => EXACT_VERSION.test(text) || MIRROR_REFERENCE.test(text), {
+        message: 'an exact plugin version such as "1.1.0", or a mirror\'s full OCI reference such as "registry.example.com/mirror/fleeting/aws:1.1.0"',
+      })
+      .optional()
+      .describe(
+        "The fleeting plugin, pinned: an exact version of GitLab's plugin for the cloud (aws, googlecloud), or a full OCI reference <registry>/<repository>/<name>:<version> of a mirror. Installed at the first boot and not fetched again while that version is present. When omitted, aws 1.1.0 or googlecloud 1.0.0.",
+      ),
   })
   .describe("The shard's runner manager VMs.");
 
@@ -267,13 +277,20 @@ const workers = z
     image: z
       .string()
       .optional()
-      .describe("Worker image with Docker, of the machine type's architecture; AWS: ami-... or resolve:ssm:<parameter>. When omitted, Ubuntu 24.04 LTS of that architecture, Docker installed at boot."),
+      .describe("Worker image, of the machine type's architecture; AWS: ami-... or resolve:ssm:<parameter>. Docker is installed at boot only when the image lacks it (apt or dnf). When omitted: on AWS the ECS-optimized Amazon Linux 2023 AMI (Docker included, newest at every launch); on Google Cloud Ubuntu 24.04 LTS, Docker installed at boot (name a baked image family here to skip that)."),
     disk_size_gb: z.number().int().min(10).max(4000).default(100).describe("Disk size of each worker instance, in GB."),
     username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
     capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),
     max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited."),
     max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
     spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
+    alternative_machine_types: z
+      .array(z.string().min(1))
+      .max(19)
+      .default([])
+      .describe(
+        "AWS spot workers: more instance types the worker group may launch besides machine_type (a mixed instances policy, price-capacity-optimized), so one reclaimed capacity pool does not stop the shard. Each of machine_type's architecture and at least its size: jobs and per-job limits are planned for machine_type. Google Cloud: not offered (instance flexibility needs a regional managed instance group; the googlecloud fleeting plugin drives zonal ones).",
+      ),
   })
   .describe("The autoscaled worker instances that run the jobs (fleeting plugin of the cloud).");
 
@@ -307,6 +324,26 @@ const docker = z
       .array(z.enum(["always", "if-not-present", "never"]))
       .default(["always", "if-not-present"])
       .describe("Image pull policies, tried in order."),
+    job_limits: z
+      .strictObject({
+        cpus: z.number().gt(0).max(448).describe("CPUs each job container may use (Docker --cpus), such as 3.5."),
+        memory_mb: z.number().int().min(128).describe("Memory limit of each job container, in MiB (Docker --memory)."),
+        service_memory_mb: z.number().int().min(64).optional().describe("Memory limit of each service container, in MiB. When omitted, a third of memory_mb."),
+      })
+      .optional()
+      .describe(
+        "Per-job limits on a worker that runs several jobs (capacity_per_instance > 1), so one job's memory spike cannot take the others, dockerd or sshd with it. When omitted and capacity_per_instance > 1, derived from the machine type (vCPUs and memory split over the jobs, 10% or 1 GiB kept for the host); a machine type whose size runner-fleet does not know needs them set.",
+      ),
+    registry_mirror: z
+      .url({ protocol: /^https?$/, error: "an http(s) URL of a Docker Hub mirror, such as https://mirror.gcr.io" })
+      // dockerd refuses a mirror with a path, query, fragment or credentials (moby registry/config.go ValidateMirror).
+      .refine((url) => /^https?:\/\/[^/?#@]+\/?$/.test(url), {
+        message: "a mirror URL of a host only (no path, query or credentials), as dockerd's registry-mirrors takes it, such as https://mirror.gcr.io",
+      })
+      .optional()
+      .describe(
+        "Docker Hub mirror (pull-through cache) the workers' Docker daemon asks first (daemon.json registry-mirrors): Google's https://mirror.gcr.io, or a registry the team runs. Keeps the fleet's pulls off Docker Hub's anonymous limit, which counts per NAT address. When omitted, every pull goes to Docker Hub.",
+      ),
   })
   .default({ image: "ubuntu:24.04", privileged: false, volumes: ["/cache"], pull_policy: ["always", "if-not-present"] })
   .describe("Docker executor settings of the jobs.");

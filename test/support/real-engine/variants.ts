@@ -59,12 +59,14 @@ export function awsVariant(): LoadedModel {
     renamedShard(base, "graviton", (shard) => {
       shard.managers.machine_type = "t4g.medium";
       shard.workers.machine_type = "m7g.large";
+      shard.workers.alternative_machine_types = ["m6g.large", "m8g.large"];
     }),
     renamedShard(base, "graviton-big", (shard) => {
       shard.managers.machine_type = "m7g.large";
       shard.managers.count = 3;
       shard.workers.machine_type = "c7g.2xlarge";
       shard.workers.spot = false;
+      delete shard.workers.alternative_machine_types;
     }),
   );
   return load(data.cell.id, data);
