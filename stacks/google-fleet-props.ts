@@ -21,6 +21,7 @@ import {
   managerServiceAccountId,
   secretLocation,
   shardImages,
+  workerServiceAccountId,
   shardLabels,
   shardPrefix,
   workerGroupName,
@@ -93,6 +94,8 @@ function shardProps(model: GoogleRunnerModel, shard: Shard, files: RenderedShard
       // A token placed on the VM by hand would not survive a recreated VM.
       autohealing: usesSecretManager,
     },
+    // The workers' boot logs reach Cloud Logging through a log-writing identity (constructs/google/worker-log-identity.ts).
+    workerLogs: { serviceAccountId: workerServiceAccountId(model, shard) },
     workers: {
       groups: workerGroups.map((group) => ({ ...group, templateNamePrefix: templateNamePrefix(group.name) })),
       machineType: shard.workers.machine_type,

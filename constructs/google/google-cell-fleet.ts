@@ -15,6 +15,7 @@ import { FleetingIam, type FleetingIamProps } from "./fleeting-iam";
 import { FleetNetwork, type FleetNetworkProps } from "./network";
 import { RunnerManagerGroup, type RunnerManagerGroupProps } from "./runner-manager-group";
 import { WorkerInstanceGroup, type WorkerInstanceGroupProps } from "./worker-instance-group";
+import { WORKER_LOG_SCOPE, WorkerLogIdentity, type WorkerLogIdentityProps } from "./worker-log-identity";
 
 /** One shard: its constructs' props, less what the fleet wires (project, region, subnetwork, service account). */
 export interface GoogleShardProps {
@@ -24,6 +25,11 @@ export interface GoogleShardProps {
   readonly cache?: Omit<CacheBucketProps, "project" | "location" | "objectAdminServiceAccountEmails">;
   readonly managers: Omit<RunnerManagerGroupProps, "project" | "region" | "subnetwork" | "serviceAccountEmail">;
   readonly workers: Omit<WorkerInstanceGroupProps, "project" | "region" | "subnetwork">;
+  /**
+   * A log-writing identity for the workers, so their boot logs reach Cloud Logging.
+   * @default - workers have no service account and their boots leave no trace once they are removed
+   */
+  readonly workerLogs?: Omit<WorkerLogIdentityProps, "project">;
 }
 
 export interface GoogleCellFleetProps {
@@ -61,13 +67,20 @@ export class GoogleCellFleet extends Construct {
   private addShard(project: string, region: string, shard: GoogleShardProps): GoogleShardFleet {
     const scope = new Construct(this, `shard-${shard.name}`);
     const subnetwork = this.network.subnetwork;
-    const iam = new FleetingIam(scope, "iam", { ...shard.iam, project });
+    const workerLogs = shard.workerLogs ? new WorkerLogIdentity(scope, "worker-logs", { ...shard.workerLogs, project }) : undefined;
+    const iam = new FleetingIam(scope, "iam", { ...shard.iam, project, workerServiceAccountEmail: workerLogs?.email ?? shard.iam.workerServiceAccountEmail });
     const serviceAccountEmail = iam.serviceAccountEmail;
     const cache = shard.cache
       ? new CacheBucket(scope, "cache", { ...shard.cache, project, location: region, objectAdminServiceAccountEmails: [serviceAccountEmail] })
       : undefined;
     const managers = new RunnerManagerGroup(scope, "managers", { ...shard.managers, project, region, subnetwork, serviceAccountEmail });
-    const workers = new WorkerInstanceGroup(scope, "workers", { ...shard.workers, project, region, subnetwork });
+    const workers = new WorkerInstanceGroup(scope, "workers", {
+      ...shard.workers,
+      project,
+      region,
+      subnetwork,
+      ...(workerLogs ? { serviceAccountEmail: workerLogs.email, serviceAccountScopes: [WORKER_LOG_SCOPE] } : {}),
+    });
     return { name: shard.name, scope, iam, cache, managers, workers };
   }
 

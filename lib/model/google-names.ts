@@ -12,6 +12,7 @@ import {
   cacheBucketName,
   managerName,
   managerServiceAccountId,
+  workerServiceAccountId,
   secretLocation,
   shardPrefix,
   workerGroupName,
@@ -102,6 +103,7 @@ export function googleDerivedNames(model: RunnerModel): DerivedName[] {
     names.push({ name: managerNetworkTag(model, shard), rule: rules.computeName, from });
     names.push({ name: workerNetworkTag(model, shard), rule: rules.computeName, from });
     names.push({ name: managerServiceAccountId(model, shard), rule: rules.serviceAccountId, from });
+    names.push({ name: workerServiceAccountId(model, shard), rule: rules.serviceAccountId, from });
     names.push({ name: fleetingRoleId(model, shard), rule: rules.customRoleId, from });
     if (shard.cache.enabled) {
       names.push({ name: cacheBucketName(model, shard), rule: rules.bucketName, from: [...from, ["cloud", "project"]] });

@@ -62,6 +62,11 @@ export function managerServiceAccountId(model: RunnerModel, shard: Shard): strin
   return fitName(`rm-${shardPrefix(model, shard)}`, 30);
 }
 
+/** Google service account id of a shard's workers: it writes their boot logs, nothing else. */
+export function workerServiceAccountId(model: RunnerModel, shard: Shard): string {
+  return fitName(`rw-${shardPrefix(model, shard)}`, 30);
+}
+
 /** Where a shard's runner token lives in each kind of secret store. */
 export interface SecretLocation {
   /** Google Secret Manager secret id: "<prefix>-<cell>-<shard>". */
