@@ -7,10 +7,12 @@
 import { exampleModel } from "../support/models";
 import type { BootResult } from "./support/manager-boot";
 import { bootWorkerPayload, bridgeMtu, workerContainer, type Worker } from "./support/worker-boot";
-import { allMaskedAndInactive, dockerInfoAs, groupsOf, packageInstalls, readyAfterDocker, unitStates } from "./support/worker-checks";
+import { allMaskedAndInactive, dockerInfoAs, failedUnits, groupsOf, packageInstalls, readyAfterDocker, unitStates } from "./support/worker-checks";
 
 /** Docker's own bridge MTU: AWS VPCs carry 1500 and more, so the worker leaves it. */
 const DOCKER_DEFAULT_MTU = 1500;
+/** Where the boot installs itself for cloud-init to run at every boot. */
+const PER_BOOT_HOOK = "/var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh";
 
 describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazon Linux 2023 AMI", () => {
   const model = exampleModel("cell-2");
@@ -63,7 +65,16 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
   });
 
   it("installs itself as a cloud-init per-boot script: EC2 runs user data at the first boot only", async () => {
-    const hook = await worker.container.readFile("/var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh");
+    const hook = await worker.container.readFile(PER_BOOT_HOOK);
     expect(hook).toContain("exec /usr/local/sbin/runner-fleet-worker");
+  });
+
+  it("runs again from that hook (the next boot) without installing anything or restarting dockerd", async () => {
+    const dockerdStarts = worker.stubs.callsOf("dockerd", "start").length;
+    const again = await worker.container.exec(["systemd-run", "--unit=runner-fleet-per-boot", "--wait", "--quiet", "--property=Type=oneshot", PER_BOOT_HOOK], { check: false, timeoutMs: 60_000 });
+    expect({ code: again.code, journal: again.code === 0 ? "" : await worker.container.journal("runner-fleet-per-boot") }).toEqual({ code: 0, journal: "" });
+    expect(packageInstalls(worker)).toEqual([]);
+    expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(dockerdStarts);
+    expect(await failedUnits(worker)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { WORKER_READY_FILE } from "../../lib/render/config-toml";
 import { GOOGLE_VPC_MTU } from "../../lib/render/docker-daemon";
 import type { BootResult } from "./support/manager-boot";
 import { bootWorkerPayload, bridgeMtu, workerContainer, type Worker } from "./support/worker-boot";
-import { allMaskedAndInactive, dockerInfoAs, groupsOf, packageInstalls, readyAfterDocker, unitStates, UPGRADE_UNITS } from "./support/worker-checks";
+import { allMaskedAndInactive, dockerInfoAs, failedUnits, groupsOf, packageInstalls, readyAfterDocker, unitStates, UPGRADE_UNITS } from "./support/worker-checks";
 
 const model = exampleModel("cell-1");
 const shard = model.shards[0];
@@ -37,6 +37,10 @@ function describeGoogleWorker(image: "ubuntu" | "ubuntu-with-docker", checks: (w
       expect(await unitStates(worker, UPGRADE_UNITS)).toEqual(allMaskedAndInactive(UPGRADE_UNITS));
       // The unattended-upgrades daemon the image started was stopped, not left running until the next boot.
       expect(worker.stubs.callsOf("unattended-upgrade-shutdown", "signal").map((call) => call.args.join(" "))).toEqual(["TERM"]);
+    });
+
+    it("leaves no failed unit: a timer still active when its service is masked would fail", async () => {
+      expect(await failedUnits(worker)).toEqual([]);
     });
 
     it("runs dockerd with the VPC's MTU on its bridge and the model's registry mirror", async () => {
@@ -67,6 +71,13 @@ describe("Google worker of cell-1 booted in real systemd", () => {
   });
 
   describeGoogleWorker("ubuntu", (worker) => {
+    it("waits out a dockerd that does not answer yet: docker info refused, retried, the marker after its answer", async () => {
+      const { markerAt, firstAnsweredInfoAt, refusedInfoAt } = await readyAfterDocker(worker());
+      expect(refusedInfoAt.length).toBeGreaterThan(0);
+      expect(Math.max(...refusedInfoAt)).toBeLessThan(firstAnsweredInfoAt!);
+      expect(markerAt).toBeGreaterThanOrEqual(firstAnsweredInfoAt!);
+    });
+
     it("installs docker.io, the image lacking it, once", () => {
       expect(packageInstalls(worker())).toEqual([expect.stringMatching(/^apt-get .*install .*docker\.io$/)]);
       expect(worker().stubs.callsOf("docker-package", "installed")).toHaveLength(1);

@@ -33,9 +33,14 @@ export function packageInstalls(worker: Worker): string[] {
  * When the ready marker was written, and when dockerd first answered `docker info` (the CLI stub's record):
  * the manager hands out jobs once the marker exists, so it must come after.
  */
-export async function readyAfterDocker(worker: Worker): Promise<{ markerAt: number; firstAnsweredInfoAt: number | undefined }> {
-  const answered = worker.stubs.callsOf("docker", "answered").filter((call) => call.args[0] === "info");
-  return { markerAt: await modifiedAt(worker.container, WORKER_READY_FILE), firstAnsweredInfoAt: answered[0]?.at };
+export async function readyAfterDocker(worker: Worker): Promise<{ markerAt: number; firstAnsweredInfoAt: number | undefined; refusedInfoAt: number[] }> {
+  const info = (event: string) => worker.stubs.callsOf("docker", event).filter((call) => call.args[0] === "info");
+  return {
+    markerAt: await modifiedAt(worker.container, WORKER_READY_FILE),
+    firstAnsweredInfoAt: info("answered")[0]?.at,
+    // dockerd answers a moment after its unit started (stubs/docker/dockerd): a boot that waits sees refusals first.
+    refusedInfoAt: info("refused").map((call) => call.at),
+  };
 }
 
 /** The groups of a user, as `id -nG` lists them. */
@@ -46,4 +51,10 @@ export async function groupsOf(worker: Worker, user: string): Promise<string[]> 
 /** `docker info` as the user the manager connects as: answers only to a member of the docker group. */
 export async function dockerInfoAs(worker: Worker, user: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return worker.container.exec(["runuser", "-u", user, "--", "docker", "info"], { check: false });
+}
+
+/** Units systemd lists as failed: a worker that leaves some is degraded for every monitor that looks. */
+export async function failedUnits(worker: Worker): Promise<string[]> {
+  const listed = await worker.container.exec(["systemctl", "list-units", "--failed", "--plain", "--no-legend", "--no-pager"]);
+  return listed.stdout.split("\n").filter(Boolean).map((line) => line.split(/\s+/)[0]);
 }
