@@ -9,7 +9,8 @@
  * `<FLEETING_PLUGIN_PATH>/<registry>/<repository>/<name>/<version>/plugin` (the path gitlab-runner issue
  * 38247 shows: .../registry.gitlab.com/gitlab-org/fleeting/plugins/aws/1.0.0/plugin).
  */
-import type { CloudConfig } from "./schema";
+/** The clouds with a plugin of GitLab's (the schema's cloud.provider; not imported from it: the schema imports this file). */
+type Provider = "google" | "aws";
 
 /** The registry and repository a short reference (`aws:1.1.0`) resolves to. */
 export const DEFAULT_PLUGIN_REPOSITORY = "registry.gitlab.com/gitlab-org/fleeting/plugins";
@@ -36,7 +37,7 @@ export interface FleetingPlugin {
 }
 
 /** A shard's plugin: the model's `managers.fleeting_plugin` (a version or a mirror reference), or the cloud's default. */
-export function fleetingPlugin(provider: CloudConfig["provider"], setting: string | undefined): FleetingPlugin {
+export function fleetingPlugin(provider: Provider, setting: string | undefined): FleetingPlugin {
   const chosen = setting ?? DEFAULT_FLEETING_PLUGIN_VERSIONS[provider];
   if (EXACT_VERSION.test(chosen)) {
     const name = FLEETING_PLUGIN_NAMES[provider];

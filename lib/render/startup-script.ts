@@ -243,6 +243,8 @@ export function workerSettings(model: RunnerModel, shard: Shard): Record<string,
     DOCKER_DAEMON_SETTINGS_PATH: DOCKER_DAEMON_SETTINGS_FILE,
     // EC2 runs user data once per instance; the boot then installs itself as a cloud-init per-boot script.
     BOOT_HOOK: model.cloud.provider === "aws" ? "cloud-init-per-boot" : "none",
+    // The aws fleeting plugin sends its key through EC2 Instance Connect; the boot makes sure sshd accepts it.
+    SSH_KEY_DELIVERY: model.cloud.provider === "aws" ? "ec2-instance-connect" : "instance-metadata",
     ...egressScriptSettings(model),
   };
 }

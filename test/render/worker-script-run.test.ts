@@ -49,6 +49,9 @@ describe("worker startup script", () => {
     ]);
     const aptInstall = run.calls.findIndex((call) => call.name === "apt-get" && call.args.includes("install"));
     expect(aptInstall).toBeGreaterThan(mask);
+    const stop = run.calls.findIndex((call) => call.name === "systemctl" && call.args[0] === "stop");
+    expect(stop).toBeGreaterThan(-1);
+    expect(stop).toBeLessThan(mask);
   });
 
   it("on Amazon Linux 2023 (no apt-get) masks no apt units, installs a missing Docker with dnf and masks the ECS agent", () => {
@@ -61,6 +64,10 @@ describe("worker startup script", () => {
 
     expectSucceeded(run);
     expect(called(run, "dnf", "install", "docker")).toBe(true);
+    // The ECS-optimized AMI lacks EC2 Instance Connect, through which the aws plugin sends its key.
+    expect(called(run, "dnf", "install", "ec2-instance-connect")).toBe(true);
+    expect(called(run, "systemctl", "try-restart", "sshd.service")).toBe(true);
+    expect(sandbox.exists("opt/aws/bin/eic_run_authorized_keys")).toBe(true);
     expect(called(run, "systemctl", "mask", "apt-daily.timer")).toBe(false);
     expect(called(run, "systemctl", "mask", "--now", "ecs.service")).toBe(true);
     expect(called(run, "usermod", "-aG", "docker", model.shards[0].workers.username)).toBe(true);
@@ -68,13 +75,45 @@ describe("worker startup script", () => {
   });
 
   it("fails without a ready marker when Docker is missing and neither apt-get nor dnf can install it", () => {
-    const model = exampleModel("cell-2");
+    const model = exampleModel("cell-1");
     sandbox.removeStub("apt-get");
 
     const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
 
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain("Docker is missing and there is neither apt-get nor dnf to install it");
+    expect(sandbox.exists(readyFile)).toBe(false);
+  });
+
+  it("leaves EC2 Instance Connect alone where the image has it, and never installs it on Google Cloud", () => {
+    const aws = exampleModel("cell-2");
+    sandbox.addStub("dnf");
+    sandbox.writeRootFile("opt/aws/bin/eic_run_authorized_keys", "");
+
+    const run = sandbox.run(renderWorkerStartupScript(aws, aws.shards[0]));
+    const googleSandbox = new ScriptSandbox();
+    try {
+      googleSandbox.addStub("dnf");
+      const google = exampleModel("cell-1");
+      const googleRun = googleSandbox.run(renderWorkerStartupScript(google, google.shards[0]));
+      expectSucceeded(googleRun);
+      expect(called(googleRun, "dnf", "install", "ec2-instance-connect")).toBe(false);
+    } finally {
+      googleSandbox.dispose();
+    }
+
+    expectSucceeded(run);
+    expect(called(run, "dnf", "install", "ec2-instance-connect")).toBe(false);
+  });
+
+  it("fails without a ready marker when EC2 Instance Connect is missing and neither dnf nor apt-get can install it", () => {
+    const model = exampleModel("cell-2");
+    sandbox.removeStub("apt-get");
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("EC2 Instance Connect is missing and there is neither dnf nor apt-get to install it");
     expect(sandbox.exists(readyFile)).toBe(false);
   });
 
@@ -144,6 +183,8 @@ describe("worker startup script", () => {
       m.shards[0].workers.username = "runner";
     });
     sandbox.addStub("docker");
+    // Ubuntu's AMIs ship EC2 Instance Connect.
+    sandbox.writeRootFile("usr/share/ec2-instance-connect/eic_run_authorized_keys", "");
 
     const first = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
     const second = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));

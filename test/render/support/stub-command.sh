@@ -62,6 +62,11 @@ case "$name" in
       mark_installed docker 1.0
       ln -sf "$STUB_DIR/logger" "$STUB_DIR/docker"
     fi
+    if [[ $1 == install && " $* " == *" ec2-instance-connect "* ]]; then
+      mark_installed ec2-instance-connect 1.0
+      mkdir -p "$RUNNER_FLEET_ROOT/opt/aws/bin"
+      : >"$RUNNER_FLEET_ROOT/opt/aws/bin/eic_run_authorized_keys"
+    fi
     ;;
   snap) ln -sf "$STUB_DIR/logger" "$STUB_DIR/aws" ;;
   aws)
