@@ -113,8 +113,9 @@ describe("settings that weaken isolation", () => {
 
 describe("duplicates", () => {
   it("warns about two policies with the same periods, and not about different ones", () => {
-    const twice = append(BASE, '    autoscaling:\n      policies:\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 2\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 3');
-    expect(messagesOf(twice).warnings).toEqual([expect.stringContaining("policies[1].periods: expected periods of their own: policies[0] has the same periods in the same time zone")]);
+    // A first policy for every hour, so the only finding is the duplicate (policies without one are warned about too).
+    const twice = append(BASE, '    autoscaling:\n      policies:\n        - periods: ["* * * * *"]\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 2\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 3');
+    expect(messagesOf(twice).warnings).toEqual([expect.stringContaining("policies[2].periods: expected periods of their own: policies[1] has the same periods in the same time zone")]);
     expect(messagesOf(twice.replace('["* 8-18 * * mon-fri"]\n          idle_count: 3', '["* 19-23 * * mon-fri"]\n          idle_count: 3')).warnings).toEqual([]);
   });
 });

@@ -34,9 +34,10 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
     expect({ code: boot.code, journal: boot.code === 0 ? "" : boot.journal }).toEqual({ code: 0, journal: "" });
   });
 
-  it("does not reinstall the image's Docker: no dnf install, and the image's dockerd kept its package", () => {
-    expect(packageInstalls(worker)).toEqual([]);
-    expect(worker.stubs.callsOf("dnf")).toEqual([]);
+  it("does not reinstall the image's Docker, and installs only EC2 Instance Connect, which the ECS-optimized AMI lacks", () => {
+    expect(packageInstalls(worker)).toEqual(["dnf install -y -q ec2-instance-connect"]);
+    // sshd is restarted once, so it takes the package's AuthorizedKeysCommand.
+    expect(worker.stubs.callsOf("sshd-stand-in", "signal")).toHaveLength(1);
     expect(worker.stubs.callsOf("docker-package", "installed")).toHaveLength(1);
   });
 
@@ -71,9 +72,12 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
 
   it("runs again from that hook (the next boot) without installing anything or restarting dockerd", async () => {
     const dockerdStarts = worker.stubs.callsOf("dockerd", "start").length;
+    const installsBefore = packageInstalls(worker);
     const again = await worker.container.exec(["systemd-run", "--unit=runner-fleet-per-boot", "--wait", "--quiet", "--property=Type=oneshot", PER_BOOT_HOOK], { check: false, timeoutMs: 60_000 });
     expect({ code: again.code, journal: again.code === 0 ? "" : await worker.container.journal("runner-fleet-per-boot") }).toEqual({ code: 0, journal: "" });
-    expect(packageInstalls(worker)).toEqual([]);
+    // Only the first boot's ec2-instance-connect install: the next one finds it.
+    expect(packageInstalls(worker)).toEqual(installsBefore);
+    expect(installsBefore).toEqual(["dnf install -y -q ec2-instance-connect"]);
     expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(dockerdStarts);
     expect(await failedUnits(worker)).toEqual([]);
   });

@@ -7,7 +7,9 @@
 #                          2.9.1+nmu3, data/unattended-upgrades.service, the file Ubuntu's package ships too).
 #   ubuntu-with-docker     the same with docker.io installed, enabled and running: a team's baked image.
 #   amazon-linux-2023-ecs  the ECS-optimized Amazon Linux 2023 AMI, AWS's default: no apt (apt-get, its stub and its
-#                          timers gone), dnf, Docker installed and running, the ECS agent's ecs.service running.
+#                          timers gone), dnf, Docker installed and running, the ECS agent's ecs.service running,
+#                          sshd.service running and no ec2-instance-connect (the AMI is built from the minimal AMI
+#                          without it: aws/amazon-ecs-ami issue 170).
 set -euo pipefail
 source /usr/local/lib/runner-fleet-stubs/stub-lib.sh
 readonly IMAGES="${STUB_DIR}/images"
@@ -48,8 +50,20 @@ Restart=on-failure
 [Install]
 WantedBy=multi-user.target
 UNIT
+  # OpenSSH's server unit as Amazon Linux names it, reduced to a process that runs.
+  install -m 0755 "${IMAGES}/waits-for-signal" /usr/libexec/sshd-stand-in
+  cat >/usr/lib/systemd/system/sshd.service <<'UNIT'
+[Unit]
+Description=OpenSSH server daemon (system-test stand-in)
+
+[Service]
+ExecStart=/usr/libexec/sshd-stand-in
+
+[Install]
+WantedBy=multi-user.target
+UNIT
   systemctl daemon-reload
-  systemctl enable --now ecs.service 2>/dev/null
+  systemctl enable --now ecs.service sshd.service 2>/dev/null
 }
 
 case ${1:-} in
