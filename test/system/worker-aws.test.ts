@@ -34,10 +34,19 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
     expect({ code: boot.code, journal: boot.code === 0 ? "" : boot.journal }).toEqual({ code: 0, journal: "" });
   });
 
-  it("does not reinstall the image's Docker: no dnf install, and the image's dockerd kept its package", () => {
-    expect(packageInstalls(worker)).toEqual([]);
-    expect(worker.stubs.callsOf("dnf")).toEqual([]);
+  it("does not reinstall the image's Docker: the only install is ec2-instance-connect, which the image lacks", () => {
+    expect(packageInstalls(worker)).toEqual(["dnf install -y -q ec2-instance-connect"]);
     expect(worker.stubs.callsOf("docker-package", "installed")).toHaveLength(1);
+  });
+
+  it("restarts sshd after installing ec2-instance-connect, so the key the plugin sends is accepted", () => {
+    const installedAt = worker.stubs.callsOf("dnf", "call")[0].at;
+    const sshd = worker.stubs.callsOf("sshd").map((call) => ({ event: call.event, afterInstall: call.at > installedAt }));
+    expect(sshd).toEqual([
+      { event: "start", afterInstall: false },
+      { event: "signal", afterInstall: true },
+      { event: "start", afterInstall: true },
+    ]);
   });
 
   it("masks the ECS agent, which the image started, and stops it", async () => {
@@ -69,11 +78,11 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
     expect(hook).toContain("exec /usr/local/sbin/runner-fleet-worker");
   });
 
-  it("runs again from that hook (the next boot) without installing anything or restarting dockerd", async () => {
+  it("runs again from that hook (the next boot) without installing anything more or restarting dockerd", async () => {
     const dockerdStarts = worker.stubs.callsOf("dockerd", "start").length;
     const again = await worker.container.exec(["systemd-run", "--unit=runner-fleet-per-boot", "--wait", "--quiet", "--property=Type=oneshot", PER_BOOT_HOOK], { check: false, timeoutMs: 60_000 });
     expect({ code: again.code, journal: again.code === 0 ? "" : await worker.container.journal("runner-fleet-per-boot") }).toEqual({ code: 0, journal: "" });
-    expect(packageInstalls(worker)).toEqual([]);
+    expect(packageInstalls(worker)).toEqual(["dnf install -y -q ec2-instance-connect"]);
     expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(dockerdStarts);
     expect(await failedUnits(worker)).toEqual([]);
   });
