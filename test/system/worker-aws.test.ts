@@ -86,4 +86,14 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
     expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(dockerdStarts);
     expect(await failedUnits(worker)).toEqual([]);
   });
+
+  // Last: it breaks this worker's Docker. The stand-in must refuse what dockerd refuses, or a daemon.json the
+  // boot renders wrong (an MTU as a string, say) would pass these tests and stop Docker on every real worker.
+  it("has a dockerd stand-in that refuses to start on a daemon.json dockerd refuses: docker.service fails, docker info is refused", async () => {
+    await worker.container.writeFile("/etc/docker/daemon.json", '{"mtu": "1460"}\n');
+    await worker.container.exec(["systemctl", "restart", "docker.service"], { check: false });
+    await worker.container.waitFor("docker.service to fail", async () => (await worker.container.activeState("docker.service")) === "failed", 20_000);
+    expect(worker.stubs.callsOf("dockerd", "refused-config").length).toBeGreaterThan(0);
+    expect(await worker.container.exec(["docker", "info"], { check: false })).toMatchObject({ code: 1, stderr: expect.stringContaining("Cannot connect to the Docker daemon") });
+  });
 });
