@@ -7,6 +7,7 @@
 import { CommanderError, type Command } from "commander";
 import { OperationalError, UserInputError } from "../../lib/errors";
 import { redactSecrets } from "../../lib/redact";
+import { ModelValidationError } from "../../lib/model/issues";
 
 export async function runCli(command: Command, argv: readonly string[] = process.argv): Promise<number> {
   command.exitOverride();
@@ -33,7 +34,11 @@ export function reportError(error: unknown, output: { readonly json?: boolean } 
       : `internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}${sourceMapsHint()}`;
   const safe = redactSecrets(message);
   process.stderr.write(`error: ${safe}\n`);
-  if (output.json) process.stdout.write(`${JSON.stringify({ ok: false, exitCode, error: safe })}\n`);
+  if (output.json) {
+    // A model's problems as prepare --json lists them: one object each (file, path, line, column, expected, received).
+    const errors = error instanceof ModelValidationError ? { errors: error.issues } : {};
+    process.stdout.write(redactSecrets(JSON.stringify({ ok: false, exitCode, error: safe, ...errors })) + "\n");
+  }
   return exitCode;
 }
 

@@ -6,6 +6,7 @@ import { formatStatusTable, type ShardStatus } from "../../lib/gitlab/status";
 import { formatSteps } from "../../lib/onboard/format-plan";
 import type { ShardOutcome } from "../../lib/onboard/outcome";
 import type { ShardPlan } from "../../lib/onboard/plan";
+import type { NewRunner } from "../../lib/gitlab/client";
 import { redactSecrets } from "../../lib/redact";
 import type { OnboardMode } from "./onboard-options";
 
@@ -21,6 +22,8 @@ export interface OnboardResult {
   readonly shards: readonly ShardOutcome[];
   /** With --dry-run (reconcile/rotate/remove): the plan, step by step, that a run would carry out. */
   readonly plan?: readonly ShardPlan[];
+  /** With --dry-run and no token: the runner each shard asks for, not yet checked against GitLab. */
+  readonly intended?: readonly IntendedRunner[];
   /** Per shard, for --status. */
   readonly status?: readonly ShardStatus[];
   /** For --prune: what was (or would be) deleted. */
@@ -30,6 +33,15 @@ export interface OnboardResult {
   readonly notices: readonly string[];
   /** What the run asked GitLab: requests and time waiting for the rate limit (absent when GitLab was not asked). */
   readonly requests?: RequestTally;
+}
+
+export interface IntendedRunner {
+  readonly shard: string;
+  readonly checkedAgainstGitLab: false;
+  /** The settings onboard would send (maintenance_note included); never a token. */
+  readonly runner: NewRunner;
+  /** Where its token would be stored. */
+  readonly secret: string;
 }
 
 const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: string]> = {
@@ -52,6 +64,7 @@ export function formatOnboardReport(result: OnboardResult): string {
   } else {
     const width = Math.max(...result.shards.map((outcome) => outcome.shard.length), 5);
     const plans = new Map((result.plan ?? []).map((plan) => [plan.shard, plan]));
+    const intended = new Map((result.intended ?? []).map((wanted) => [wanted.shard, wanted]));
     for (const outcome of result.shards) {
       const [done, planned] = ACTION_WORDS[outcome.action];
       const verb = outcome.error ? `failed (${planned.replace("would ", "")})` : outcome.dryRun ? planned : done;
@@ -63,10 +76,22 @@ export function formatOnboardReport(result: OnboardResult): string {
       if (outcome.tokenStored) lines.push(`      token stored in ${outcome.secret}`);
       for (const note of outcome.notes) lines.push(`      note: ${note}`);
       if (outcome.error) lines.push(`      error: ${outcome.error}`);
+      const wanted = intended.get(outcome.shard);
+      if (wanted) lines.push(...describeIntended(wanted).map((line) => `      ${line}`));
     }
   }
   for (const notice of result.notices) lines.push(`warning: ${notice}`);
   for (const problem of result.problems) lines.push(`error: ${problem}`);
   if (result.requests) lines.push(describeTally(result.requests, formatMs));
   return `${redactSecrets(lines.join("\n"))}\n`;
+}
+
+/** The runner a shard asks for, in the words of GitLab's runner settings. */
+function describeIntended({ runner, secret }: IntendedRunner): string[] {
+  const owner = runner.group_id !== undefined ? ` of group ${runner.group_id}` : runner.project_id !== undefined ? ` of project ${runner.project_id}` : "";
+  return [
+    `intended runner (not yet checked against GitLab): ${runner.runner_type}${owner}, description ${JSON.stringify(runner.description)}`,
+    `  tags ${runner.tag_list.length > 0 ? runner.tag_list.join(", ") : "(none)"}; run untagged: ${runner.run_untagged ? "yes" : "no"}; maximum timeout ${runner.maximum_timeout}s; ${runner.access_level}${runner.paused ? "; paused" : ""}${runner.locked ? "; locked" : ""}`,
+    `  token would be stored in ${secret}`,
+  ];
 }

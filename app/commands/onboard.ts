@@ -98,10 +98,12 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   if (!adminToken) {
     if (mode.kind !== "status" && mode.kind !== "prune" && mode.dryRun) {
       // No credentials: say what onboarding would look at, and touch nothing.
+      // The notice is part of the report (stdout, or --json), so it is not logged too: printed once.
       const notice = `$${tokenEnv} is not set: GitLab was not queried; every shard is reconciled when onboard runs with a token`;
-      log(`warning: ${notice}`);
       const outcomes = shards.map((shard) => uncheckedOutcome({ shard: shard.name, secret: store.describe(shard), reason: "GitLab not queried", dryRun: true }));
-      return { ...head, ok: true, exitCode: 0, shards: outcomes, plan: [], problems: [], notices: [notice] };
+      // What each shard asks GitLab for, so the dry run shows the runners even without a token.
+      const intended = shards.map((shard) => ({ shard: shard.name, checkedAgainstGitLab: false as const, runner: desiredRunner(model, shard), secret: store.describe(shard) }));
+      return { ...head, ok: true, exitCode: 0, shards: outcomes, plan: [], intended, problems: [], notices: [notice] };
     }
     throw new UserInputError(
       `$${tokenEnv} is not set: onboard needs a GitLab token with the api scope (an administrator's for instance runners) in the variable the model names in gitlab.token_env`,
@@ -181,9 +183,8 @@ async function withCellLock(session: Session, mode: ChangingMode, run: (notices:
       onWait: (holder) => log(`${describeHolder(holder)} on cell ${model.cell.id}; waiting up to ${formatMs(mode.lockWaitMs)}`),
       onTakeover: (previous) => log(`warning: ${describeTakeover(model.cell.id, previous)}`),
       onCompromised: (error) => {
-        const notice = `the onboard lock of cell ${model.cell.id} was lost during the run (${error.message}); another run may have started`;
-        log(`warning: ${notice}`);
-        notices.push(notice);
+        // In the report's notices (stdout or --json): not logged as well, so it is printed once.
+        notices.push(`the onboard lock of cell ${model.cell.id} was lost during the run (${error.message}); another run may have started`);
       },
     });
   }

@@ -13,6 +13,7 @@ import { checkUnique } from "./checks";
 import { FleetMonitoring, type FleetMonitoringProps } from "./fleet-monitoring";
 import { FleetingIam, type FleetingIamProps } from "./fleeting-iam";
 import { FleetNetwork, type FleetNetworkProps } from "./network";
+import { ProjectServices } from "./project-services";
 import { RunnerManagerGroup, type RunnerManagerGroupProps } from "./runner-manager-group";
 import { WorkerInstanceGroup, type WorkerInstanceGroupProps } from "./worker-instance-group";
 import { WORKER_LOG_SCOPE, WorkerLogIdentity, type WorkerLogIdentityProps } from "./worker-log-identity";
@@ -42,6 +43,12 @@ export interface GoogleCellFleetProps {
   readonly shards: readonly GoogleShardProps[];
   /** @default - no monitoring */
   readonly monitoring?: Omit<FleetMonitoringProps, "project">;
+  /**
+   * Enable the APIs the fleet uses in the project (constructs/google/project-services.ts), every resource
+   * depending on them. Turn off only where the project's APIs are managed elsewhere.
+   * @default true
+   */
+  readonly enableProjectServices?: boolean;
 }
 
 /** The constructs of one shard. */
@@ -52,16 +59,21 @@ export class GoogleCellFleet extends Construct {
   /** Per shard, in props order. */
   public readonly shards: readonly GoogleShardFleet[];
   public readonly monitoring?: FleetMonitoring;
+  /** The enabled APIs; undefined with `enableProjectServices: false`. */
+  public readonly projectServices?: ProjectServices;
 
   constructor(scope: Construct, id: string, props: GoogleCellFleetProps) {
     super(scope, id);
     // Shard names key the outputs and name the shard scopes.
     checkUnique(this, "shards[].name", props.shards.map((shard) => shard.name));
     const { project, region } = props;
+    if (props.enableProjectServices ?? true) this.projectServices = new ProjectServices(this, "services", { project });
     this.network = new FleetNetwork(this, "network", { ...props.network, project, region });
     this.shards = props.shards.map((shard) => this.addShard(project, region, shard));
     if (props.monitoring) this.monitoring = new FleetMonitoring(this, "monitoring", { ...props.monitoring, project });
     this.addOutputs();
+    // Last, so that every resource created above waits for the APIs it calls.
+    this.projectServices?.precede(this);
   }
 
   private addShard(project: string, region: string, shard: GoogleShardProps): GoogleShardFleet {

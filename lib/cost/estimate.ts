@@ -7,7 +7,9 @@
  * Spot workers are priced at the on-demand price less the spot discount (the model's
  * cost.spot_discount, else the price table's). Prices come from the model's
  * cost.hourly_prices, else the dated table (data/prices.json). A machine type
- * neither knows is named as unpriced and leaves the affected sums unknown: never 0.
+ * neither knows is named as unpriced and leaves the affected sums unknown: never 0. Zero
+ * instances of an unpriced type cost 0, and `priced` holds the sums of what is priced, so a
+ * partly priced cell still shows a figure (a lower bound) beside the names of what is not.
  * Disks, network (NAT, egress), storage and monitoring are not included.
  */
 import type { RunnerModel, Shard } from "../model/schema";
@@ -51,6 +53,8 @@ export interface CellCost {
   readonly prices: { readonly asOf: string; readonly file: string; readonly source: string };
   readonly shards: readonly ShardCost[];
   readonly total: { readonly idle: number | null; readonly max: number | null };
+  /** The sums of the priced parts only: equal to total when everything is priced, a lower bound otherwise. */
+  readonly priced: { readonly idle: number; readonly max: number };
   /** "m9.huge (workers of shard x) in eu-west-1": prices nobody gave; their sums are unknown. */
   readonly unpriced: readonly string[];
   readonly excludes: string;
@@ -101,6 +105,10 @@ export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_T
       idle: shards.reduce<number | null>((sum, shard) => plus(sum, shard.monthly.idle), 0),
       max: shards.reduce<number | null>((sum, shard) => plus(sum, shard.monthly.max), 0),
     },
+    priced: {
+      idle: shards.reduce((sum, shard) => sum + (shard.managers.monthly ?? 0) + (shard.workers.idleMonthly ?? 0), 0),
+      max: shards.reduce((sum, shard) => sum + (shard.managers.monthly ?? 0) + (shard.workers.maxMonthly ?? 0), 0),
+    },
     unpriced,
     excludes: COST_EXCLUDES,
   };
@@ -113,7 +121,9 @@ export function averageIdleWorkers(shard: Shard): number {
   return shard.managers.count * shares.reduce((sum, share, index) => sum + share * perManager[index], 0);
 }
 
+/** Zero of anything costs nothing, priced or not (no idle workers of an unpriced type: 0, not unknown). */
 function times(price: number | null, factor: number): number | null {
+  if (factor === 0) return 0;
   return price === null ? null : price * factor;
 }
 

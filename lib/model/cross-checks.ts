@@ -5,6 +5,8 @@
 import { awsDerivedNames } from "./aws-names";
 import { googleDerivedNames } from "./google-names";
 import { advisoryChecks } from "./advisory-checks";
+import { checkCellLabels } from "./label-checks";
+import { classChecks } from "./class-checks";
 import { checkGitLabWire } from "./gitlab-wire-checks";
 import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
@@ -25,6 +27,7 @@ const AWS_IMAGE = /^(ami-[0-9a-f]{8,17}|resolve:ssm:\/.+)$/;
 export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
   return [
     ...checkZones(model),
+    ...checkCellLabels(model),
     ...checkGitLabWire(model),
     ...checkNetwork(model),
     ...checkSecretStore(model),
@@ -32,6 +35,7 @@ export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
     ...checkShardNames(model),
     ...checkDerivedNames(model),
     ...model.shards.flatMap((shard, index) => checkShard(model, shard, ["shards", index])),
+    ...classChecks(model),
     ...advisoryChecks(model),
   ];
 }

@@ -34,6 +34,12 @@ export function createdNetworkNames(model: RunnerModel): { subnetwork: string; r
   };
 }
 
+/** Reserved Cloud NAT addresses, network.nat_addresses of them: <network>-nat-1, -2, ... */
+export function natAddressNames(model: RunnerModel): string[] {
+  const network = fleetNetworkName(model);
+  return Array.from({ length: model.network.nat_addresses }, (_, index) => fitName(`${network}-nat-${index + 1}`, 63));
+}
+
 /** The firewall rules of a shard: who may reach its managers and workers. */
 export function shardFirewallNames(
   model: RunnerModel,
@@ -87,6 +93,7 @@ export function googleDerivedNames(model: RunnerModel): DerivedName[] {
   if (!model.network.existing) {
     names.push({ name: fleetNetworkName(model), rule: rules.computeName, from: [["cell", "id"]] });
     for (const name of Object.values(createdNetworkNames(model))) names.push({ name, rule: rules.computeName, from: [["cell", "id"], ["cloud", "region"]] });
+    for (const name of natAddressNames(model)) names.push({ name, rule: rules.computeName, from: [["cell", "id"], ["network", "nat_addresses"]] });
   }
   model.shards.forEach((shard, index) => {
     const from = [["shards", index, "name"], ["cell", "id"]];

@@ -11,6 +11,8 @@ import type { z } from "zod";
 import { crossCheck } from "./cross-checks";
 import { documentStructureIssues, documentToData } from "./document-checks";
 import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
+import { firstYamlSyntaxIssue } from "./yaml-errors";
+import { quoteItHint } from "./format-hints";
 import { discriminatorValuesAt, knownKeysAt, suggestKey } from "./known-keys";
 import { readModelFileBytes } from "./read-model-file";
 import { runnerModelSchema, type RunnerModel } from "./schema";
@@ -48,15 +50,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
   const at = (offset: number) => lineCounter.linePos(offset);
 
-  if (doc.errors.length > 0) {
-    throw new ModelValidationError(
-      file,
-      doc.errors.map((yamlError) => {
-        const { line, col } = at(yamlError.pos[0]);
-        return { severity: "error", file, path: [], line, column: col, expected: "valid YAML", received: yamlError.message.split("\n")[0] };
-      }),
-    );
-  }
+  if (doc.errors.length > 0) throw new ModelValidationError(file, [firstYamlSyntaxIssue(doc, doc.errors, file, at)]);
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
     throw new ModelValidationError(file, [
       { severity: "error", file, path: [], line: 1, column: 1, expected: "a runner model mapping (cell, gitlab, cloud, shards, ...)", received: "an empty document" },
@@ -86,15 +80,18 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
   const parsed = runnerModelSchema.safeParse(data);
   const locate = (path: ModelPath, point: Point = "value") => locateNode(doc, path, point, at);
   const markerIssues = tokenMarkerFindings(data).map((finding): ModelIssue => ({ ...finding, file, ...locate(finding.path) }));
+  // Checked on the data as written, so it is reported with the schema's errors in one pass.
+  const writtenId = valueAt(data, ["cell", "id"]);
+  const nameFinding =
+    expectedCellId !== undefined && typeof writtenId === "string" && writtenId !== expectedCellId
+      ? [{ severity: "error" as const, path: ["cell", "id"], expected: `${JSON.stringify(expectedCellId)}, the file's name (cell.id must equal the file's base name: pipelines map a changed file to its cell by name)`, received: JSON.stringify(writtenId) }]
+      : [];
   if (!parsed.success) {
     const issues = parsed.error.issues.flatMap((issue) => zodIssueToModelIssues(issue, data, file, locate));
-    throw new ModelValidationError(file, sortByPosition([...issues, ...markerIssues]));
+    const named = nameFinding.map((finding): ModelIssue => ({ ...finding, file, ...locate(finding.path) }));
+    throw new ModelValidationError(file, sortByPosition([...issues, ...named, ...markerIssues]));
   }
 
-  const nameFinding =
-    expectedCellId !== undefined && parsed.data.cell.id !== expectedCellId
-      ? [{ severity: "error" as const, path: ["cell", "id"], expected: `${JSON.stringify(expectedCellId)}, the file's name`, received: JSON.stringify(parsed.data.cell.id) }]
-      : [];
   const findings = [...nameFinding, ...crossCheck(parsed.data)].map((finding): ModelIssue => {
     const { line, column } = locate(finding.path);
     return { ...finding, file, line, column };
@@ -130,7 +127,12 @@ function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: str
   const received = valueAt(data, path);
   const { line, column } = locate(path);
   // A refinement may say why in `params.hint` (the cron dialect's reason, for one).
-  const hint = issue.code === "custom" && typeof issue.params?.hint === "string" ? issue.params.hint : undefined;
+  const hint =
+    issue.code === "custom" && typeof issue.params?.hint === "string"
+      ? issue.params.hint
+      : issue.code === "invalid_type" && issue.expected === "string"
+        ? quoteItHint(path, received)
+        : undefined;
   return [{ severity: "error", file, path, line, column, expected: expectedText(issue, received), received: describeValue(received), hint }];
 }
 

@@ -10,15 +10,11 @@ import { parseGoDurationSeconds } from "./duration";
 import { normaliseTags } from "./tags";
 import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
 import { isValidCidr } from "../cidr";
-import { hasUserInfo, isValidTimeZone } from "./value-checks";
+import { closestTimeZone, hasUserInfo, isValidTimeZone } from "./value-checks";
 import { INSECURE_HTTP_SETTING } from "./gitlab-url-policy";
 import { EXACT_VERSION, MIRROR_REFERENCE } from "./fleeting-plugin";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
-/** Google Cloud labels: lowercase keys starting with a letter, values may be empty. AWS tags accept a superset. */
-const LABEL_KEY = /^[a-z][a-z0-9_-]{0,62}$/;
-const LABEL_VALUE = /^[a-z0-9_-]{0,63}$/;
-
 const dnsLabel = z
   .string()
   .regex(DNS_LABEL, "a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
@@ -40,12 +36,8 @@ const goDuration = z
   })
   .meta({ pattern: "^([0-9]*(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$" });
 
-const labels = z
-  .record(
-    z.string().regex(LABEL_KEY, "a label key: lowercase letters, digits, '_' or '-', starting with a letter"),
-    z.string().regex(LABEL_VALUE, "a label value: at most 63 lowercase letters, digits, '_' or '-'"),
-  )
-  .default({});
+/** Checked by the rules of the model's cloud (Google labels or AWS tags) in label-checks.ts. */
+const labels = z.record(z.string(), z.string()).default({});
 
 export const DEFAULT_NETWORK_CIDR = "10.0.0.0/16";
 const cidr = z
@@ -70,7 +62,7 @@ const gitlab = z
     url: z
       .url({ protocol: /^https?$/, error: "an http(s) URL of the GitLab instance, such as https://gitlab.example.com" })
       .refine((url) => !hasUserInfo(url), { message: "a URL without a user name or password (credentials never go into a model; the token is read from token_env)" })
-      .describe("Base URL of the GitLab instance the runners register with."),
+      .describe("Root URL of the GitLab instance the runners register with; a path is allowed only as a relative URL root (https://host/gitlab). Error (exit 2): a query, a fragment, or an API path such as /api/v4 (the toolkit and gitlab-runner add it themselves)."),
     token_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
@@ -112,7 +104,7 @@ const gitlab = z
       .url({ protocol: /^https?$/, error: "an http(s) URL jobs clone through, such as https://gitlab-internal.example.com" })
       .refine((url) => !hasUserInfo(url), { message: "a URL without a user name or password" })
       .optional()
-      .describe("Address jobs clone repositories from, when it differs from gitlab.url (config.toml clone_url)."),
+      .describe("Address jobs clone repositories from, when it differs from gitlab.url (config.toml clone_url). The same rules as url: error with a query, a fragment or an API path."),
   })
   .describe("The GitLab instance of this cell.");
 
@@ -131,7 +123,7 @@ const googleCloud = z.strictObject({
   zones: z
     .array(z.string())
     .min(1)
-    .describe("Zones of the region the managers and workers are spread over, for example [europe-west4-a, europe-west4-b]."),
+    .describe("Zones of the region the managers and workers are spread over, for example [europe-west4-a, europe-west4-b]. Error: a zone of another region, or one listed twice. Warning: a zone not in the dated list lib/model/cloud-zones.ts (clouds add zones, so not an error), and a zone no manager slot reaches (slot i runs in zones[i mod zones]: list at most the largest managers.count)."),
 });
 
 const awsCloud = z.strictObject({
@@ -143,15 +135,26 @@ const awsCloud = z.strictObject({
   availability_zones: z
     .array(z.string())
     .min(1)
-    .describe("Availability zones of the region, for example [eu-west-1a, eu-west-1b]."),
+    .describe("Availability zones of the region, for example [eu-west-1a, eu-west-1b]. Error: a zone of another region, or one listed twice. Warning: a zone not in the dated list lib/model/cloud-zones.ts (AWS adds zones, so not an error). With an existing VPC the subnets place the instances, not this list."),
   account_id: z
     .string()
     .regex(/^[0-9]{12}$/, "a 12-digit AWS account id")
     .optional()
-    .describe("AWS account id. Scopes IAM ARNs and guards against applying to the wrong account. When omitted, the account of the caller's credentials."),
+    .describe("AWS account id, quoted (\"012345678901\"): unquoted, YAML reads it as a number and drops leading zeros. Scopes IAM ARNs and guards against applying to the wrong account. When omitted, the account of the caller's credentials."),
 });
 
 const cloud = z.discriminatedUnion("provider", [googleCloud, awsCloud]).describe("Where the fleet runs.");
+
+/**
+ * Cloud NAT port counts: with dynamic port allocation both must be powers of two, min at least 32 and max at
+ * most 65536 (RouterNat enableDynamicPortAllocation, cloud.google.com/nat/docs/ports-and-addresses).
+ * 256 ports hold a VM's usual connections to one destination; 8192 lets a burst of parallel pulls grow.
+ */
+export const DEFAULT_NAT_PORTS = { min_per_vm: 256, max_per_vm: 8192 } as const;
+const natPortCount = z
+  .number()
+  .int()
+  .refine((count) => count >= 32 && count <= 65536 && (count & (count - 1)) === 0, { message: "a power of two from 32 to 65536" });
 
 const network = z
   .strictObject({
@@ -159,11 +162,11 @@ const network = z
       .optional()
       // The default applies only when `existing` is not set (see the transform below), so it is a hint, not a zod default.
       .meta({ default: DEFAULT_NETWORK_CIDR })
-      .describe("Create a network with this primary range (VPC CIDR on AWS, subnet range on Google Cloud). Exclusive with `existing`; the default applies only when `existing` is not set."),
+      .describe("Create a network with this primary range (VPC CIDR on AWS, subnet range on Google Cloud). Exclusive with `existing`; the default applies only when `existing` is not set. Error (exit 2): too small for every manager and its workers at max_instances (the message says how many addresses are needed; Google reserves 4 per subnet, AWS 5 per subnet, and on AWS only the private half of the range holds instances). Warning: a range outside RFC 1918 and RFC 6598 (public addresses it covers become unreachable)."),
     existing: z
       .strictObject({
         network: z.string().min(1).describe("Google Cloud network name or self link; AWS VPC id (vpc-...)."),
-        subnets: z.array(z.string().min(1)).min(1).describe("Google Cloud subnetwork name or self link (one); AWS private subnet ids (one per availability zone)."),
+        subnets: z.array(z.string().min(1)).min(1).describe("Google Cloud subnetwork name or self link (one); AWS private subnet ids (one per availability zone). Warning on AWS: a count other than availability_zones' (the subnets decide the zones used)."),
       })
       .optional()
       .describe("Use an existing network instead of creating one. It must already route egress (NAT)."),
@@ -173,13 +176,34 @@ const network = z
       .describe(
         'Route egress through Cloud NAT / a NAT gateway; workers and managers have no public IPs. true: one NAT (on AWS one NAT gateway in the first zone, whose outage also cuts the other zones\' egress). "per-zone" (AWS): a NAT gateway and Elastic IP in every zone, each zone\'s private subnet routed through its own, so losing a zone leaves the others\' egress up; costs a gateway per zone. Cloud NAT is regional, so on Google Cloud "per-zone" is the same as true. false: no NAT.',
       ),
+    nat_ports: z
+      .strictObject({
+        min_per_vm: natPortCount.default(DEFAULT_NAT_PORTS.min_per_vm).describe("Ports every VM holds (Cloud NAT minPortsPerVm)."),
+        max_per_vm: natPortCount.default(DEFAULT_NAT_PORTS.max_per_vm).describe("Ports a busy VM may grow to (Cloud NAT maxPortsPerVm), more than min_per_vm."),
+      })
+      .refine((ports) => ports.max_per_vm > ports.min_per_vm, { message: "max_per_vm greater than min_per_vm", path: ["max_per_vm"] })
+      .default(DEFAULT_NAT_PORTS)
+      .describe(
+        "Cloud NAT ports per VM, with dynamic port allocation (Google Cloud): each VM starts with min_per_vm ports and grows to max_per_vm as it opens connections, so a build pulling many layers from one registry does not drop SYNs (OUT_OF_RESOURCES). Powers of two. AWS NAT gateways allocate ports themselves.",
+      ),
+    nat_addresses: z
+      .number()
+      .int()
+      .min(0)
+      .max(300)
+      .default(0)
+      .describe(
+        "Reserved static external addresses of Cloud NAT (Google Cloud). 0: automatic addresses, which Google adds and removes as the fleet grows, so GitLab's or a registry's allow-list breaks. N: N reserved addresses that stay; each serves 64512 / nat_ports.min_per_vm VMs. AWS NAT gateways always have an Elastic IP each.",
+      ),
     public_ips: z.boolean().default(false).describe("Give runner managers public IPs. Workers never get one."),
     monitoring_cidrs: z
       .array(cidr)
       .default([])
-      .describe("Source ranges allowed to scrape runner manager metrics on port 9252. Empty: nothing may scrape."),
+      .describe(
+        "Source ranges allowed to scrape runner manager metrics on port 9252. gitlab-runner serves /debug/jobs/list and /debug/pprof on the same listener (it has no metrics-only one), so these ranges reach those too. Empty: nothing may scrape; on AWS the listener then binds to loopback. Error: 0.0.0.0/0, or a range listed twice. Warning: a public range outside the cell's network.",
+      ),
   })
-  .default({ nat: true, public_ips: false, monitoring_cidrs: [] })
+  .default({ nat: true, nat_ports: DEFAULT_NAT_PORTS, nat_addresses: 0, public_ips: false, monitoring_cidrs: [] })
   .describe("The network the managers and workers run in: created for the cell, or an existing one.")
   // A network is created unless an existing one is named; give the created one its range here, with the other defaults.
   .transform((net) => (net.existing || net.cidr ? net : { ...net, cidr: DEFAULT_NETWORK_CIDR }));
@@ -257,8 +281,8 @@ const managers = z
     runner_version: z
       .string()
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "19.5.0"')
-      .describe("gitlab-runner version installed on the managers, pinned."),
-    concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml."),
+      .describe("gitlab-runner version installed on the managers, pinned in full and quoted (\"19.5.0\"; an unquoted 19.5 is a number). From 19.2 a rotated token is taken live; before, the managers drain first. Error (exit 2): older than 16.11.0, which introduced `gitlab-runner fleeting install` the managers use to install the fleeting plugin."),
+    concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml: the jobs one manager runs at once. Warning either way it differs from workers.max_instances x capacity_per_instance: below it, workers beyond concurrent are never used (the message gives the effective capacity); above it, jobs wait for workers."),
     fleeting_plugin: z
       .string()
       .refine((text) => EXACT_VERSION.test(text) || MIRROR_REFERENCE.test(text), {
@@ -281,7 +305,7 @@ const workers = z
     disk_size_gb: z.number().int().min(10).max(4000).default(100).describe("Disk size of each worker instance, in GB."),
     username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
     capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),
-    max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited."),
+    max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited. Warnings: not 1 with docker.privileged (a privileged job changes the instance the next job gets); 1 with more than half the slots idle (each idle slot is a boot paid per job)."),
     max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
     spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
     alternative_machine_types: z
@@ -308,18 +332,26 @@ const policy = z.strictObject({
     .describe(
       `Periods during which the policy applies, in ${CRONEXPR_DIALECT}. "* 7-19 * * mon-fri" is weekdays 07:00-19:59.`,
     ),
-  timezone: z.string().refine(isValidTimeZone, { message: 'an IANA time zone such as "UTC" or "Europe/Berlin"' }).default("UTC").describe("IANA time zone of the periods."),
-  idle_count: z.number().int().min(0).default(0).describe("Idle job slots kept ready (counted in jobs, not machines)."),
-  idle_time: goDuration.default("20m").describe("How long an idle instance is kept."),
+  timezone: z
+    .string()
+    .superRefine((text, context) => {
+      if (isValidTimeZone(text)) return;
+      const nearest = closestTimeZone(text);
+      context.addIssue({ code: "custom", message: 'an IANA time zone such as "UTC" or "Europe/Berlin"', params: { hint: nearest ? `did you mean "${nearest}"?` : undefined } });
+    })
+    .default("UTC")
+    .describe("IANA time zone of the periods; an unknown one is an error (exit 2) with the nearest known zone."),
+  idle_count: z.number().int().min(0).default(0).describe("Idle job slots kept ready (counted in jobs, not machines). Error: above max_instances x capacity_per_instance. Warning: above half of that with workers.max_use_count 1."),
+  idle_time: goDuration.default("20m").describe("How long an idle instance is kept: a quoted Go duration such as \"20m\" (a bare 20 is a number, refused with that hint)."),
   scale_factor: z.number().min(0).max(10).default(0).describe("Idle capacity as a share of in-use capacity."),
-  scale_factor_limit: z.number().int().min(0).optional().describe("Upper bound of the idle capacity scale_factor adds. When omitted, no bound."),
+  scale_factor_limit: z.number().int().min(0).optional().describe("Upper bound of the idle capacity scale_factor adds. When omitted, no bound. Warnings: set with scale_factor 0 (no effect), or above max_instances x capacity_per_instance (the slots are the real bound)."),
 });
 
 const docker = z
   .strictObject({
     image: z.string().min(1).default("ubuntu:24.04").describe("Default job image."),
-    privileged: z.boolean().default(false).describe("Privileged job containers. Leave off unless Docker-in-Docker is required."),
-    volumes: z.array(z.string()).default(["/cache"]).describe("Volumes mounted into job containers (Docker executor `volumes`)."),
+    privileged: z.boolean().default(false).describe("Privileged job containers. Leave off unless Docker-in-Docker is required. Warning (security) with workers.max_use_count other than 1: the next job runs on an instance a privileged job could change."),
+    volumes: z.array(z.string()).default(["/cache"]).describe("Volumes mounted into job containers (Docker executor `volumes`). Warnings (security): the Docker socket (a job controls the worker's daemon) and host paths (host:container; jobs share the worker's files)."),
     pull_policy: z
       .array(z.enum(["always", "if-not-present", "never"]))
       .default(["always", "if-not-present"])
@@ -357,24 +389,30 @@ const cache = z
   .default({ enabled: true, expiry_days: 14, shared: true })
   .describe("The shard's distributed job cache.");
 
+const tagText = z.string().regex(/^[^\u0000-\u001f\u007f]*$/, "a tag without control characters or line breaks");
+
 const shard = z.strictObject({
   name: storeSafeLabel.describe("Shard name, unique in the cell; part of resource names. No \"--\"."),
   description: z.string().max(1024).optional().describe("Runner description in GitLab. When omitted, <cell>-<shard>."),
   tags: z
-    .array(z.string().max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "a tag without control characters or line breaks"))
-    .max(50)
+    // `tags: linux, docker` (one string) is what GitLab's own tag_list accepts: split on commas below.
+    .union([tagText, z.array(tagText.max(255)).max(50)], {
+      error: 'a list of tags such as [docker, linux], or one string of comma-separated tags such as "docker, linux"',
+    })
     .default([])
     // GitLab splits tags on commas, trims them and drops blanks and duplicates; so does the model,
     // so that onboard compares what GitLab will store and converges.
-    .transform(normaliseTags)
-    .describe("Runner tags; jobs with these tags run here. Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped."),
+    .transform((tags) => normaliseTags(typeof tags === "string" ? [tags] : tags))
+    .describe(
+      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped.",
+    ),
   run_untagged: z.boolean().default(false).describe("Also run jobs without tags."),
   locked: z.boolean().default(false).describe("Lock a project runner to its current projects."),
   access_level: z
     .enum(["not_protected", "ref_protected"])
     .default("not_protected")
     .describe("ref_protected: run only jobs of protected branches and tags."),
-  maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts (at least 10m)."),
+  maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts: a quoted Go duration such as \"3h\". Error: below 10m, GitLab's lower bound (\"Maximum timeout needs to be at least 10 minutes\")."),
   paused: z.boolean().default(false).describe("Register the runner paused: it takes no jobs until resumed."),
   runner_type: z.enum(["instance", "group", "project"]).default("instance").describe("Scope of the runner in GitLab."),
   group_id: z.number().int().positive().optional().describe("Required when runner_type is group."),
@@ -386,7 +424,7 @@ const shard = z.strictObject({
       policies: z
         .array(policy)
         .min(1)
-        .describe("Autoscaler policies ([[runners.autoscaler.policy]]); where several apply, the last one wins."),
+        .describe("Autoscaler policies ([[runners.autoscaler.policy]]); where several apply, the last one wins. Warning: two policies with the same periods and time zone (the earlier never applies)."),
     })
     .default({ policies: [{ periods: ["* * * * *"], timezone: "UTC", idle_count: 0, idle_time: "20m", scale_factor: 0 }] })
     .describe("How the workers scale: idle capacity by time of day."),
@@ -450,7 +488,9 @@ export const runnerModelSchema = z
     cell: z
       .strictObject({
         id: storeSafeLabel.describe("Cell id: names the stack, prefixes resources and is a label on every one. No \"--\"."),
-        labels: labels.describe("Labels (Google Cloud) or tags (AWS) applied to every resource."),
+        labels: labels.describe(
+          "Labels (Google Cloud) or tags (AWS) applied to every resource, by the cloud's own rules (an error otherwise, exit 2). Google Cloud: keys 1-63 lowercase letters, digits, '_' or '-', starting with a letter; values at most 63 of the same. AWS: keys 1-128 and values at most 256 letters, digits, spaces or _ . : / = + - @; no \"aws:\" prefix.",
+        ),
       })
       .describe("The cell: one GitLab instance's runner fleet in one cloud region."),
     gitlab,

@@ -1,4 +1,5 @@
 /** Checks of single values the schema refers to; each is true when the value is acceptable. */
+import { closest, distance } from "fastest-levenshtein";
 
 /** Asked once per zone: building an Intl.DateTimeFormat is slow, and every policy of every shard names a zone. */
 const timeZoneValidity = new Map<string, boolean>();
@@ -25,4 +26,14 @@ export function hasUserInfo(text: string): boolean {
   } catch {
     return /\/\/[^/@]*@/.test(text);
   }
+}
+
+/** The IANA zone nearest to a misspelt one ("America/NewYork" -> "America/New_York"), or undefined. */
+export function closestTimeZone(text: string): string | undefined {
+  const zones = [...Intl.supportedValuesOf("timeZone"), "UTC"];
+  const folded = (zone: string) => zone.toLowerCase().replace(/[^a-z0-9/]/g, "");
+  const exact = zones.find((zone) => folded(zone) === folded(text));
+  if (exact) return exact;
+  const nearest = closest(text, zones);
+  return distance(text, nearest) <= Math.max(2, Math.floor(nearest.length / 5)) ? nearest : undefined;
 }

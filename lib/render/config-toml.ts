@@ -7,7 +7,7 @@
  */
 import { machineArchitecture, type Architecture } from "../model/architecture";
 import { formatGoDuration, parseGoDurationSeconds } from "../model/duration";
-import { RUNNER_METRICS_PORT } from "../fleet-contract";
+import { metricsListenAddress } from "./metrics-listener";
 import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
@@ -293,7 +293,7 @@ export function configTomlContext(model: RunnerModel, shard: Shard, slots: reado
     checkInterval: MANAGER_DEFAULTS.checkInterval,
     logLevel: MANAGER_DEFAULTS.logLevel,
     logFormat: MANAGER_DEFAULTS.logFormat,
-    listenAddress: `:${RUNNER_METRICS_PORT}`,
+    listenAddress: metricsListenAddress(model),
     shutdownTimeout: MANAGER_DEFAULTS.shutdownTimeout,
     runners: slots.map((slot) => runnerEntryContext(model, shard, slot)),
   };

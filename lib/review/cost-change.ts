@@ -22,6 +22,8 @@ export interface CellCostChange {
   readonly after: MonthlyCost | null;
   /** Machine types the head's estimate has no price for. */
   readonly unpriced: readonly string[];
+  /** True when a side has unpriced machine types: its figures are the priced part only (a lower bound). */
+  readonly partial?: boolean;
 }
 
 export async function costChanges(changed: ChangedCellsResult, options: { readonly cwd: string; readonly head?: string }): Promise<CellCostChange[]> {
@@ -29,19 +31,27 @@ export async function costChanges(changed: ChangedCellsResult, options: { readon
   const out: CellCostChange[] = [];
   for (const cell of changed.cells) {
     const baseText = await git(["show", `${changed.baseSha}:${cell.file}`], root, { allowFailure: true });
-    const headText = options.head ? await git(["show", `${options.head}:${cell.file}`], root, { allowFailure: true }) : readOrEmpty(join(root, cell.file));
+    const headText = await headModelText(root, cell.file, options.head);
     const before = estimate(baseText, cell.file);
     const after = estimate(headText, cell.file);
-    out.push({ cell: cell.cell, before: before?.total ?? null, after: after?.total ?? null, unpriced: after?.unpriced ?? [] });
+    // A partly priced side compares by what is priced, so its line is kept (and marked) rather than "unknown".
+    const partial = (before?.unpriced.length ?? 0) > 0 || (after?.unpriced.length ?? 0) > 0;
+    const figures = (side: typeof before) => (side === undefined ? null : side.unpriced.length > 0 ? side.priced : side.total);
+    out.push({ cell: cell.cell, before: figures(before), after: figures(after), unpriced: after?.unpriced ?? [], ...(partial ? { partial } : {}) });
   }
   return out;
+}
+
+/** A model file at the head ref, or in the working tree without one; "" when it is not there. */
+export async function headModelText(root: string, file: string, head?: string): Promise<string> {
+  return head ? git(["show", `${head}:${file}`], root, { allowFailure: true }) : readOrEmpty(join(root, file));
 }
 
 function estimate(text: string, file: string) {
   if (!text) return undefined;
   try {
-    const { total, unpriced } = estimateCellCost(parseModel(text, file).model);
-    return { total, unpriced };
+    const { total, priced, unpriced } = estimateCellCost(parseModel(text, file).model);
+    return { total, priced, unpriced };
   } catch {
     // An old model this version rejects has no comparable estimate; the review says so.
     return undefined;
@@ -61,6 +71,7 @@ export function describeCostChange(change: CellCostChange, money: (amount: numbe
   if (change.before === null && change.after === null) return undefined;
   const same = change.before !== null && change.after !== null && change.before.idle === change.after.idle && change.before.max === change.after.max;
   if (same) return undefined;
-  const side = (cost: MonthlyCost | null, pick: keyof MonthlyCost) => (cost === null ? "none" : money(cost[pick]));
+  const mark = change.partial ? " (priced part)" : "";
+  const side = (cost: MonthlyCost | null, pick: keyof MonthlyCost) => (cost === null ? "none" : `${money(cost[pick])}${cost[pick] === null ? "" : mark}`);
   return `monthly cost estimate ${side(change.before, "idle")} → ${side(change.after, "idle")} at idle capacity, ${side(change.before, "max")} → ${side(change.after, "max")} at maximum`;
 }

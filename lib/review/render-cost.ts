@@ -12,6 +12,12 @@ export function formatMoney(amount: number | null): string {
   return `$${DOLLARS.format(amount)}`;
 }
 
+/** The total, or for a partly priced cell what is priced (a lower bound): "at least $12.00 (priced part)". */
+function totalMoney(cost: CellCost, pick: "idle" | "max"): string {
+  const total = cost.total[pick];
+  return total !== null ? formatMoney(total) : `at least ${formatMoney(cost.priced[pick])} (priced part)`;
+}
+
 function heading(cost: CellCost): string {
   return `Monthly cost estimate (${cost.currency}, ${cost.hoursPerMonth} h a month; ${cost.cloud} ${cost.region} prices of ${cost.prices.asOf} from ${cost.prices.file}; ${cost.excludes})`;
 }
@@ -47,7 +53,7 @@ export function costText(cost: CellCost): string[] {
       formatMoney(shard.monthly.idle),
       formatMoney(shard.monthly.max),
     ]),
-    ["total", "", "", "", formatMoney(cost.total.idle), formatMoney(cost.total.max)],
+    ["total", "", "", "", totalMoney(cost, "idle"), totalMoney(cost, "max")],
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return [`${heading(cost)}:`, ...rows.map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()}`), ...notes(cost)];
@@ -70,7 +76,7 @@ export function costMarkdown(cost: CellCost): string[] {
         formatMoney(shard.monthly.max),
       ]),
     ),
-    row(["**Total**", "", "", "", `**${formatMoney(cost.total.idle)}**`, `**${formatMoney(cost.total.max)}**`]),
+    row(["**Total**", "", "", "", `**${totalMoney(cost, "idle")}**`, `**${totalMoney(cost, "max")}**`]),
     ...notes(cost).map((line) => `\n${line}`),
   ];
 }

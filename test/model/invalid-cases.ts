@@ -61,7 +61,8 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "a missing file", content: undefined, line: 1, column: 1, mentions: ["an existing model file"] },
   { name: "a missing required section (cloud)", content: BASE_MODEL.replace(/cloud:\n(  .*\n){4}/, ""), line: 1, column: 1, mentions: ["cloud", "required"] },
   { name: "a wrong type (max_instances as text)", content: withLine(18, "      max_instances: ten"), line: 18, column: 22, mentions: ["a number", '"ten"'] },
-  { name: "a wrong type (tags as a string)", content: withLine(12, "    tags: docker"), line: 12, column: 11, mentions: ["a list", '"docker"'] },
+  // A string of tags is accepted (split on commas, as GitLab does); a number is not.
+  { name: "a wrong type (tags as a number)", content: withLine(12, "    tags: 5"), line: 12, column: 11, mentions: ["a list of tags", "comma-separated", "received 5"] },
   { name: "an unknown top-level key with a suggestion", content: withAppended("monitorng:\n  enabled: true"), line: 19, column: 1, mentions: ['unknown key "monitorng"', 'did you mean "monitoring"'] },
   { name: "an unknown nested key with a suggestion", content: withLine(18, "      max_instance: 10"), line: 18, column: 7, mentions: ['unknown key "max_instance"', 'did you mean "max_instances"'] },
   { name: "an unknown key in the cloud union", content: withLine(9, "  zones: [europe-west4-a]\n  zone: europe-west4-b"), line: 10, column: 3, mentions: ['unknown key "zone"', 'did you mean "zones"'] },

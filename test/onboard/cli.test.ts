@@ -161,3 +161,21 @@ test("--dry-run prints the plan, as text and as JSON, and leaves GitLab, the sto
   expect(existsSync(setup.secretsDir)).toBe(false);
   expect(existsSync(join(setup.root, ".state"))).toBe(false);
 });
+
+test("--dry-run without a token shows each shard's intended runner, marked not yet checked, and its warning once", async () => {
+  const text = await onboard(["--dry-run"], {});
+  const json = await onboard(["--dry-run", "--json"], {});
+
+  expect([text.code, json.code]).toEqual([0, 0]);
+  expect(text.stdout).toMatch(/small-amd64\s+not checked: GitLab not queried\n\s+intended runner \(not yet checked against GitLab\): instance_type, description "[^"]+"\n\s+tags [^\n]+; run untagged: (yes|no); maximum timeout \d+s; (not_protected|ref_protected)[^\n]*\n\s+token would be stored in local file /);
+  // Printed once: in the report on stdout, not again on stderr.
+  const warning = "is not set: GitLab was not queried";
+  expect((text.stdout + text.stderr).split(warning)).toHaveLength(2);
+  const report = JSON.parse(json.stdout);
+  expect(report.intended.map((wanted: { shard: string; checkedAgainstGitLab: boolean; runner: { runner_type: string; tag_list: string[] } }) => [wanted.shard, wanted.checkedAgainstGitLab, wanted.runner.runner_type, wanted.runner.tag_list])).toEqual([
+    ["small-amd64", false, "instance_type", setup.model.shards[0].tags],
+    ["large-amd64", false, "instance_type", setup.model.shards[1].tags],
+  ]);
+  expect(fake.writeCalls()).toEqual([]);
+  expect(fake.requests).toHaveLength(0);
+});

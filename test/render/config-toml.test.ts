@@ -30,8 +30,8 @@ describe("renderConfigToml", () => {
     const config = parseConfig(model, shard, slot);
 
     expect(config.concurrent).toBe(shard.managers.concurrent);
-    expect(config.listen_address).toBe(`:${RUNNER_METRICS_PORT}`);
-    expect(config.listen_address).toBe(":9252");
+    // Google: the autohealing health check probes over the network; cell-2 (AWS) names no monitoring range: loopback.
+    expect(config.listen_address).toBe(model.cloud.provider === "google" ? `:${RUNNER_METRICS_PORT}` : `127.0.0.1:${RUNNER_METRICS_PORT}`);
     expect(config.log_format).toBe("json");
     expect(typeof config.check_interval).toBe("number");
     expect(typeof config.shutdown_timeout).toBe("number");
@@ -226,6 +226,14 @@ describe("renderConfigToml", () => {
     expect(text).toMatch(/^\s*scale_factor = 0\.1$/m);
   });
 
+  it("binds the AWS listener to the network only when monitoring_cidrs asks for scraping", () => {
+    const scraped = modelWith("cell-2", (m) => void (m.network.monitoring_cidrs = ["10.8.0.0/16"]));
+    expect(parseConfig(scraped, scraped.shards[0], 0).listen_address).toBe(":9252");
+    const quiet = exampleModel("cell-2");
+    expect(quiet.network.monitoring_cidrs).toEqual([]);
+    expect(parseConfig(quiet, quiet.shards[0], 0).listen_address).toBe("127.0.0.1:9252");
+  });
+
   it("keeps job containers unprivileged unless the model asks", () => {
     const model = exampleModel("cell-1");
     const privileged = modelWith("cell-1", (m) => {
@@ -242,7 +250,8 @@ describe("renderConfigToml", () => {
 
     expect(parseConfig(model, shard, 0).runners[0].docker).toEqual({
       image: shard.docker.image,
-      privileged: false,
+      // The large shard runs Docker-in-Docker with TLS: privileged, with /certs/client shared.
+      privileged: true,
       volumes: shard.docker.volumes,
       pull_policy: shard.docker.pull_policy,
       network_mtu: 1460,

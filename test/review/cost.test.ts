@@ -94,6 +94,24 @@ describe("estimateCellCost", () => {
     expect(cost.shards[1].managers.monthly).toBeGreaterThan(0);
     expect(cost.shards[0].monthly.max).toBeGreaterThan(0);
     expect(cost.total).toEqual({ idle: null, max: null });
+    // What is priced still adds up: both shards' managers, and shard 0's workers.
+    const known = (pick: "idleMonthly" | "maxMonthly") => cost.shards[0].monthly[pick === "idleMonthly" ? "idle" : "max"]! + cost.shards[1].managers.monthly!;
+    expect(cost.priced.idle).toBeCloseTo(known("idleMonthly"), 6);
+    expect(cost.priced.max).toBeCloseTo(known("maxMonthly"), 6);
+  });
+
+  it("counts zero instances of an unpriced type as 0, not unknown", () => {
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].workers.machine_type = "n2d-custom-12-49152";
+      m.shards[1].autoscaling.policies = m.shards[1].autoscaling.policies.map((policy) => ({ ...policy, idle_count: 0 }));
+    });
+
+    const cost = estimateCellCost(model);
+
+    expect(cost.shards[1].workers.idleMonthly).toBe(0);
+    expect(cost.shards[1].workers.maxMonthly).toBeNull();
+    expect(cost.total.idle).toBeCloseTo(cost.shards[0].monthly.idle! + cost.shards[1].managers.monthly!, 6);
+    expect(cost.total.max).toBeNull();
   });
 
   it("knows no prices in a region the table lacks", () => {
@@ -141,7 +159,9 @@ describe("the capacity summary", () => {
     expect(text).toContain("unpriced: n2d-custom-12-49152 (workers of shard large-amd64) in europe-west4");
     expect(text).not.toMatch(/n2d-custom-12-49152: \$0\.00/);
     expect(markdown).toContain("| Shard | Managers | Workers at idle | Workers at max | Month at idle | Month at max |");
-    expect(markdown).toContain("| **Total** |  |  |  | **unknown** | **unknown** |");
+    const priced = summary.capacity.cost.priced;
+    expect(markdown).toContain(`| **Total** |  |  |  | **at least ${money(priced.idle)} (priced part)** | **at least ${money(priced.max)} (priced part)** |`);
+    expect(text).toMatch(new RegExp(`total .*at least \\${money(priced.max)} \\(priced part\\)`));
   });
 });
 
@@ -170,5 +190,9 @@ describe("the review's cost change", () => {
     expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: 1, max: 2 }, unpriced: [] }, formatMoney)).toBeUndefined();
     expect(describeCostChange({ cell: "cell-1", before: null, after: null, unpriced: [] }, formatMoney)).toBeUndefined();
     expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toContain("$1.00 → unknown");
+    // A partly priced side shows what is priced, marked, instead of dropping the line.
+    expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: 3, max: 4 }, unpriced: ["x"], partial: true }, formatMoney)).toBe(
+      "monthly cost estimate $1.00 (priced part) → $3.00 (priced part) at idle capacity, $2.00 (priced part) → $4.00 (priced part) at maximum",
+    );
   });
 });

@@ -137,10 +137,11 @@ describe("GoogleCellFleet over models/cell-1.yaml", () => {
 
   test("alert policies and thresholds come from the model", () => {
     const policies = resourcesOf(json, "google_monitoring_alert_policy");
-    expect(policies).toHaveLength(5 * model.shards.length);
+    // Six per shard, and the cell-wide Cloud NAT drop alert.
+    expect(policies).toHaveLength(6 * model.shards.length + 1);
     expect(fleet.monitoring?.jobFailureRatio).toBe(model.monitoring.thresholds.job_failure_ratio);
     const failureQueries = fleet.monitoring!.alerts.filter((alert) => alert.kind === "job-failure-ratio").map((alert) => alert.query);
-    for (const query of failureQueries) expect(query.endsWith(`> ${model.monitoring.thresholds.job_failure_ratio}`)).toBe(true);
+    for (const query of failureQueries) expect(query).toContain(`>= ${model.monitoring.thresholds.job_failure_ratio} and `);
   });
 
   test("notification channels come from the model", () => {

@@ -50,6 +50,8 @@ export function awsVariant(): LoadedModel {
   const data = example("cell-2");
   data.cell.id = "cell-aws-variant";
   delete data.network.cidr;
+  // An existing VPC brings its own NAT: per-zone NAT gateways are only made with a created network.
+  data.network.nat = true;
   data.network.existing = {
     network: "vpc-0a1b2c3d4e5f60718",
     subnets: ["subnet-0a1b2c3d4e5f60711", "subnet-0a1b2c3d4e5f60722", "subnet-0a1b2c3d4e5f60733"],

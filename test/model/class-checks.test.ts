@@ -1,0 +1,129 @@
+/**
+ * The classes of mistakes a well-formed model can still hold (issue 23): each has an accepted
+ * and a refused or warned example, with the message checked.
+ */
+import { parseModel } from "../../lib/model/load";
+import { formatIssue, type ModelIssue } from "../../lib/model/issues";
+import { BASE_MODEL, withLine } from "./invalid-cases";
+
+/** The base with concurrent matching its 10 worker slots, so its own capacity warning is gone. */
+const BASE = BASE_MODEL.replace("      runner_version: 18.5.0", "      runner_version: 18.5.0\n      concurrent: 10");
+
+const AWS_BASE = BASE.replace(
+  "  provider: google\n  project: acme-runners-9\n  region: europe-west4\n  zones: [europe-west4-a]",
+  "  provider: aws\n  region: eu-west-1\n  availability_zones: [eu-west-1a, eu-west-1b]",
+).replace("e2-standard-2", "t3.medium").replace("n2d-standard-2", "m7i.large");
+
+function messagesOf(text: string): { errors: string[]; warnings: string[] } {
+  try {
+    const loaded = parseModel(text, "cell-9.yaml");
+    return { errors: [], warnings: loaded.warnings.filter((issue) => issue.severity === "warning").map(formatIssue) };
+  } catch (error) {
+    const issues = (error as { issues?: ModelIssue[] }).issues;
+    if (!issues) throw error;
+    return { errors: issues.map(formatIssue), warnings: [] };
+  }
+}
+
+const append = (text: string, extra: string) => `${text}${extra}\n`;
+
+it("the base models are clean, so each finding below is the case's own", () => {
+  expect(messagesOf(BASE)).toEqual({ errors: [], warnings: [] });
+  expect(messagesOf(AWS_BASE)).toEqual({ errors: [], warnings: [] });
+});
+
+describe("capacity that silently throttles", () => {
+  it("warns when concurrent is below max_instances x capacity_per_instance, with the effective capacity", () => {
+    const { warnings } = messagesOf(BASE.replace("concurrent: 10", "concurrent: 4\n      count: 2").replace("max_instances: 10", "max_instances: 10\n      capacity_per_instance: 2"));
+    expect(warnings).toEqual([
+      expect.stringContaining("shards[0].managers.concurrent: expected concurrent >= workers.max_instances x capacity_per_instance = 10 x 2 = 20: each manager runs at most 4 jobs at once, so its workers beyond 2 instance(s) are never used (effective capacity 4 jobs per manager, 8 for the shard's 2 manager(s), not 40), received 4"),
+    ]);
+  });
+
+  it("warns about a scale_factor_limit above the slots, and about many idle slots with max_use_count 1", () => {
+    const { warnings } = messagesOf(append(BASE, "    autoscaling:\n      policies:\n        - idle_count: 8\n          scale_factor: 1\n          scale_factor_limit: 50"));
+    expect(warnings.join("\n")).toContain("scale_factor_limit: expected at most 10 (max_instances x capacity_per_instance): idle capacity above the slots cannot exist, so the effective limit is 10, received 50");
+    expect(warnings.join("\n")).toContain("idle_count: expected at most half the slots (5) kept idle when workers.max_use_count is 1: every job retires its instance, so each idle slot is a fresh boot paid per job (8 of 10 slots idle)");
+  });
+
+  it("accepts idle slots that instances are reused for", () => {
+    const reused = append(BASE.replace("max_instances: 10", "max_instances: 10\n      max_use_count: 20"), "    autoscaling:\n      policies:\n        - idle_count: 8");
+    expect(messagesOf(reused).warnings).toEqual([]);
+  });
+});
+
+describe("addresses", () => {
+  it("warns about a public network range, and accepts RFC 1918 and RFC 6598 ranges", () => {
+    expect(messagesOf(append(BASE, "network:\n  cidr: 8.8.0.0/16")).warnings).toEqual([expect.stringContaining("network.cidr: expected a private range (RFC 1918")]);
+    expect(messagesOf(append(BASE, "network:\n  cidr: 100.64.0.0/16")).warnings).toEqual([]);
+    expect(messagesOf(append(BASE, "network:\n  cidr: 172.20.0.0/16")).warnings).toEqual([]);
+  });
+
+  it("refuses a Google range too small for managers and workers, saying how many addresses are needed", () => {
+    // 2 managers x (1 + 10 workers) = 22 addresses; a /28 holds 16 - 4 = 12.
+    const { errors } = messagesOf(append(BASE.replace("concurrent: 10", "concurrent: 10\n      count: 2"), "network:\n  cidr: 10.1.0.0/28"));
+    expect(errors).toEqual([expect.stringContaining("network.cidr: expected a range with room for 22 addresses (each shard's managers.count x (1 manager + workers.max_instances)); a /28 holds 12 usable addresses (Google Cloud reserves 4), received \"10.1.0.0/28\"")]);
+    expect(messagesOf(append(BASE.replace("concurrent: 10", "concurrent: 10\n      count: 2"), "network:\n  cidr: 10.1.0.0/27")).errors).toEqual([]);
+  });
+
+  it("refuses an AWS range whose private subnets cannot hold the workers", () => {
+    // 2 managers x (1 + 200) = 402; a /24 over 2 zones gives 2 private /26 subnets of 59 addresses.
+    const big = AWS_BASE.replace("max_instances: 10", "max_instances: 200").replace("concurrent: 10", "concurrent: 200");
+    const { errors } = messagesOf(append(big, "network:\n  cidr: 10.1.0.0/24"));
+    expect(errors).toEqual([expect.stringContaining("room for 402 addresses (each shard's managers.count x (1 manager + workers.max_instances)); a /24 for 2 zone(s) gives 2 private /26 subnet(s) of 59 usable addresses each (AWS reserves 5 per subnet), 118 in all")]);
+    expect(messagesOf(append(big, "network:\n  cidr: 10.1.0.0/20")).errors).toEqual([]);
+  });
+
+  it("refuses a monitoring range listed twice", () => {
+    const { errors } = messagesOf(append(BASE, "network:\n  monitoring_cidrs: [10.2.0.0/24, 10.2.0.0/24]"));
+    expect(errors).toEqual([expect.stringContaining("network.monitoring_cidrs[1]: expected each range once (monitoring_cidrs[0] has it already)")]);
+  });
+});
+
+describe("URLs", () => {
+  it.each([
+    ["a query", "https://gitlab.example.com/?x=1", "without a query or fragment"],
+    ["a fragment", "https://gitlab.example.com/#top", "without a query or fragment"],
+    ["the API path", "https://gitlab.example.com/api/v4", "not its API (the toolkit and gitlab-runner add /api/v4 themselves), such as https://gitlab.example.com"],
+    ["the API path under a relative root", "https://example.com/gitlab/api/v4/", "such as https://example.com/gitlab"],
+  ])("refuses gitlab.url with %s", (_name, url, expected) => {
+    const { errors } = messagesOf(withLine(4, `  url: ${url}`));
+    expect(errors).toEqual([expect.stringContaining(`cell-9.yaml:4:8: gitlab.url: expected the instance's root URL`)]);
+    expect(errors[0]).toContain(expected);
+  });
+
+  it("accepts a relative URL root", () => {
+    expect(messagesOf(BASE.replace("url: https://gitlab.example.com", "url: https://example.com/gitlab")).errors).toEqual([]);
+  });
+});
+
+describe("settings that weaken isolation", () => {
+  it("warns about the Docker socket, host paths and privileged reuse, naming the risk", () => {
+    const risky = append(BASE.replace("max_instances: 10", "max_instances: 10\n      max_use_count: 0"), "    docker:\n      privileged: true\n      volumes: [/cache, /var/run/docker.sock:/var/run/docker.sock, /srv/data:/data]");
+    const warnings = messagesOf(risky).warnings.join("\n");
+    expect(warnings).toContain("shards[0].docker.volumes[1]: expected no Docker socket mounted into jobs (security: a job then controls the worker's Docker daemon");
+    expect(warnings).toContain("shards[0].docker.volumes[2]: expected volumes inside the job's container, such as /cache (security: a host path");
+    expect(warnings).toContain("shards[0].docker.privileged: expected workers.max_use_count: 1 with privileged jobs (security: a privileged job can change its instance, and with max_use_count 0 (unlimited)");
+  });
+
+  it("accepts privileged jobs on single-use workers and volumes inside the container", () => {
+    expect(messagesOf(append(BASE, "    docker:\n      privileged: true\n      volumes: [/cache, /builds-extra]")).warnings).toEqual([]);
+  });
+});
+
+describe("duplicates", () => {
+  it("warns about two policies with the same periods, and not about different ones", () => {
+    const twice = append(BASE, '    autoscaling:\n      policies:\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 2\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 3');
+    expect(messagesOf(twice).warnings).toEqual([expect.stringContaining("policies[1].periods: expected periods of their own: policies[0] has the same periods in the same time zone")]);
+    expect(messagesOf(twice.replace('["* 8-18 * * mon-fri"]\n          idle_count: 3', '["* 19-23 * * mon-fri"]\n          idle_count: 3')).warnings).toEqual([]);
+  });
+});
+
+describe("versions that cannot work", () => {
+  it("refuses a gitlab-runner older than 16.11 (no `gitlab-runner fleeting install`) and accepts 16.11.0", () => {
+    expect(messagesOf(BASE.replace("runner_version: 18.5.0", "runner_version: 16.10.1")).errors).toEqual([
+      expect.stringContaining('shards[0].managers.runner_version: expected gitlab-runner 16.11.0 or later: the managers install the fleeting plugin with `gitlab-runner fleeting install`, which GitLab Runner 16.11 introduced, received "16.10.1"'),
+    ]);
+    expect(messagesOf(BASE.replace("runner_version: 18.5.0", "runner_version: 16.11.0")).errors).toEqual([]);
+  });
+});
