@@ -34,11 +34,19 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
     expect({ code: boot.code, journal: boot.code === 0 ? "" : boot.journal }).toEqual({ code: 0, journal: "" });
   });
 
-  it("does not reinstall the image's Docker, and installs only EC2 Instance Connect, which the ECS-optimized AMI lacks", () => {
+  it("does not reinstall the image's Docker: the only install is ec2-instance-connect, which the image lacks", () => {
     expect(packageInstalls(worker)).toEqual(["dnf install -y -q ec2-instance-connect"]);
-    // sshd is restarted once, so it takes the package's AuthorizedKeysCommand.
-    expect(worker.stubs.callsOf("sshd-stand-in", "signal")).toHaveLength(1);
     expect(worker.stubs.callsOf("docker-package", "installed")).toHaveLength(1);
+  });
+
+  it("restarts sshd after installing ec2-instance-connect, so the key the plugin sends is accepted", () => {
+    const installedAt = worker.stubs.callsOf("dnf", "call")[0].at;
+    const sshd = worker.stubs.callsOf("sshd").map((call) => ({ event: call.event, afterInstall: call.at > installedAt }));
+    expect(sshd).toEqual([
+      { event: "start", afterInstall: false },
+      { event: "signal", afterInstall: true },
+      { event: "start", afterInstall: true },
+    ]);
   });
 
   it("masks the ECS agent, which the image started, and stops it", async () => {
@@ -70,15 +78,22 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
     expect(hook).toContain("exec /usr/local/sbin/runner-fleet-worker");
   });
 
-  it("runs again from that hook (the next boot) without installing anything or restarting dockerd", async () => {
+  it("runs again from that hook (the next boot) without installing anything more or restarting dockerd", async () => {
     const dockerdStarts = worker.stubs.callsOf("dockerd", "start").length;
-    const installsBefore = packageInstalls(worker);
     const again = await worker.container.exec(["systemd-run", "--unit=runner-fleet-per-boot", "--wait", "--quiet", "--property=Type=oneshot", PER_BOOT_HOOK], { check: false, timeoutMs: 60_000 });
     expect({ code: again.code, journal: again.code === 0 ? "" : await worker.container.journal("runner-fleet-per-boot") }).toEqual({ code: 0, journal: "" });
-    // Only the first boot's ec2-instance-connect install: the next one finds it.
-    expect(packageInstalls(worker)).toEqual(installsBefore);
-    expect(installsBefore).toEqual(["dnf install -y -q ec2-instance-connect"]);
+    expect(packageInstalls(worker)).toEqual(["dnf install -y -q ec2-instance-connect"]);
     expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(dockerdStarts);
     expect(await failedUnits(worker)).toEqual([]);
+  });
+
+  // Last: it breaks this worker's Docker. The stand-in must refuse what dockerd refuses, or a daemon.json the
+  // boot renders wrong (an MTU as a string, say) would pass these tests and stop Docker on every real worker.
+  it("has a dockerd stand-in that refuses to start on a daemon.json dockerd refuses: docker.service fails, docker info is refused", async () => {
+    await worker.container.writeFile("/etc/docker/daemon.json", '{"mtu": "1460"}\n');
+    await worker.container.exec(["systemctl", "restart", "docker.service"], { check: false });
+    await worker.container.waitFor("docker.service to fail", async () => (await worker.container.activeState("docker.service")) === "failed", 20_000);
+    expect(worker.stubs.callsOf("dockerd", "refused-config").length).toBeGreaterThan(0);
+    expect(await worker.container.exec(["docker", "info"], { check: false })).toMatchObject({ code: 1, stderr: expect.stringContaining("Cannot connect to the Docker daemon") });
   });
 });

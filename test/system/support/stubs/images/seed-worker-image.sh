@@ -7,9 +7,9 @@
 #                          2.9.1+nmu3, data/unattended-upgrades.service, the file Ubuntu's package ships too).
 #   ubuntu-with-docker     the same with docker.io installed, enabled and running: a team's baked image.
 #   amazon-linux-2023-ecs  the ECS-optimized Amazon Linux 2023 AMI, AWS's default: no apt (apt-get, its stub and its
-#                          timers gone), dnf, Docker installed and running, the ECS agent's ecs.service running,
-#                          sshd.service running and no ec2-instance-connect (the AMI is built from the minimal AMI
-#                          without it: aws/amazon-ecs-ami issue 170).
+#                          timers gone), dnf, sshd running, Docker installed and running, the ECS agent's ecs.service
+#                          running, and no ec2-instance-connect (built from the minimal AMI: aws/amazon-ecs-ami
+#                          issue 170).
 set -euo pipefail
 source /usr/local/lib/runner-fleet-stubs/stub-lib.sh
 readonly IMAGES="${STUB_DIR}/images"
@@ -34,6 +34,7 @@ amazon_linux_ecs() {
   install -m 0755 "${IMAGES}/dnf" /usr/bin/dnf
   install -d /usr/libexec
   install -m 0755 "${IMAGES}/waits-for-signal" /usr/libexec/amazon-ecs-init
+  install -m 0755 "${IMAGES}/waits-for-signal" /usr/sbin/sshd
   "${STUB_DIR}/docker/install-docker.sh" amazon-linux
   # The ECS agent's unit as amazon-ecs-init installs it, reduced to what a worker sees: it needs Docker and runs.
   cat >/usr/lib/systemd/system/ecs.service <<'UNIT'
@@ -50,14 +51,13 @@ Restart=on-failure
 [Install]
 WantedBy=multi-user.target
 UNIT
-  # OpenSSH's server unit as Amazon Linux names it, reduced to a process that runs.
-  install -m 0755 "${IMAGES}/waits-for-signal" /usr/libexec/sshd-stand-in
+  # OpenSSH's server as AL2023 runs it (sshd.service), reduced to a process that records its starts and stops.
   cat >/usr/lib/systemd/system/sshd.service <<'UNIT'
 [Unit]
 Description=OpenSSH server daemon (system-test stand-in)
 
 [Service]
-ExecStart=/usr/libexec/sshd-stand-in
+ExecStart=/usr/sbin/sshd -D
 
 [Install]
 WantedBy=multi-user.target
