@@ -19,7 +19,7 @@ import {
 import { Construct } from "constructs";
 import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkNotBlank, checkUnique } from "./checks";
-import { bootDisk, privateInterface, SHIELDED_VM } from "./instance-template-parts";
+import { bootDisk, hostMaintenancePolicy, privateInterface, SHIELDED_VM } from "./instance-template-parts";
 
 /** One worker group, driven by the manager slot of the same index. */
 export interface WorkerGroupSlotProps {
@@ -71,12 +71,10 @@ const SPOT_SCHEDULING: ComputeInstanceTemplateScheduling = {
   instanceTerminationAction: "DELETE",
 };
 
-const STANDARD_SCHEDULING: ComputeInstanceTemplateScheduling = {
-  provisioningModel: "STANDARD",
-  preemptible: false,
-  automaticRestart: true,
-  onHostMaintenance: "MIGRATE",
-};
+/** On-demand: restarted after a failure, live-migrated where the machine series supports it (TERMINATE elsewhere). */
+function standardScheduling(machineType: string): ComputeInstanceTemplateScheduling {
+  return { provisioningModel: "STANDARD", preemptible: false, automaticRestart: true, onHostMaintenance: hostMaintenancePolicy(machineType) };
+}
 
 export class WorkerInstanceGroup extends Construct {
   public readonly diskSizeGb: number;
@@ -124,7 +122,7 @@ export class WorkerInstanceGroup extends Construct {
           ? { serviceAccount: { email: props.serviceAccountEmail, scopes: [...(props.serviceAccountScopes ?? ["cloud-platform"])] } }
           : {}),
         shieldedInstanceConfig: SHIELDED_VM,
-        scheduling: this.spot ? SPOT_SCHEDULING : STANDARD_SCHEDULING,
+        scheduling: this.spot ? SPOT_SCHEDULING : standardScheduling(props.machineType),
         lifecycle: { createBeforeDestroy: true },
       });
       this.templates.push(template);

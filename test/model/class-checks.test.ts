@@ -13,6 +13,8 @@ const AWS_BASE = BASE.replace(
   "  provider: google\n  project: acme-runners-9\n  region: europe-west4\n  zones: [europe-west4-a]",
   "  provider: aws\n  region: eu-west-1\n  availability_zones: [eu-west-1a, eu-west-1b]",
 ).replace("e2-standard-2", "t3.medium").replace("n2d-standard-2", "m7i.large");
+/** AWS_BASE with a NAT gateway per zone, so the one-NAT warning is gone too. */
+const AWS_BASE_PER_ZONE_NAT = `${AWS_BASE}network:\n  nat: per-zone\n`;
 
 function messagesOf(text: string): { errors: string[]; warnings: string[] } {
   try {
@@ -29,7 +31,7 @@ const append = (text: string, extra: string) => `${text}${extra}\n`;
 
 it("the base models are clean, so each finding below is the case's own", () => {
   expect(messagesOf(BASE)).toEqual({ errors: [], warnings: [] });
-  expect(messagesOf(AWS_BASE)).toEqual({ errors: [], warnings: [] });
+  expect(messagesOf(AWS_BASE_PER_ZONE_NAT)).toEqual({ errors: [], warnings: [] });
 });
 
 describe("capacity that silently throttles", () => {
@@ -69,7 +71,7 @@ describe("addresses", () => {
   it("refuses an AWS range whose private subnets cannot hold the workers", () => {
     // 2 managers x (1 + 200) = 402; a /24 over 2 zones gives 2 private /26 subnets of 59 addresses.
     const big = AWS_BASE.replace("max_instances: 10", "max_instances: 200").replace("concurrent: 10", "concurrent: 200");
-    const { errors } = messagesOf(append(big, "network:\n  cidr: 10.1.0.0/24"));
+    const { errors } = messagesOf(append(big, "network:\n  cidr: 10.1.0.0/24\n  nat: per-zone"));
     expect(errors).toEqual([expect.stringContaining("room for 402 addresses (each shard's managers.count x (1 manager + workers.max_instances)); a /24 for 2 zone(s) gives 2 private /26 subnet(s) of 59 usable addresses each (AWS reserves 5 per subnet), 118 in all")]);
     expect(messagesOf(append(big, "network:\n  cidr: 10.1.0.0/20")).errors).toEqual([]);
   });

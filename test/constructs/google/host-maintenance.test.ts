@@ -45,5 +45,9 @@ describe("host maintenance policy per machine series", () => {
     const templates = managerTemplates(synth(stack));
     expect(templates.length).toBe(4);
     for (const template of templates) expect(template.scheduling).toMatchObject({ on_host_maintenance: "TERMINATE", automatic_restart: true });
+    // The on-demand workers of the same series too: MIGRATE would fail their apply just the same.
+    const workers = resourcesOf(synth(stack), "google_compute_instance_template").filter((template) => template.scheduling?.provisioning_model === "STANDARD" && !String(template.description).startsWith("GitLab runner manager"));
+    expect(workers.length).toBeGreaterThan(0);
+    for (const template of workers) expect(template.scheduling).toMatchObject({ on_host_maintenance: "TERMINATE", automatic_restart: true });
   });
 });
