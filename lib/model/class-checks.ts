@@ -4,6 +4,7 @@ import { checkCapacity } from "./capacity-checks";
 import { checkDuplicates } from "./duplicate-checks";
 import type { CrossCheckFinding } from "./finding";
 import { checkIsolation } from "./isolation-checks";
+import { checkMachineTypes } from "./machine-type-checks";
 import type { RunnerModel } from "./schema";
 import { checkInstanceUrls } from "./url-checks";
 import { checkRunnerVersions } from "./version-checks";
@@ -13,6 +14,7 @@ export function classChecks(model: RunnerModel): CrossCheckFinding[] {
     ...checkInstanceUrls(model),
     ...checkAddresses(model),
     ...checkRunnerVersions(model),
+    ...checkMachineTypes(model),
     ...checkCapacity(model),
     ...checkIsolation(model),
     ...checkDuplicates(model),

@@ -348,6 +348,12 @@ const shard = z.strictObject({
   runner_type: z.enum(["instance", "group", "project"]).default("instance").describe("Scope of the runner in GitLab."),
   group_id: z.number().int().positive().optional().describe("Required when runner_type is group."),
   project_id: z.number().int().positive().optional().describe("Required when runner_type is project."),
+  allow_unknown_machine_type: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Accept a managers or workers machine type missing from the dated list of families and sizes (lib/model/machine-types.ts): an error (exit 2) otherwise, since a type that does not exist fails only at apply. When true, a warning.",
+    ),
   managers,
   workers,
   autoscaling: z

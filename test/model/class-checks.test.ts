@@ -127,3 +127,30 @@ describe("versions that cannot work", () => {
     expect(messagesOf(BASE.replace("runner_version: 18.5.0", "runner_version: 16.11.0")).errors).toEqual([]);
   });
 });
+
+describe("machine types that do not exist", () => {
+  it.each([
+    ["a Google type with a misspelt class", BASE.replace("n2d-standard-2", "n2d-standrad-2"), "shards[0].workers.machine_type", '"n2d-standrad-2"'],
+    ["a Google shared-core type that does not exist", BASE.replace("e2-standard-2", "e2-large"), "shards[0].managers.machine_type", '"e2-large"'],
+    ["an EC2 size that does not exist", AWS_BASE.replace("m7i.large", "m7i.lage"), "shards[0].workers.machine_type", '"m7i.lage"'],
+    ["an EC2 family that does not exist", AWS_BASE.replace("t3.medium", "t9.medium"), "shards[0].managers.machine_type", '"t9.medium"'],
+  ])("refuses %s, naming the dated list and the escape", (_name, text, path, received) => {
+    const { errors } = messagesOf(text);
+    expect(errors).toEqual([expect.stringContaining(`${path}: expected one of the `)]);
+    expect(errors[0]).toContain("that exist (families and sizes checked on");
+    expect(errors[0]).toContain("set allow_unknown_machine_type: true on the shard");
+    expect(errors[0]).toContain(`received ${received}`);
+  });
+
+  it("accepts listed types of both clouds, custom Google types, and an unknown one when the shard allows it (as a warning)", () => {
+    for (const type of ["c4a-standard-4", "n2-custom-4-8192", "a3-highgpu-8g", "c3-standard-4-lssd", "e2-micro"]) {
+      expect([type, messagesOf(BASE.replace("e2-standard-2", type).replace("n2d-standard-2", type)).errors]).toEqual([type, []]);
+    }
+    for (const type of ["m7i-flex.large", "c7gn.16xlarge", "t4g.nano", "m7i.metal-24xl"]) {
+      expect([type, messagesOf(AWS_BASE.replace("t3.medium", type).replace("m7i.large", type)).errors]).toEqual([type, []]);
+    }
+    const allowed = messagesOf(AWS_BASE.replace("m7i.large", "m9z.large").replace("  - name: small", "  - name: small\n    allow_unknown_machine_type: true"));
+    expect(allowed.errors).toEqual([]);
+    expect(allowed.warnings).toEqual([expect.stringContaining('shards[0].workers.machine_type: expected one of the EC2 instance types on the list checked on')]);
+  });
+});
