@@ -11,6 +11,9 @@ module.exports = {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },
   setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js"],
+  // One synth cache per run for the review suites (test/global-setup.js).
+  globalSetup: "<rootDir>/test/global-setup.js",
+  globalTeardown: "<rootDir>/test/global-teardown.js",
   testTimeout: 30000,
   // Jest's default (cores - 1) runs a 2-core machine in band, one suite at a time. Much of the
   // suite waits on child processes (terraform, git, bash), so a worker per core, and never

@@ -1,9 +1,13 @@
 /**
  * `npm run bench -- --suite`: the wall time of the whole test suite, jest run as `npm test` runs it
- * (after the build, which the bench has just done), measured from spawn to exit.
+ * (after the build, which the bench has just done), measured from spawn to exit; and the suite's
+ * total work, the sum of jest's own per-file durations (--json), which a busy machine inflates far
+ * less than the wall time and which tells which files cost the most.
  */
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import { PROJECT_ROOT } from "../lib/project-root";
 
 export const SUITE_BUDGET_SECONDS = 60;
@@ -13,17 +17,35 @@ export interface SuiteTime {
   readonly passed: boolean;
   /** jest's own summary lines (Test Suites, Tests, Time). */
   readonly summary: readonly string[];
+  /** Sum of every test file's duration, as jest reports it. */
+  readonly workSeconds: number;
+  /** The longest test files, longest first. */
+  readonly longest: ReadonlyArray<{ readonly file: string; readonly seconds: number }>;
+}
+
+interface JestJson {
+  testResults: Array<{ name: string; startTime: number; endTime: number }>;
 }
 
 export function measureSuite(): SuiteTime {
-  const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, "node_modules", "jest", "bin", "jest.js"), "--silent"], {
-    cwd: PROJECT_ROOT,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (result.error) throw result.error;
-  const summary = `${result.stdout}\n${result.stderr}`.split("\n").filter((line) => /^(Test Suites|Tests|Time):/.test(line));
-  return { wallSeconds, passed: result.status === 0, summary };
+  const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-bench-suite-"));
+  const report = join(scratch, "jest.json");
+  try {
+    const started = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, [join(PROJECT_ROOT, "node_modules", "jest", "bin", "jest.js"), "--silent", "--json", `--outputFile=${report}`], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (result.error) throw result.error;
+    const summary = `${result.stdout}\n${result.stderr}`.split("\n").filter((line) => /^(Test Suites|Tests|Time):/.test(line));
+    const files = (JSON.parse(readFileSync(report, "utf8")) as JestJson).testResults
+      .map((file) => ({ file: relative(PROJECT_ROOT, file.name), seconds: (file.endTime - file.startTime) / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds);
+    const workSeconds = files.reduce((sum, file) => sum + file.seconds, 0);
+    return { wallSeconds, passed: result.status === 0, summary, workSeconds, longest: files.slice(0, 5) };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

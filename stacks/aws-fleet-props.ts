@@ -11,6 +11,7 @@ import {
   jobMetricFilterName,
   jobsFailingAlarmName,
   bootFailedAlarmName,
+  jobRequestsFailingAlarmName,
   managerRoleName,
   managerUnhealthyAlarmName,
   securityGroupName,
@@ -19,6 +20,7 @@ import {
 import { parseGoDurationSeconds } from "../lib/model/duration";
 import { cacheBucketName, logGroupName, managerName, secretLocation, shardImages, shardLabels, workerGroupName } from "../lib/model/names";
 import type { AwsCloudConfig, RunnerModel, Shard } from "../lib/model/schema";
+import { awsRootDeviceName } from "../lib/model/worker-image";
 import { drainHookHeartbeatSeconds } from "../lib/render/graceful-stop";
 import type { RenderedShardFiles } from "../lib/render/rendered-files";
 
@@ -60,10 +62,12 @@ function shardProps(model: AwsRunnerModel, shard: Shard, files: RenderedShardFil
     workers: {
       groups: slots.map((slot) => ({ name: workerGroupName(model, shard, slot) })),
       imageId: images.workers,
+      rootDeviceName: awsRootDeviceName(images.workers),
       instanceType: shard.workers.machine_type,
       userData: files.workerStartupScript.content,
       maxInstances: shard.workers.max_instances,
       spot: shard.workers.spot,
+      additionalSpotInstanceTypes: [...shard.workers.alternative_machine_types],
       rootVolumeSizeGib: shard.workers.disk_size_gb,
       tags,
     },
@@ -115,6 +119,8 @@ function monitoringProps(model: AwsRunnerModel): AwsCellFleetProps["monitoring"]
           jobsFinishedFilter: jobMetricFilterName(cell, shard.name, "jobs-finished"),
           jobsFailingAlarm: jobsFailingAlarmName(cell, shard.name),
           bootFailedAlarm: bootFailedAlarmName(cell, shard.name),
+          jobRequestsFailedFilter: jobMetricFilterName(cell, shard.name, "job-requests-failed"),
+          jobRequestsFailingAlarm: jobRequestsFailingAlarmName(cell, shard.name),
           managerUnhealthyAlarms: managerGroupNames.map(managerUnhealthyAlarmName),
           workersNearMaxAlarms: workerGroupNames.map(workersNearMaxAlarmName),
         },

@@ -56,4 +56,16 @@ export class CellStack extends TerraformStack {
     }
     holdManagerSlots(this, props.heldManagerSlots ?? new Set());
   }
+
+  /**
+   * cdktf's prepareStack resolves every element of the stack once in a "preparing" run, which
+   * synthesis then repeats in full: the preparing run only exists so that a token referring to a
+   * resource of another stack can add the output and remote state that carry it across
+   * (cdktf/lib/tfExpression.js, Reference.resolve). A cell's stack refers to no other stack (each
+   * cell's state stands alone), so that run would change nothing and cost a quarter of synthesis.
+   * test/stacks/cell-stack.test.ts checks the output is the same with cdktf's own prepareStack.
+   */
+  override prepareStack(): void {
+    this.ensureBackendExists();
+  }
 }

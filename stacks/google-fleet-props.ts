@@ -7,6 +7,7 @@ import type { GoogleCellFleetProps, GoogleShardProps } from "../constructs/googl
 import { parseGoDurationSeconds } from "../lib/model/duration";
 import {
   createdNetworkNames,
+  natAddressNames,
   fleetingRoleId,
   fleetNetworkName,
   managerHealthCheckName,
@@ -21,6 +22,7 @@ import {
   managerServiceAccountId,
   secretLocation,
   shardImages,
+  workerServiceAccountId,
   shardLabels,
   shardPrefix,
   workerGroupName,
@@ -45,6 +47,8 @@ export function googleFleetProps(model: GoogleRunnerModel, rendered: readonly Re
       existingSubnetwork: network.existing?.subnets[0],
       // Cloud NAT is regional: it serves every zone, so "per-zone" needs nothing more.
       nat: network.nat !== false,
+      natPortsPerVm: { min: network.nat_ports.min_per_vm, max: network.nat_ports.max_per_vm },
+      natAddressNames: network.existing || network.nat === false ? [] : natAddressNames(model),
       monitoringSourceRanges: network.monitoring_cidrs,
       shards: model.shards.map((shard) => ({
         namePrefix: shardPrefix(model, shard),
@@ -93,6 +97,8 @@ function shardProps(model: GoogleRunnerModel, shard: Shard, files: RenderedShard
       // A token placed on the VM by hand would not survive a recreated VM.
       autohealing: usesSecretManager,
     },
+    // The workers' boot logs reach Cloud Logging through a log-writing identity (constructs/google/worker-log-identity.ts).
+    workerLogs: { serviceAccountId: workerServiceAccountId(model, shard) },
     workers: {
       groups: workerGroups.map((group) => ({ ...group, templateNamePrefix: templateNamePrefix(group.name) })),
       machineType: shard.workers.machine_type,
@@ -118,6 +124,7 @@ function monitoringProps(model: GoogleRunnerModel): GoogleCellFleetProps["monito
     jobFailureRatio: thresholds.job_failure_ratio,
     concurrencySaturation: thresholds.concurrency_saturation,
     workersNearMax: thresholds.workers_near_max,
+    natGatewayName: model.network.existing || model.network.nat === false ? undefined : createdNetworkNames(model).nat,
     userLabels: shardLabels(model),
   };
 }

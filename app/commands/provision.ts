@@ -33,6 +33,8 @@ import type * as ProvisionOptionsModule from "./provision-options";
 import type { ProvisionCliOptions } from "./provision-options";
 import { DRIFT_EXIT_CODE, UserInputError } from "../../lib/errors";
 import { formatIssue } from "../../lib/model/issues";
+import { alertTopicName } from "../../lib/model/aws-names";
+import { alarmSubscriptionWarnings, awsCliSubscriptions, type SnsSubscriptionSource } from "../../lib/fleet/alarm-subscriptions";
 import { cellChangeSummary } from "../../lib/review/cell-summary";
 import { summarizeSynth } from "../../lib/review/change-summary";
 import { sumReports } from "../../lib/review/terraform-report";
@@ -68,6 +70,8 @@ export interface ProvisionOptions extends ProvisionCliOptions {
   readonly confirm?: (question: string) => Promise<boolean>;
   /** Clock and pacing of manager rolls (tests). */
   readonly rollClock?: RollClock;
+  /** Where AWS alert subscriptions are listed after an apply. @default - the AWS CLI */
+  readonly snsSubscriptions?: SnsSubscriptionSource;
 }
 
 export async function runProvision(options: ProvisionOptions): Promise<ProvisionResult> {
@@ -133,6 +137,13 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
       }
     }
     cells = cells.map((cell, index) => ({ terraformReport: planned[index].report, reviewedPlan: planned[index].reviewedPlan, ...cell }));
+    // 8. Alarms that reach no one: e-mail subscriptions still waiting for their confirmation click.
+    for (const [index, cell] of cells.entries()) {
+      const { model } = loaded[index];
+      if (mode.kind !== "apply" || cell.outcome !== "applied" || model.cloud.provider !== "aws" || !model.monitoring.enabled || model.monitoring.notifications.emails.length === 0) continue;
+      const topic = { region: model.cloud.region, name: alertTopicName(model.cell.id) };
+      for (const warning of await alarmSubscriptionWarnings(topic, options.snsSubscriptions ?? awsCliSubscriptions(env))) log(`[${cell.cell}] warning: ${warning}`);
+    }
   }
 
   const summaries = cells.map((cell) => cell.summary);

@@ -14,6 +14,7 @@ import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/m
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
 import { costChanges } from "../../lib/review/cost-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
+import { modelWarnings } from "../../lib/review/model-warnings";
 import { diffStacks } from "../../lib/review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 
@@ -66,6 +67,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     changedOnly: Boolean(options.changedOnly),
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
     costs: await costChanges(changed, { cwd, head: options.head }),
+    modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);

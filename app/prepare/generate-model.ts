@@ -93,7 +93,8 @@ function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv)
     cloud: isGoogle
       ? { provider: "google", project: variables.PROJECT!, region, zones }
       : { provider: "aws", region, availability_zones: zones, ...(variables.ACCOUNT_ID ? { account_id: variables.ACCOUNT_ID } : {}) },
-    network: { cidr: variables.NETWORK_CIDR ?? "10.0.0.0/16", nat: true, monitoring_cidrs: list(variables.MONITORING_CIDRS, []) },
+    // A NAT gateway per AWS zone, so one zone's outage leaves the others' egress up (the model warns about one NAT).
+    network: { cidr: variables.NETWORK_CIDR ?? "10.0.0.0/16", nat: !isGoogle && zones.length > 1 ? "per-zone" : true, monitoring_cidrs: list(variables.MONITORING_CIDRS, []) },
     ...(state ? { state } : {}),
     secrets: { store: (variables.SECRET_STORE ?? (isGoogle ? "google-secret-manager" : "aws-ssm")) as "local" },
     shards: [

@@ -20,6 +20,7 @@ import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { SNS_TOPIC_ARN } from "./arns";
+import { JOB_FAILURE_ALERT, JOB_REQUEST_FAILURE_ALERT } from "../../lib/fleet-alerts";
 import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../lib/fleet-contract";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
@@ -30,6 +31,15 @@ import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, ch
  * out failure_reason="script_failure" likewise).
  */
 export const JOB_FAILED_PATTERN = '{ $.msg = "Job failed (system failure)*" }';
+/**
+ * Failed job requests (lib/fleet-alerts.ts JOB_REQUEST_FAILURE_ALERT): the lines gitlab-runner's RequestJob logs
+ * for every status but 201, 204 and 409 (network/gitlab.go). "Checking for jobs... error" is the older wording of
+ * the transport error. JSON filter syntax: docs.aws.amazon.com/AmazonCloudWatch/latest/logs/FilterAndPatternSyntax.html.
+ */
+export const JOB_REQUEST_FAILED_PATTERN =
+  '{ ($.msg = "Checking for jobs... forbidden") || ($.msg = "Checking for jobs... client error") || ($.msg = "Checking for jobs... error")' +
+  ' || ($.msg = "Checking for jobs... GitLab instance currently unavailable") || (($.msg = "Checking for jobs... failed") && ($.status != "409*")) }';
+export const JOB_REQUESTS_FAILED_METRIC = "JobRequestsFailed";
 /** ... and "Job succeeded" when one succeeds; succeeded and every failed job together are the finished jobs. */
 export const JOB_FINISHED_PATTERN = '{ ($.msg = "Job succeeded") || ($.msg = "Job failed*") }';
 export const JOBS_FAILED_METRIC = "JobsFailed";
@@ -37,7 +47,7 @@ export const JOBS_FINISHED_METRIC = "JobsFinished";
 
 /** Retention periods CloudWatch Logs accepts. */
 const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
-const JOB_FAILURE_WINDOW_SECONDS = 15 * 60;
+const JOB_FAILURE_WINDOW_SECONDS = JOB_FAILURE_ALERT.windowSeconds;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const HTTPS_URL = /^https:\/\/[^\s]+$/;
 
@@ -62,6 +72,9 @@ export interface MonitoredShardNames {
   readonly jobsFailingAlarm: string;
   /** Fires when a manager of the shard reports a failed boot. */
   readonly bootFailedAlarm: string;
+  readonly jobRequestsFailedFilter: string;
+  /** Fires when the shard's managers cannot get jobs from GitLab. */
+  readonly jobRequestsFailingAlarm: string;
   /** One per manager group, in `managerGroupNames` order. */
   readonly managerUnhealthyAlarms: readonly string[];
   /** One per worker group, in `workerGroupNames` order. */
@@ -145,7 +158,7 @@ export class FleetMonitoring extends Construct {
     this.logRetentionDays = props.logRetentionDays ?? 30;
     this.managerAbsentForSeconds = props.managerAbsentForSeconds ?? 300;
     this.jobFailureRatio = props.jobFailureRatio ?? 0.25;
-    this.jobFailureMinimumJobs = props.jobFailureMinimumJobs ?? 10;
+    this.jobFailureMinimumJobs = props.jobFailureMinimumJobs ?? JOB_FAILURE_ALERT.minimumFinishedJobs;
     this.workersNearMax = props.workersNearMax ?? 0.9;
     this.checkProps();
 
@@ -224,6 +237,7 @@ export class FleetMonitoring extends Construct {
     for (const [metric, pattern, suffix, name] of [
       [JOBS_FAILED_METRIC, JOB_FAILED_PATTERN, "jobs-failed", shard.names.jobsFailedFilter],
       [JOBS_FINISHED_METRIC, JOB_FINISHED_PATTERN, "jobs-finished", shard.names.jobsFinishedFilter],
+      [JOB_REQUESTS_FAILED_METRIC, JOB_REQUEST_FAILED_PATTERN, "job-requests-failed", shard.names.jobRequestsFailedFilter],
     ] as const) {
       new CloudwatchLogMetricFilter(this, `${suffix}-filter-${shard.name}`, {
         name,
@@ -298,6 +312,24 @@ export class FleetMonitoring extends Construct {
           returnData: true,
         },
       ],
+      ...actions,
+      tags: props.tags,
+    });
+
+    // Every VM healthy, /metrics answering, and no job taken: a revoked token, a changed certificate, broken egress.
+    new CloudwatchMetricAlarm(this, `job-requests-failing-${shard.name}`, {
+      alarmName: shard.names.jobRequestsFailingAlarm,
+      alarmDescription:
+        `The managers of shard ${shard.name} failed ${JOB_REQUEST_FAILURE_ALERT.threshold} or more job requests to GitLab in ${JOB_REQUEST_FAILURE_ALERT.windowSeconds / 60} minutes ` +
+        '(403: token revoked or runner deleted; "client error": TLS, DNS or egress; 5xx: GitLab). Pipelines stay pending. Read "Checking for jobs..." in the runner log.',
+      namespace,
+      metricName: JOB_REQUESTS_FAILED_METRIC,
+      statistic: "Sum",
+      period: JOB_REQUEST_FAILURE_ALERT.windowSeconds,
+      evaluationPeriods: 1,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
+      threshold: JOB_REQUEST_FAILURE_ALERT.threshold,
+      treatMissingData: "notBreaching",
       ...actions,
       tags: props.tags,
     });

@@ -140,7 +140,7 @@ export class FleetingIam extends Construct {
       ...this.fleetingStatements(at, props),
       ...this.tokenStatements(at, props),
       ...(props.managerGroupNames?.length ? [drainStatement(at, props.managerGroupNames), healthStatement(at, props.managerGroupNames)] : []),
-      ...(props.cacheBucketArn ? [cacheStatement(props.cacheBucketArn)] : []),
+      ...(props.cacheBucketArn ? cacheStatements(props.cacheBucketArn) : []),
       ...(props.logGroupName ? [logStatement(at, props.logGroupName)] : []),
       ...(props.bootMetricNamespace ? [bootMetricStatement(props.bootMetricNamespace)] : []),
       ...(this.sessionManagerAccess ? sessionManagerStatements(at) : []),
@@ -262,13 +262,27 @@ function bootMetricStatement(namespace: string): DataAwsIamPolicyDocumentStateme
 }
 
 /** gitlab-runner's S3 cache reads, writes and expires objects; it needs no bucket-level rights. */
-function cacheStatement(bucketArn: string): DataAwsIamPolicyDocumentStatement {
-  return {
-    sid: "UseCacheBucket",
-    effect: "Allow",
-    actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
-    resources: [`${bucketArn}/*`],
-  };
+/**
+ * Objects of the cache bucket, and ListBucket on the bucket itself: without ListBucket, S3 answers a GetObject or
+ * HeadObject of a missing key with 403 AccessDenied instead of 404 NoSuchKey (GetObject API reference,
+ * "Permissions": docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html), so every cache miss is logged by
+ * gitlab-runner as an access error instead of a miss.
+ */
+function cacheStatements(bucketArn: string): DataAwsIamPolicyDocumentStatement[] {
+  return [
+    {
+      sid: "UseCacheBucket",
+      effect: "Allow",
+      actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+      resources: [`${bucketArn}/*`],
+    },
+    {
+      sid: "TellCacheMissesFromDenials",
+      effect: "Allow",
+      actions: ["s3:ListBucket"],
+      resources: [bucketArn],
+    },
+  ];
 }
 
 /** The CloudWatch agent writes into the existing log group (Terraform creates it and owns its retention). */

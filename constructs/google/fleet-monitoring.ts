@@ -14,14 +14,15 @@ import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monito
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import { BOOT_FAILURES_METRIC, MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/fleet-contract";
+import { JOB_FAILURE_ALERT, JOB_REQUEST_FAILURE_ALERT } from "../../lib/fleet-alerts";
 import { checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique } from "./checks";
 
 
 /** A metric every running gitlab-runner exports (value 1, labels: version, revision, ...). */
 export const MANAGER_PRESENCE_METRIC = "gitlab_runner_version_info";
 
-/** The window of the job failure ratio. */
-export const JOB_FAILURE_WINDOW = "15m";
+/** The window of the job failure ratio (lib/fleet-alerts.ts). */
+export const JOB_FAILURE_WINDOW = `${JOB_FAILURE_ALERT.windowSeconds / 60}m`;
 
 /** Kinds of alert created per shard. */
 /** BOOT_FAILURES_METRIC.google as Cloud Monitoring's PromQL names it (Cloud Monitoring docs, "Mapping Cloud Monitoring metrics to PromQL"). */
@@ -33,7 +34,15 @@ export function promqlMetricName(metricType: string): string {
   return `${metricType.slice(0, slash).replace(/\./g, "_")}:${metricType.slice(slash + 1).replace(/[./]/g, "_")}`;
 }
 
-export type FleetAlertKind = "managers-missing" | "boot-failed" | "job-failure-ratio" | "concurrency-saturation" | "workers-near-max";
+/**
+ * Cloud NAT's drop counter, as PromQL names it: compute.googleapis.com/nat/dropped_sent_packets_count on the
+ * nat_gateway resource (labels gateway_name, router_id, region), with a `reason` metric label; OUT_OF_RESOURCES
+ * counts packets dropped because the VM had no free NAT port or the gateway no address
+ * (cloud.google.com/nat/docs/monitoring, "dropped_sent_packets_count").
+ */
+export const NAT_DROPPED_PACKETS_METRIC = promqlMetricName("compute.googleapis.com/nat/dropped_sent_packets_count");
+
+export type FleetAlertKind = "managers-missing" | "boot-failed" | "job-failure-ratio" | "job-requests-failing" | "concurrency-saturation" | "workers-near-max";
 
 export interface MonitoredShardProps {
   /** Shard name, as in the `runner_shard` metric label. */
@@ -63,6 +72,11 @@ export interface FleetMonitoringProps {
   readonly concurrencySaturation?: number;
   /** Alert when a manager's workers reach this share of its max_instances. @default 0.9 */
   readonly workersNearMax?: number;
+  /**
+   * Name of the cell's Cloud NAT gateway: alert when it drops packets for want of ports or addresses.
+   * @default - no NAT alert (no NAT created by the cell)
+   */
+  readonly natGatewayName?: string;
   /** User labels of the alert policies. @default {} */
   readonly userLabels?: Readonly<Record<string, string>>;
   /** Create the fleet dashboard. @default true */
@@ -92,6 +106,8 @@ export class FleetMonitoring extends Construct {
   /** Every channel the policies notify: created ones (as tokens) and existing ones. */
   public readonly notificationChannels: readonly string[];
   public readonly alerts: FleetAlert[] = [];
+  /** The cell-wide Cloud NAT drop alert (natGatewayName set); not one shard's, so not in `alerts`. */
+  public readonly natAlert?: { readonly query: string; readonly durationSeconds: number; readonly policy: MonitoringAlertPolicy };
   public readonly dashboard?: MonitoringDashboard;
 
   constructor(scope: Construct, id: string, props: FleetMonitoringProps) {
@@ -128,6 +144,7 @@ export class FleetMonitoring extends Construct {
     }
 
     for (const shard of props.shards) this.addShardAlerts(props, shard);
+    if (props.natGatewayName) this.natAlert = this.addNatAlert(props, props.natGatewayName);
     if (props.dashboard ?? true) this.dashboard = this.addDashboard(props);
   }
 
@@ -163,19 +180,37 @@ export class FleetMonitoring extends Construct {
         `A runner manager of ${name} reported a failed boot. Read its startup script log (journalctl -t runner-fleet-manager, ` +
         "or the serial console) for the FAILED line; the group recreates the VM, which fails again until the cause is fixed.",
     });
+    // Same meaning as the AWS alarm (lib/fleet-alerts.ts): runner system failures over finished jobs, in windows
+    // with at least the minimum of finished jobs. job_duration_seconds is observed once per finished job.
+    const failed = `(sum(increase(gitlab_runner_failed_jobs_total{${selector},failure_reason="${JOB_FAILURE_ALERT.failureReason}"}[${JOB_FAILURE_WINDOW}])) or vector(0))`;
+    const finished = `sum(increase(gitlab_runner_job_duration_seconds_count{${selector}}[${JOB_FAILURE_WINDOW}]))`;
     this.addAlert(props, shard, {
       kind: "job-failure-ratio",
       title: `${name}: job failure ratio above ${this.jobFailureRatio}`,
       severity: "WARNING",
       threshold: this.jobFailureRatio,
-      // Script failures are the job author's, not the fleet's; every other reason is.
-      query:
-        `sum(rate(gitlab_runner_failed_jobs_total{${selector},failure_reason!="script_failure"}[${JOB_FAILURE_WINDOW}]))` +
-        ` / sum(rate(gitlab_runner_jobs_total{${selector}}[${JOB_FAILURE_WINDOW}])) > ${this.jobFailureRatio}`,
+      query: `${failed} / ${finished} >= ${this.jobFailureRatio} and ${finished} >= ${JOB_FAILURE_ALERT.minimumFinishedJobs}`,
       durationSeconds: 0,
       documentation:
-        `More than ${this.jobFailureRatio * 100}% of the jobs of ${name} failed for reasons other than the job script over ${JOB_FAILURE_WINDOW}. ` +
-        "Look at gitlab_runner_failed_jobs_total by failure_reason and the runner log.",
+        `At least ${this.jobFailureRatio * 100}% of the jobs ${name} finished in ${JOB_FAILURE_WINDOW} failed with a runner system failure ` +
+        `(windows with fewer than ${JOB_FAILURE_ALERT.minimumFinishedJobs} finished jobs are ignored). Look at gitlab_runner_failed_jobs_total by failure_reason and the runner log ("Job failed (system failure)").`,
+    });
+    // Every VM healthy, /metrics answering, and no job taken: a revoked token, a changed certificate, broken egress.
+    const notFailed = JOB_REQUEST_FAILURE_ALERT.notFailedStatuses.join("|");
+    const requestWindow = `${JOB_REQUEST_FAILURE_ALERT.windowSeconds / 60}m`;
+    this.addAlert(props, shard, {
+      kind: "job-requests-failing",
+      title: `${name}: job requests to GitLab failing`,
+      severity: "CRITICAL",
+      threshold: JOB_REQUEST_FAILURE_ALERT.threshold,
+      query:
+        `sum(increase(gitlab_runner_api_request_statuses_total{${selector},endpoint="request_job",status!~"${notFailed}"}[${requestWindow}]))` +
+        ` >= ${JOB_REQUEST_FAILURE_ALERT.threshold}`,
+      durationSeconds: 0,
+      documentation:
+        `The managers of ${name} failed ${JOB_REQUEST_FAILURE_ALERT.threshold} or more job requests in ${requestWindow}: pipelines stay pending. ` +
+        "Status 403: the runner token was revoked or the runner deleted (re-run onboard); -100: TLS, DNS or egress (CA file, proxy, NAT); 5xx: GitLab. " +
+        'See gitlab_runner_api_request_statuses_total{endpoint="request_job"} by status and "Checking for jobs..." in the runner log.',
     });
     this.addAlert(props, shard, {
       kind: "concurrency-saturation",
@@ -250,6 +285,37 @@ export class FleetMonitoring extends Construct {
     });
   }
 
+  /** Jobs that open connections through a NAT with no free port fail at connect; nothing on the VMs shows why. */
+  private addNatAlert(props: FleetMonitoringProps, gateway: string) {
+    const title = `${props.cellId}: Cloud NAT ${gateway} drops connections (OUT_OF_RESOURCES)`;
+    // A DELTA counter: increase() over the window sums its points, whatever the sampling period.
+    const query =
+      `sum(increase(${NAT_DROPPED_PACKETS_METRIC}{monitored_resource="nat_gateway",gateway_name="${gateway}",reason="OUT_OF_RESOURCES"}[5m])) > 0`;
+    const durationSeconds = 0;
+    const policy = new MonitoringAlertPolicy(this, "nat-dropped-packets", {
+      project: props.project,
+      displayName: title,
+      combiner: "OR",
+      severity: "WARNING",
+      conditions: [
+        {
+          displayName: title,
+          conditionPrometheusQueryLanguage: { query, duration: `${durationSeconds}s`, evaluationInterval: "60s", disableMetricValidation: true },
+        },
+      ],
+      notificationChannels: [...this.notificationChannels],
+      alertStrategy: { autoClose: "1800s" },
+      documentation: {
+        content:
+          `Cloud NAT ${gateway} dropped packets for want of ports or addresses: jobs see connection timeouts to registries and GitLab. ` +
+          "Raise network.nat_ports.max_per_vm, or add network.nat_addresses (each serves 64512 / min_per_vm VMs). NAT logs (ERRORS_ONLY) name the VMs.",
+        mimeType: "text/markdown",
+      },
+      userLabels: { ...props.userLabels },
+    });
+    return { query, durationSeconds, policy };
+  }
+
   private addDashboard(props: FleetMonitoringProps): MonitoringDashboard {
     const { cell, shard, slot } = MANAGER_METRIC_LABELS;
     const selector = `job="${MANAGER_METRICS_JOB}",${cell}="${props.cellId}"`;
@@ -302,6 +368,7 @@ export class FleetMonitoring extends Construct {
     checkRatio(this, "workersNearMax", this.workersNearMax);
     (props.emails ?? []).forEach((email, i) => checkPattern(this, `emails[${i}]`, email, /^[^@\s]+@[^@\s]+$/, "an e-mail address"));
     (props.webhookUrls ?? []).forEach((url, i) => checkPattern(this, `webhookUrls[${i}]`, url, /^https:\/\//, "an https:// URL"));
+    if (props.natGatewayName !== undefined) checkPattern(this, "natGatewayName", props.natGatewayName, /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/, "a Cloud NAT gateway name");
     (props.existingChannels ?? []).forEach((channel, i) =>
       checkPattern(this, `existingChannels[${i}]`, channel, CHANNEL_NAME, 'a notification channel name "projects/<project>/notificationChannels/<id>"'),
     );

@@ -13,8 +13,10 @@ import { checkUnique } from "./checks";
 import { FleetMonitoring, type FleetMonitoringProps } from "./fleet-monitoring";
 import { FleetingIam, type FleetingIamProps } from "./fleeting-iam";
 import { FleetNetwork, type FleetNetworkProps } from "./network";
+import { ProjectServices } from "./project-services";
 import { RunnerManagerGroup, type RunnerManagerGroupProps } from "./runner-manager-group";
 import { WorkerInstanceGroup, type WorkerInstanceGroupProps } from "./worker-instance-group";
+import { WORKER_LOG_SCOPE, WorkerLogIdentity, type WorkerLogIdentityProps } from "./worker-log-identity";
 
 /** One shard: its constructs' props, less what the fleet wires (project, region, subnetwork, service account). */
 export interface GoogleShardProps {
@@ -24,6 +26,11 @@ export interface GoogleShardProps {
   readonly cache?: Omit<CacheBucketProps, "project" | "location" | "objectAdminServiceAccountEmails">;
   readonly managers: Omit<RunnerManagerGroupProps, "project" | "region" | "subnetwork" | "serviceAccountEmail">;
   readonly workers: Omit<WorkerInstanceGroupProps, "project" | "region" | "subnetwork">;
+  /**
+   * A log-writing identity for the workers, so their boot logs reach Cloud Logging.
+   * @default - workers have no service account and their boots leave no trace once they are removed
+   */
+  readonly workerLogs?: Omit<WorkerLogIdentityProps, "project">;
 }
 
 export interface GoogleCellFleetProps {
@@ -36,6 +43,12 @@ export interface GoogleCellFleetProps {
   readonly shards: readonly GoogleShardProps[];
   /** @default - no monitoring */
   readonly monitoring?: Omit<FleetMonitoringProps, "project">;
+  /**
+   * Enable the APIs the fleet uses in the project (constructs/google/project-services.ts), every resource
+   * depending on them. Turn off only where the project's APIs are managed elsewhere.
+   * @default true
+   */
+  readonly enableProjectServices?: boolean;
 }
 
 /** The constructs of one shard. */
@@ -46,28 +59,40 @@ export class GoogleCellFleet extends Construct {
   /** Per shard, in props order. */
   public readonly shards: readonly GoogleShardFleet[];
   public readonly monitoring?: FleetMonitoring;
+  /** The enabled APIs; undefined with `enableProjectServices: false`. */
+  public readonly projectServices?: ProjectServices;
 
   constructor(scope: Construct, id: string, props: GoogleCellFleetProps) {
     super(scope, id);
     // Shard names key the outputs and name the shard scopes.
     checkUnique(this, "shards[].name", props.shards.map((shard) => shard.name));
     const { project, region } = props;
+    if (props.enableProjectServices ?? true) this.projectServices = new ProjectServices(this, "services", { project });
     this.network = new FleetNetwork(this, "network", { ...props.network, project, region });
     this.shards = props.shards.map((shard) => this.addShard(project, region, shard));
     if (props.monitoring) this.monitoring = new FleetMonitoring(this, "monitoring", { ...props.monitoring, project });
     this.addOutputs();
+    // Last, so that every resource created above waits for the APIs it calls.
+    this.projectServices?.precede(this);
   }
 
   private addShard(project: string, region: string, shard: GoogleShardProps): GoogleShardFleet {
     const scope = new Construct(this, `shard-${shard.name}`);
     const subnetwork = this.network.subnetwork;
-    const iam = new FleetingIam(scope, "iam", { ...shard.iam, project });
+    const workerLogs = shard.workerLogs ? new WorkerLogIdentity(scope, "worker-logs", { ...shard.workerLogs, project }) : undefined;
+    const iam = new FleetingIam(scope, "iam", { ...shard.iam, project, workerServiceAccountEmail: workerLogs?.email ?? shard.iam.workerServiceAccountEmail });
     const serviceAccountEmail = iam.serviceAccountEmail;
     const cache = shard.cache
       ? new CacheBucket(scope, "cache", { ...shard.cache, project, location: region, objectAdminServiceAccountEmails: [serviceAccountEmail] })
       : undefined;
     const managers = new RunnerManagerGroup(scope, "managers", { ...shard.managers, project, region, subnetwork, serviceAccountEmail });
-    const workers = new WorkerInstanceGroup(scope, "workers", { ...shard.workers, project, region, subnetwork });
+    const workers = new WorkerInstanceGroup(scope, "workers", {
+      ...shard.workers,
+      project,
+      region,
+      subnetwork,
+      ...(workerLogs ? { serviceAccountEmail: workerLogs.email, serviceAccountScopes: [WORKER_LOG_SCOPE] } : {}),
+    });
     return { name: shard.name, scope, iam, cache, managers, workers };
   }
 

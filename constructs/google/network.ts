@@ -2,6 +2,7 @@
  * The cell's network on Google Cloud: a VPC and subnetwork (or existing ones), Cloud NAT for
  * egress, and the firewall rules that let managers reach their workers and nothing else in.
  */
+import { ComputeAddress } from "@cdktf/provider-google/lib/compute-address";
 import { ComputeFirewall } from "@cdktf/provider-google/lib/compute-firewall";
 import { ComputeNetwork } from "@cdktf/provider-google/lib/compute-network";
 import { ComputeRouter } from "@cdktf/provider-google/lib/compute-router";
@@ -72,6 +73,18 @@ export interface FleetNetworkProps {
    * @default true
    */
   readonly nat?: boolean;
+  /**
+   * Cloud NAT ports per VM, with dynamic port allocation: every VM holds `min`, and grows to `max` while it
+   * opens many connections (to one registry, say). Powers of two, 32 <= min < max <= 65536
+   * (cloud.google.com/nat/docs/ports-and-addresses#dynamic-port).
+   * @default { min: 256, max: 8192 }
+   */
+  readonly natPortsPerVm?: { readonly min: number; readonly max: number };
+  /**
+   * Names of reserved static external addresses for Cloud NAT (MANUAL_ONLY); each serves 64512 / min ports VMs.
+   * @default [] - automatic addresses (AUTO_ONLY), which change as the fleet grows
+   */
+  readonly natAddressNames?: readonly string[];
   /** Ranges allowed to scrape the managers' metrics port (in addition to Google's health checkers). @default [] */
   readonly monitoringSourceRanges?: readonly string[];
   /**
@@ -101,6 +114,11 @@ export class FleetNetwork extends Construct {
   /** True when this construct created the network (and so manages NAT and Private Google Access). */
   public readonly createsNetwork: boolean;
   public readonly natEnabled: boolean;
+  public readonly natPortsPerVm: { readonly min: number; readonly max: number };
+  /** Name of the Cloud NAT gateway (the `gateway_name` of its metrics); undefined without NAT. */
+  public readonly natName?: string;
+  /** Reserved NAT addresses (created here); empty with automatic addresses. */
+  public readonly natAddresses: ComputeAddress[] = [];
   public readonly monitoringSourceRanges: readonly string[];
   public readonly managerSshSourceRanges: readonly string[];
   public readonly metricsPort: number;
@@ -113,6 +131,7 @@ export class FleetNetwork extends Construct {
     this.metricsPort = props.metricsPort ?? RUNNER_METRICS_PORT;
     this.createsNetwork = props.existingNetwork === undefined;
     this.natEnabled = this.createsNetwork && (props.nat ?? true);
+    this.natPortsPerVm = props.natPortsPerVm ?? { min: 256, max: 8192 };
     this.checkProps(props);
 
     if (this.createsNetwork) {
@@ -142,14 +161,35 @@ export class FleetNetwork extends Construct {
           region: props.region,
           network: network.id,
         });
+        (props.natAddressNames ?? []).forEach((name) => {
+          this.natAddresses.push(
+            new ComputeAddress(this, `NatAddress-${name}`, {
+              name,
+              project: props.project,
+              region: props.region,
+              addressType: "EXTERNAL",
+              description: `Cloud NAT egress address of ${props.name}: allow-list it where GitLab or a registry filters by source.`,
+            }),
+          );
+        });
+        this.natName = props.createdNames!.nat;
         new ComputeRouterNat(this, "Nat", {
           name: props.createdNames!.nat,
           project: props.project,
           region: props.region,
           router: router.name,
-          natIpAllocateOption: "AUTO_ONLY",
+          // Reserved addresses stay put (allow-lists keep working); automatic ones come and go with the fleet.
+          natIpAllocateOption: this.natAddresses.length > 0 ? "MANUAL_ONLY" : "AUTO_ONLY",
+          natIps: this.natAddresses.length > 0 ? this.natAddresses.map((address) => address.selfLink) : undefined,
           sourceSubnetworkIpRangesToNat: "LIST_OF_SUBNETWORKS",
           subnetwork: [{ name: subnetwork.id, sourceIpRangesToNat: ["ALL_IP_RANGES"] }],
+          // Static allocation gives every VM 64 ports: a job opening many connections to one registry host
+          // drops SYNs (OUT_OF_RESOURCES). Dynamic allocation grows a busy VM's share up to max; it requires
+          // endpoint-independent mapping off (RouterNat API reference, enableDynamicPortAllocation).
+          enableDynamicPortAllocation: true,
+          enableEndpointIndependentMapping: false,
+          minPortsPerVm: this.natPortsPerVm.min,
+          maxPortsPerVm: this.natPortsPerVm.max,
           logConfig: { enable: true, filter: "ERRORS_ONLY" },
         });
       } else {
@@ -196,6 +236,15 @@ export class FleetNetwork extends Construct {
       if (!isToken(props.ipCidrRange) && !ipaddr.IPv4.isValidCIDR(props.ipCidrRange!)) {
         fail(this, "ipCidrRange", props.ipCidrRange, "an IPv4 CIDR block such as 10.0.0.0/16");
       }
+    }
+    const { min, max } = this.natPortsPerVm;
+    const portCount = (count: number) => Number.isInteger(count) && count >= 32 && count <= 65536 && (count & (count - 1)) === 0;
+    if (!portCount(min)) fail(this, "natPortsPerVm.min", min, "a power of two from 32 to 65536");
+    if (!portCount(max) || max <= min) fail(this, "natPortsPerVm.max", max, `a power of two up to 65536, greater than min (${min})`);
+    (props.natAddressNames ?? []).forEach((name, i) => checkComputeName(this, `natAddressNames[${i}]`, name));
+    checkUnique(this, "natAddressNames", props.natAddressNames ?? []);
+    if ((props.natAddressNames ?? []).length > 0 && !this.natEnabled) {
+      fail(this, "natAddressNames", props.natAddressNames, "no NAT addresses without a Cloud NAT created here");
     }
     this.monitoringSourceRanges.forEach((range, i) => checkSourceRange(this, `monitoringSourceRanges[${i}]`, range));
     this.managerSshSourceRanges.forEach((range, i) => checkSourceRange(this, `managerSshSourceRanges[${i}]`, range));

@@ -18,7 +18,7 @@ import { Construct } from "constructs";
 import { RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/fleet-contract";
 import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkNotBlank, checkUnique } from "./checks";
-import { bootDisk, privateInterface, SHIELDED_VM } from "./instance-template-parts";
+import { bootDisk, privateInterface, SHIELDED_VM, hostMaintenancePolicy } from "./instance-template-parts";
 
 /** One manager slot: its group (and VM base) name, zone and rendered startup script. */
 export interface ManagerSlotProps {
@@ -138,7 +138,8 @@ export class RunnerManagerGroup extends Construct {
         // cloud-platform scope: what the VM may do is decided by the account's IAM roles alone.
         serviceAccount: { email: props.serviceAccountEmail, scopes: ["cloud-platform"] },
         shieldedInstanceConfig: SHIELDED_VM,
-        scheduling: { automaticRestart: true, onHostMaintenance: "MIGRATE", provisioningModel: "STANDARD" },
+        // Live migration where the series supports it; elsewhere (T2A, ...) a restart, which autohealing and the drain cover.
+        scheduling: { automaticRestart: true, onHostMaintenance: hostMaintenancePolicy(props.machineType), provisioningModel: "STANDARD" },
         lifecycle: { createBeforeDestroy: true },
       });
       this.templates.push(template);

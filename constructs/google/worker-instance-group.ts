@@ -5,12 +5,11 @@
  * There is no autoscaler resource: the runner sets the group's size, so Terraform creates the
  * group at size 0 and ignores target_size from then on.
  *
- * Workers have NO service account at all (not even one without roles): they run arbitrary CI
- * job code, and any attached account's token would be one metadata-server request away from
- * every job. Without one, jobs hold no Google credentials, and the managers need no
- * iam.serviceAccountUser to manage the workers' metadata. A `serviceAccountEmail` can still be
- * given (for example for a private image registry); FleetingIam then grants the managers
- * iam.serviceAccountUser on it.
+ * Workers run arbitrary CI job code, and an attached account's token is one metadata-server
+ * request away from every job. Without `serviceAccountEmail` they have no account at all; the cell
+ * fleet gives them a log-writing one with the logging.write scope only (./worker-log-identity.ts),
+ * so a broken boot leaves its log behind. FleetingIam then grants the managers
+ * iam.serviceAccountUser on it, which managing the workers' metadata requires.
  */
 import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-instance-group-manager";
 import {
@@ -59,6 +58,8 @@ export interface WorkerInstanceGroupProps {
   readonly startupScript: string;
   /** Service account of the workers. @default - none: jobs get no Google credentials */
   readonly serviceAccountEmail?: string;
+  /** OAuth scopes of the workers' token, with `serviceAccountEmail`. @default ["cloud-platform"] */
+  readonly serviceAccountScopes?: readonly string[];
 }
 
 /** Spot: reclaimable at any time, so never restarted or migrated, deleted when reclaimed. */
@@ -120,7 +121,7 @@ export class WorkerInstanceGroup extends Construct {
           "startup-script": props.startupScript,
         },
         ...(props.serviceAccountEmail
-          ? { serviceAccount: { email: props.serviceAccountEmail, scopes: ["cloud-platform"] } }
+          ? { serviceAccount: { email: props.serviceAccountEmail, scopes: [...(props.serviceAccountScopes ?? ["cloud-platform"])] } }
           : {}),
         shieldedInstanceConfig: SHIELDED_VM,
         scheduling: this.spot ? SPOT_SCHEDULING : STANDARD_SCHEDULING,

@@ -13,8 +13,8 @@
  * check lives in fleeting's taskscaler, whose source is not at hand here. A cost estimate
  * wants the intent, the whole matching minute.
  */
-import { parseCronexpr } from "../model/cronexpr";
-import { cronexprMatchesMinute } from "../model/cronexpr-match";
+import { parseCronexpr, type CronexprSchedule } from "../model/cronexpr";
+import { cronexprMatchesMinute, cronexprMinutesOfHour } from "../model/cronexpr-match";
 
 export interface PolicyPeriods {
   readonly periods: readonly string[];
@@ -22,6 +22,7 @@ export interface PolicyPeriods {
 }
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
 const WEEK_MINUTES = 7 * 24 * 60;
 /** Monday 2024-01-08 00:00 UTC: an ordinary week, no daylight-saving change in Europe or North America. */
 const REFERENCE_WEEK_START = Date.UTC(2024, 0, 8);
@@ -40,25 +41,44 @@ export function policyShares(policies: readonly PolicyPeriods[]): number[] {
 }
 
 function measureShares(policies: readonly PolicyPeriods[]): number[] {
-  const matchers = policies.map((policy) => {
-    const localTime = localClock(policy.timezone);
-    const periods = policy.periods.map(periodMatcher);
-    return (utcMs: number) => {
-      const local = localTime(utcMs);
-      return periods.some((matches) => matches(local));
-    };
-  });
+  const inForce = policies.map(minutesSelected);
   const minutes = new Array<number>(policies.length).fill(0);
   for (let minute = 0; minute < WEEK_MINUTES; minute += 1) {
-    const at = REFERENCE_WEEK_START + minute * MINUTE_MS;
-    for (let index = matchers.length - 1; index >= 0; index -= 1) {
-      if (matchers[index](at)) {
+    for (let index = inForce.length - 1; index >= 0; index -= 1) {
+      if (inForce[index][minute] === 1) {
         minutes[index] += 1;
         break;
       }
     }
   }
   return minutes.map((count) => count / WEEK_MINUTES);
+}
+
+/**
+ * The minutes of the reference week (1 where selected) that any of a policy's periods selects, read in
+ * its time zone. Hour by hour: an hour that is one whole local hour (a zone offset in whole hours, not
+ * changing within it) is selected by minute field alone, so each period is asked once for it; any other
+ * hour (a half-hour zone, or a daylight-saving change) is asked minute by minute.
+ */
+function minutesSelected(policy: PolicyPeriods): Uint8Array {
+  const selected = new Uint8Array(WEEK_MINUTES);
+  const localTime = localClock(policy.timezone);
+  const schedules = policy.periods.map(parsedPeriod);
+  for (let hour = 0; hour < WEEK_MINUTES / 60; hour += 1) {
+    const first = hour * 60;
+    const start = REFERENCE_WEEK_START + first * MINUTE_MS;
+    const last = start + 59 * MINUTE_MS;
+    const local = localTime(start);
+    if (local % HOUR_MS === 0 && localTime(last) - last === local - start) {
+      for (const schedule of schedules) for (const minute of cronexprMinutesOfHour(schedule, local)) selected[first + minute] = 1;
+      continue;
+    }
+    for (let minute = 0; minute < 60; minute += 1) {
+      const wallClock = localTime(start + minute * MINUTE_MS);
+      if (schedules.some((schedule) => cronexprMatchesMinute(schedule, wallClock))) selected[first + minute] = 1;
+    }
+  }
+  return selected;
 }
 
 /**
@@ -97,10 +117,9 @@ export function localClock(timezone: string): (utcMs: number) => number {
   };
 }
 
-/** Whether a period matches a wall-clock minute (given as milliseconds whose UTC fields are the local time). */
-function periodMatcher(period: string): (wallClockMs: number) => boolean {
+function parsedPeriod(period: string): CronexprSchedule {
   const parsed = parseCronexpr(period);
   // The model loader refuses periods cronexpr refuses; one reaching here is a programming error.
   if (!parsed.ok) throw new Error(`not a cronexpr period ${JSON.stringify(period)}: ${parsed.reason}`);
-  return (wallClockMs) => cronexprMatchesMinute(parsed.schedule, wallClockMs);
+  return parsed.schedule;
 }

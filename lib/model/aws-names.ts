@@ -34,13 +34,18 @@ export function jobsFailingAlarmName(namePrefix: string, shardName: string): str
   return `${namePrefix}-${shardName}-jobs-failing`;
 }
 
+/** Alarm: a shard's managers fail to get jobs from GitLab (403, transport errors, 5xx). */
+export function jobRequestsFailingAlarmName(namePrefix: string, shardName: string): string {
+  return `${namePrefix}-${shardName}-job-requests-failing`;
+}
+
 /** Alarm: a manager of the shard reported a failed boot (BootFailures). */
 export function bootFailedAlarmName(namePrefix: string, shardName: string): string {
   return `${namePrefix}-${shardName}-boot-failed`;
 }
 
 /** Metric filter of a shard's log group. */
-export function jobMetricFilterName(namePrefix: string, shardName: string, suffix: "jobs-failed" | "jobs-finished"): string {
+export function jobMetricFilterName(namePrefix: string, shardName: string, suffix: "jobs-failed" | "jobs-finished" | "job-requests-failed"): string {
   return `${namePrefix}-${shardName}-${suffix}`;
 }
 
@@ -91,7 +96,8 @@ export function awsDerivedNames(model: RunnerModel): DerivedName[] {
       names.push({ name: logGroupName(model, shard), rule: rules.logGroupName, from });
       names.push({ name: jobsFailingAlarmName(cell, shard.name), rule: rules.alarmName, from });
       names.push({ name: bootFailedAlarmName(cell, shard.name), rule: rules.alarmName, from });
-      for (const suffix of ["jobs-failed", "jobs-finished"] as const) {
+      names.push({ name: jobRequestsFailingAlarmName(cell, shard.name), rule: rules.alarmName, from });
+      for (const suffix of ["jobs-failed", "jobs-finished", "job-requests-failed"] as const) {
         names.push({ name: jobMetricFilterName(cell, shard.name, suffix), rule: rules.metricFilterName, from });
       }
     }

@@ -19,7 +19,8 @@ import type { CronexprSchedule } from "./cronexpr";
 
 const SECOND_MS = 1000;
 const MINUTE_MS = 60 * SECOND_MS;
-const DAY_MS = 24 * 60 * MINUTE_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
 
 /** Whether the schedule selects this wall-clock second (milliseconds whose UTC fields are the local time). */
 export function cronexprMatchesSecond(schedule: CronexprSchedule, wallClockMs: number): boolean {
@@ -33,6 +34,20 @@ export function cronexprMatchesMinute(schedule: CronexprSchedule, wallClockMs: n
   if (!schedule.minutes.has(minuteOfDay % 60) || !schedule.hours.has(Math.floor(minuteOfDay / 60))) return false;
   return dayMatches(schedule, Math.floor(wallClockMs / DAY_MS));
 }
+
+/**
+ * The minutes (0-59) of this wall-clock hour (milliseconds at the start of an hour, whose UTC fields are the
+ * local time) that the schedule selects any second of: within one hour only the minute field varies, so
+ * that is all of the schedule's minutes or none.
+ */
+export function cronexprMinutesOfHour(schedule: CronexprSchedule, wallClockHourMs: number): ReadonlySet<number> {
+  if (schedule.seconds.size === 0) return NO_MINUTES;
+  const dayNumber = Math.floor(wallClockHourMs / DAY_MS);
+  if (!schedule.hours.has(Math.floor((wallClockHourMs - dayNumber * DAY_MS) / HOUR_MS))) return NO_MINUTES;
+  return dayMatches(schedule, dayNumber) ? schedule.minutes : NO_MINUTES;
+}
+
+const NO_MINUTES: ReadonlySet<number> = new Set();
 
 /** Days are worked out once per schedule and day: a week of minutes asks the same day 1,440 times. */
 const dayCache = new WeakMap<CronexprSchedule, Map<number, boolean>>();

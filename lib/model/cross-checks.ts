@@ -15,6 +15,7 @@ import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
 import { cidrContains } from "../cidr";
+import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } from "./worker-checks";
 
 
 /** GitLab rejects shorter maximum timeouts ("Maximum timeout needs to be at least 10 minutes"). */
@@ -190,7 +191,7 @@ function checkArchitectures(model: RunnerModel, shard: Shard, at: ModelPath): Cr
       findings.push(
         error(
           [...at, role, "image"],
-          `an ${arch[role]} image for machine type ${shard[role].machine_type} (this image is ${imageArch}), or no image for Ubuntu 24.04 ${arch[role]}`,
+          `an ${arch[role]} image for machine type ${shard[role].machine_type} (this image is ${imageArch}), or no image for the default ${arch[role]} image`,
           image,
         ),
       );
@@ -266,6 +267,9 @@ function checkShard(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheck
   }
 
   findings.push(...checkArchitectures(model, shard, at));
+  findings.push(...checkAlternativeMachineTypes(model, shard, at));
+  findings.push(...checkPolicyCoverage(shard, at));
+  findings.push(...checkJobLimits(model, shard, at));
 
   const slots = shard.workers.max_instances * shard.workers.capacity_per_instance;
   shard.autoscaling.policies.forEach((policy, index) => {

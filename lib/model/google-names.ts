@@ -12,6 +12,7 @@ import {
   cacheBucketName,
   managerName,
   managerServiceAccountId,
+  workerServiceAccountId,
   secretLocation,
   shardPrefix,
   workerGroupName,
@@ -31,6 +32,12 @@ export function createdNetworkNames(model: RunnerModel): { subnetwork: string; r
     router: fitName(`${network}-router`, 63),
     nat: fitName(`${network}-nat`, 63),
   };
+}
+
+/** Reserved Cloud NAT addresses, network.nat_addresses of them: <network>-nat-1, -2, ... */
+export function natAddressNames(model: RunnerModel): string[] {
+  const network = fleetNetworkName(model);
+  return Array.from({ length: model.network.nat_addresses }, (_, index) => fitName(`${network}-nat-${index + 1}`, 63));
 }
 
 /** The firewall rules of a shard: who may reach its managers and workers. */
@@ -86,6 +93,7 @@ export function googleDerivedNames(model: RunnerModel): DerivedName[] {
   if (!model.network.existing) {
     names.push({ name: fleetNetworkName(model), rule: rules.computeName, from: [["cell", "id"]] });
     for (const name of Object.values(createdNetworkNames(model))) names.push({ name, rule: rules.computeName, from: [["cell", "id"], ["cloud", "region"]] });
+    for (const name of natAddressNames(model)) names.push({ name, rule: rules.computeName, from: [["cell", "id"], ["network", "nat_addresses"]] });
   }
   model.shards.forEach((shard, index) => {
     const from = [["shards", index, "name"], ["cell", "id"]];
@@ -102,6 +110,7 @@ export function googleDerivedNames(model: RunnerModel): DerivedName[] {
     names.push({ name: managerNetworkTag(model, shard), rule: rules.computeName, from });
     names.push({ name: workerNetworkTag(model, shard), rule: rules.computeName, from });
     names.push({ name: managerServiceAccountId(model, shard), rule: rules.serviceAccountId, from });
+    names.push({ name: workerServiceAccountId(model, shard), rule: rules.serviceAccountId, from });
     names.push({ name: fleetingRoleId(model, shard), rule: rules.customRoleId, from });
     if (shard.cache.enabled) {
       names.push({ name: cacheBucketName(model, shard), rule: rules.bucketName, from: [...from, ["cloud", "project"]] });

@@ -8,6 +8,7 @@
  */
 import { fitName } from "../fit-name";
 import { defaultImage, machineArchitecture } from "./architecture";
+import { defaultWorkerImage } from "./worker-image";
 import type { RunnerModel, Shard } from "./schema";
 
 /** The Terraform stack of a cell is named after the cell. */
@@ -61,6 +62,11 @@ export function managerServiceAccountId(model: RunnerModel, shard: Shard): strin
   return fitName(`rm-${shardPrefix(model, shard)}`, 30);
 }
 
+/** Google service account id of a shard's workers: it writes their boot logs, nothing else. */
+export function workerServiceAccountId(model: RunnerModel, shard: Shard): string {
+  return fitName(`rw-${shardPrefix(model, shard)}`, 30);
+}
+
 /** Where a shard's runner token lives in each kind of secret store. */
 export interface SecretLocation {
   /** Google Secret Manager secret id: "<prefix>-<cell>-<shard>". */
@@ -101,12 +107,15 @@ export const DEFAULT_IMAGES = {
   aws: defaultImage("aws", "amd64"),
 } as const;
 
-/** The images a shard's managers and workers boot: the model's, or Ubuntu 24.04 of their architecture. */
+/**
+ * The images a shard's managers and workers boot: the model's, or the default of their architecture
+ * (managers: Ubuntu 24.04; workers: an image with Docker on AWS, Ubuntu 24.04 on Google; ./worker-image.ts).
+ */
 export function shardImages(model: RunnerModel, shard: Shard): { managers: string; workers: string } {
   const { provider } = model.cloud;
   return {
     managers: shard.managers.image ?? defaultImage(provider, machineArchitecture(provider, shard.managers.machine_type)),
-    workers: shard.workers.image ?? defaultImage(provider, machineArchitecture(provider, shard.workers.machine_type)),
+    workers: shard.workers.image ?? defaultWorkerImage(provider, machineArchitecture(provider, shard.workers.machine_type)),
   };
 }
 

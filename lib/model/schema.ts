@@ -12,6 +12,7 @@ import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
 import { isValidCidr } from "../cidr";
 import { closestTimeZone, hasUserInfo, isValidTimeZone } from "./value-checks";
 import { INSECURE_HTTP_SETTING } from "./gitlab-url-policy";
+import { EXACT_VERSION, MIRROR_REFERENCE } from "./fleeting-plugin";
 
 const DNS_LABEL = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const dnsLabel = z
@@ -144,6 +145,17 @@ const awsCloud = z.strictObject({
 
 const cloud = z.discriminatedUnion("provider", [googleCloud, awsCloud]).describe("Where the fleet runs.");
 
+/**
+ * Cloud NAT port counts: with dynamic port allocation both must be powers of two, min at least 32 and max at
+ * most 65536 (RouterNat enableDynamicPortAllocation, cloud.google.com/nat/docs/ports-and-addresses).
+ * 256 ports hold a VM's usual connections to one destination; 8192 lets a burst of parallel pulls grow.
+ */
+export const DEFAULT_NAT_PORTS = { min_per_vm: 256, max_per_vm: 8192 } as const;
+const natPortCount = z
+  .number()
+  .int()
+  .refine((count) => count >= 32 && count <= 65536 && (count & (count - 1)) === 0, { message: "a power of two from 32 to 65536" });
+
 const network = z
   .strictObject({
     cidr: cidr
@@ -164,13 +176,34 @@ const network = z
       .describe(
         'Route egress through Cloud NAT / a NAT gateway; workers and managers have no public IPs. true: one NAT (on AWS one NAT gateway in the first zone, whose outage also cuts the other zones\' egress). "per-zone" (AWS): a NAT gateway and Elastic IP in every zone, each zone\'s private subnet routed through its own, so losing a zone leaves the others\' egress up; costs a gateway per zone. Cloud NAT is regional, so on Google Cloud "per-zone" is the same as true. false: no NAT.',
       ),
+    nat_ports: z
+      .strictObject({
+        min_per_vm: natPortCount.default(DEFAULT_NAT_PORTS.min_per_vm).describe("Ports every VM holds (Cloud NAT minPortsPerVm)."),
+        max_per_vm: natPortCount.default(DEFAULT_NAT_PORTS.max_per_vm).describe("Ports a busy VM may grow to (Cloud NAT maxPortsPerVm), more than min_per_vm."),
+      })
+      .refine((ports) => ports.max_per_vm > ports.min_per_vm, { message: "max_per_vm greater than min_per_vm", path: ["max_per_vm"] })
+      .default(DEFAULT_NAT_PORTS)
+      .describe(
+        "Cloud NAT ports per VM, with dynamic port allocation (Google Cloud): each VM starts with min_per_vm ports and grows to max_per_vm as it opens connections, so a build pulling many layers from one registry does not drop SYNs (OUT_OF_RESOURCES). Powers of two. AWS NAT gateways allocate ports themselves.",
+      ),
+    nat_addresses: z
+      .number()
+      .int()
+      .min(0)
+      .max(300)
+      .default(0)
+      .describe(
+        "Reserved static external addresses of Cloud NAT (Google Cloud). 0: automatic addresses, which Google adds and removes as the fleet grows, so GitLab's or a registry's allow-list breaks. N: N reserved addresses that stay; each serves 64512 / nat_ports.min_per_vm VMs. AWS NAT gateways always have an Elastic IP each.",
+      ),
     public_ips: z.boolean().default(false).describe("Give runner managers public IPs. Workers never get one."),
     monitoring_cidrs: z
       .array(cidr)
       .default([])
-      .describe("Source ranges allowed to scrape runner manager metrics on port 9252. Empty: nothing may scrape. Error: 0.0.0.0/0, or a range listed twice. Warning: a public range outside the cell's network."),
+      .describe(
+        "Source ranges allowed to scrape runner manager metrics on port 9252. gitlab-runner serves /debug/jobs/list and /debug/pprof on the same listener (it has no metrics-only one), so these ranges reach those too. Empty: nothing may scrape; on AWS the listener then binds to loopback. Error: 0.0.0.0/0, or a range listed twice. Warning: a public range outside the cell's network.",
+      ),
   })
-  .default({ nat: true, public_ips: false, monitoring_cidrs: [] })
+  .default({ nat: true, nat_ports: DEFAULT_NAT_PORTS, nat_addresses: 0, public_ips: false, monitoring_cidrs: [] })
   .describe("The network the managers and workers run in: created for the cell, or an existing one.")
   // A network is created unless an existing one is named; give the created one its range here, with the other defaults.
   .transform((net) => (net.existing || net.cidr ? net : { ...net, cidr: DEFAULT_NETWORK_CIDR }));
@@ -248,8 +281,17 @@ const managers = z
     runner_version: z
       .string()
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "19.5.0"')
-      .describe("gitlab-runner version installed on the managers, pinned in full and quoted (\"18.5.0\"; an unquoted 18.5 is a number). Error (exit 2): older than 16.11.0, which introduced `gitlab-runner fleeting install` the managers use to install the fleeting plugin."),
+      .describe("gitlab-runner version installed on the managers, pinned in full and quoted (\"19.5.0\"; an unquoted 19.5 is a number). From 19.2 a rotated token is taken live; before, the managers drain first. Error (exit 2): older than 16.11.0, which introduced `gitlab-runner fleeting install` the managers use to install the fleeting plugin."),
     concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml: the jobs one manager runs at once. Warning either way it differs from workers.max_instances x capacity_per_instance: below it, workers beyond concurrent are never used (the message gives the effective capacity); above it, jobs wait for workers."),
+    fleeting_plugin: z
+      .string()
+      .refine((text) => EXACT_VERSION.test(text) || MIRROR_REFERENCE.test(text), {
+        message: 'an exact plugin version such as "1.1.0", or a mirror\'s full OCI reference such as "registry.example.com/mirror/fleeting/aws:1.1.0"',
+      })
+      .optional()
+      .describe(
+        "The fleeting plugin, pinned: an exact version of GitLab's plugin for the cloud (aws, googlecloud), or a full OCI reference <registry>/<repository>/<name>:<version> of a mirror. Installed at the first boot and not fetched again while that version is present. When omitted, aws 1.1.0 or googlecloud 1.0.0.",
+      ),
   })
   .describe("The shard's runner manager VMs.");
 
@@ -259,13 +301,20 @@ const workers = z
     image: z
       .string()
       .optional()
-      .describe("Worker image with Docker, of the machine type's architecture; AWS: ami-... or resolve:ssm:<parameter>. When omitted, Ubuntu 24.04 LTS of that architecture, Docker installed at boot."),
+      .describe("Worker image, of the machine type's architecture; AWS: ami-... or resolve:ssm:<parameter>. Docker is installed at boot only when the image lacks it (apt or dnf). When omitted: on AWS the ECS-optimized Amazon Linux 2023 AMI (Docker included, newest at every launch); on Google Cloud Ubuntu 24.04 LTS, Docker installed at boot (name a baked image family here to skip that)."),
     disk_size_gb: z.number().int().min(10).max(4000).default(100).describe("Disk size of each worker instance, in GB."),
     username: z.string().regex(/^[a-z_][a-z0-9_-]*$/, "a Linux user name").default("ubuntu").describe("SSH user the runner connects as."),
     capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),
     max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited. Warnings: not 1 with docker.privileged (a privileged job changes the instance the next job gets); 1 with more than half the slots idle (each idle slot is a boot paid per job)."),
     max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
     spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
+    alternative_machine_types: z
+      .array(z.string().min(1))
+      .max(19)
+      .default([])
+      .describe(
+        "AWS spot workers: more instance types the worker group may launch besides machine_type (a mixed instances policy, price-capacity-optimized), so one reclaimed capacity pool does not stop the shard. Each of machine_type's architecture and at least its size: jobs and per-job limits are planned for machine_type. Google Cloud: not offered (instance flexibility needs a regional managed instance group; the googlecloud fleeting plugin drives zonal ones).",
+      ),
   })
   .describe("The autoscaled worker instances that run the jobs (fleeting plugin of the cloud).");
 
@@ -307,6 +356,26 @@ const docker = z
       .array(z.enum(["always", "if-not-present", "never"]))
       .default(["always", "if-not-present"])
       .describe("Image pull policies, tried in order."),
+    job_limits: z
+      .strictObject({
+        cpus: z.number().gt(0).max(448).describe("CPUs each job container may use (Docker --cpus), such as 3.5."),
+        memory_mb: z.number().int().min(128).describe("Memory limit of each job container, in MiB (Docker --memory)."),
+        service_memory_mb: z.number().int().min(64).optional().describe("Memory limit of each service container, in MiB. When omitted, a third of memory_mb."),
+      })
+      .optional()
+      .describe(
+        "Per-job limits on a worker that runs several jobs (capacity_per_instance > 1), so one job's memory spike cannot take the others, dockerd or sshd with it. When omitted and capacity_per_instance > 1, derived from the machine type (vCPUs and memory split over the jobs, 10% or 1 GiB kept for the host); a machine type whose size runner-fleet does not know needs them set.",
+      ),
+    registry_mirror: z
+      .url({ protocol: /^https?$/, error: "an http(s) URL of a Docker Hub mirror, such as https://mirror.gcr.io" })
+      // dockerd refuses a mirror with a path, query, fragment or credentials (moby registry/config.go ValidateMirror).
+      .refine((url) => /^https?:\/\/[^/?#@]+\/?$/.test(url), {
+        message: "a mirror URL of a host only (no path, query or credentials), as dockerd's registry-mirrors takes it, such as https://mirror.gcr.io",
+      })
+      .optional()
+      .describe(
+        "Docker Hub mirror (pull-through cache) the workers' Docker daemon asks first (daemon.json registry-mirrors): Google's https://mirror.gcr.io, or a registry the team runs. Keeps the fleet's pulls off Docker Hub's anonymous limit, which counts per NAT address. When omitted, every pull goes to Docker Hub.",
+      ),
   })
   .default({ image: "ubuntu:24.04", privileged: false, volumes: ["/cache"], pull_policy: ["always", "if-not-present"] })
   .describe("Docker executor settings of the jobs.");

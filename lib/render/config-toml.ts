@@ -7,10 +7,14 @@
  */
 import { machineArchitecture, type Architecture } from "../model/architecture";
 import { formatGoDuration, parseGoDurationSeconds } from "../model/duration";
-import { RUNNER_METRICS_PORT } from "../fleet-contract";
+import { metricsListenAddress } from "./metrics-listener";
 import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../template-engine";
+import { fleetingPlugin } from "../model/fleeting-plugin";
+import { dockerMtu } from "./docker-daemon";
+import { catchAllPolicy } from "../model/policy-coverage";
+import { jobLimits, type JobLimits } from "../model/job-limits";
 import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
@@ -37,17 +41,6 @@ export const RUNNER_TOKEN_LINE = `  token = "${RUNNER_TOKEN_PLACEHOLDER}"`;
 export const RUNNER_ID_PLACEHOLDER = 0;
 /** The one line of each [[runners]] entry that carries the runner ID, replaced whole at boot like the token line. */
 export const RUNNER_ID_LINE = `  id = ${RUNNER_ID_PLACEHOLDER}`;
-
-/**
- * Fleeting plugins, by OCI reference with a version constraint (default registry
- * registry.gitlab.com, repository gitlab-org/fleeting/plugins). The major version is
- * pinned so a breaking plugin release never lands on a reboot; `gitlab-runner fleeting
- * install` picks the newest 1.x.y.
- */
-export const FLEETING_PLUGINS = {
-  google: "googlecloud:1",
-  aws: "aws:1",
-} as const;
 
 /** Top-level settings that are the same on every manager. */
 export const MANAGER_DEFAULTS = {
@@ -100,6 +93,10 @@ export interface RunnerEntryContext {
     readonly privileged: boolean;
     readonly volumes: readonly string[];
     readonly pullPolicy: readonly string[];
+    /** network_mtu: the MTU of the per-job networks (FF_NETWORK_PER_BUILD), or null where Docker's default fits. */
+    readonly networkMtu: number | null;
+    /** Per-job limits when several jobs share a worker (../model/job-limits.ts), or null. */
+    readonly limits: JobLimits | null;
   };
   readonly cache: CacheContext | null;
   readonly autoscaler: {
@@ -108,6 +105,8 @@ export interface RunnerEntryContext {
     readonly maxUseCount: number;
     readonly maxInstances: number;
     readonly instanceReadyCommand: string;
+    /** instance_acquire_timeout, a Go duration. */
+    readonly instanceAcquireTimeout: string;
     /** Free-form plugin settings, rendered in this order. */
     readonly pluginConfig: ReadonlyArray<{ readonly key: string; readonly value: string }>;
     readonly connector: {
@@ -116,6 +115,8 @@ export interface RunnerEntryContext {
       readonly arch: Architecture;
       readonly protocol: "ssh";
       readonly username: string;
+      /** The manager's own key (key_path): one key per manager instead of one per connection. */
+      readonly keyPath: string;
       readonly useExternalAddr: boolean;
     };
     readonly policies: readonly PolicyContext[];
@@ -134,13 +135,28 @@ export interface ConfigTomlContext {
   readonly runners: readonly RunnerEntryContext[];
 }
 
+/** The manager's SSH key for its workers (connector_config key_path), made at its first boot (scripts/manager/install.sh). */
+export const FLEETING_SSH_KEY = "/etc/gitlab-runner/fleeting/id_ed25519";
+
 /**
  * Marker file the worker startup script creates (on tmpfs, so once per boot) when Docker
  * is ready; the manager waits for it before it hands a new worker a job.
  */
 export const WORKER_READY_FILE = "/run/runner-fleet/worker-ready";
-/** Longest wait for a new worker's startup script, in seconds. */
-const WORKER_READY_TIMEOUT_SECONDS = 900;
+/**
+ * Longest wait for a new worker's boot (`instance_ready_command`), in seconds. A worker that boots in time
+ * takes 1 to 3 minutes (Docker present: seconds; Docker installed through NAT: a minute or two more).
+ */
+export const WORKER_READY_TIMEOUT_SECONDS = 480;
+/**
+ * How long a job waits for a worker (`instance_acquire_timeout`, gitlab-runner's default 15m, configurable
+ * since 18.1: gitlab-runner MR 5563), in seconds. Set on purpose, well above the ready wait: a worker whose
+ * boot hangs fails its ready command after 8 minutes and is removed, and the taskscaler gives the waiting
+ * job another worker (fleeting/taskscaler issue 38: a failed ready command terminates the instance without
+ * failing the job) while the job still has 12 minutes, enough for a second worker to be created and boot.
+ * With both at 15 minutes, as before, a slow first boot failed the job with a system failure instead.
+ */
+export const INSTANCE_ACQUIRE_TIMEOUT_SECONDS = 1200;
 
 /**
  * `request_concurrency` of a [[runners]] entry: how many requests for new jobs it keeps in flight.
@@ -206,6 +222,21 @@ function pluginConfig(model: RunnerModel, shard: Shard, slot: number): RunnerEnt
   ];
 }
 
+/** The shard's per-job limits; a model that passed its checks always has them when it needs them. */
+function shardJobLimits(model: RunnerModel, shard: Shard): JobLimits | null {
+  const limits = jobLimits(model, shard);
+  if (limits === undefined) {
+    throw new TypeError(`shard "${shard.name}": ${shard.workers.capacity_per_instance} jobs per ${shard.workers.machine_type} need docker.job_limits`);
+  }
+  return limits;
+}
+
+/** The model's policies, after a leading catch-all when they leave hours uncovered (../model/policy-coverage.ts). */
+function policiesWithCatchAll(shard: Shard): AutoscalingPolicy[] {
+  const catchAll = catchAllPolicy(shard);
+  return catchAll === undefined ? [...shard.autoscaling.policies] : [catchAll, ...shard.autoscaling.policies];
+}
+
 /** The [[runners]] entry of manager `slot`: it drives worker group `slot` and nothing else. */
 export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: number): RunnerEntryContext {
   assertSlot(shard, slot);
@@ -225,23 +256,27 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
       privileged: shard.docker.privileged,
       volumes: shard.docker.volumes,
       pullPolicy: shard.docker.pull_policy,
+      networkMtu: dockerMtu(model) ?? null,
+      limits: shardJobLimits(model, shard),
     },
     cache: cacheContext(model, shard),
     autoscaler: {
-      plugin: FLEETING_PLUGINS[model.cloud.provider],
+      plugin: fleetingPlugin(model.cloud.provider, shard.managers.fleeting_plugin).reference,
       capacityPerInstance: workers.capacity_per_instance,
       maxUseCount: workers.max_use_count,
       maxInstances: workers.max_instances,
       instanceReadyCommand: `timeout ${WORKER_READY_TIMEOUT_SECONDS} sh -c 'until [ -e ${WORKER_READY_FILE} ]; do sleep 2; done'`,
+      instanceAcquireTimeout: formatGoDuration(INSTANCE_ACQUIRE_TIMEOUT_SECONDS),
       pluginConfig: pluginConfig(model, shard, slot),
       connector: {
         os: "linux",
         arch: machineArchitecture(model.cloud.provider, workers.machine_type),
         protocol: "ssh",
         username: workers.username,
+        keyPath: FLEETING_SSH_KEY,
         useExternalAddr: false,
       },
-      policies: shard.autoscaling.policies.map(policyContext),
+      policies: policiesWithCatchAll(shard).map(policyContext),
     },
   };
 }
@@ -258,7 +293,7 @@ export function configTomlContext(model: RunnerModel, shard: Shard, slots: reado
     checkInterval: MANAGER_DEFAULTS.checkInterval,
     logLevel: MANAGER_DEFAULTS.logLevel,
     logFormat: MANAGER_DEFAULTS.logFormat,
-    listenAddress: `:${RUNNER_METRICS_PORT}`,
+    listenAddress: metricsListenAddress(model),
     shutdownTimeout: MANAGER_DEFAULTS.shutdownTimeout,
     runners: slots.map((slot) => runnerEntryContext(model, shard, slot)),
   };

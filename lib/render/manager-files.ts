@@ -13,5 +13,5 @@
  * Implementations: config-toml.ts (templates/config.toml.hbs) and startup-script.ts (the plain
  * scripts under scripts/, settings and units as data, in one payload: templates/startup/payload.sh.hbs).
  */
-export { renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, FLEETING_PLUGINS, WORKER_READY_FILE } from "./config-toml";
+export { renderConfigToml, RUNNER_TOKEN_PLACEHOLDER, WORKER_READY_FILE } from "./config-toml";
 export { renderManagerStartupScript, renderWorkerStartupScript, LOCAL_TOKEN_FILE, RUNNER_LOG_FILE } from "./startup-script";

@@ -8,13 +8,15 @@
 import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../fleet-contract";
 import { logGroupName, managerName, secretLocation, zoneOfSlot } from "../model/names";
 import { machineArchitecture } from "../model/architecture";
+import { fleetingPlugin } from "../model/fleeting-plugin";
 import type { RunnerModel, Shard } from "../model/schema";
-import { assertSlot, FLEETING_PLUGINS, renderConfigToml, RUNNER_ID_LINE, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
+import { assertSlot, FLEETING_SSH_KEY, renderConfigToml, RUNNER_ID_LINE, RUNNER_TOKEN_LINE, WORKER_READY_FILE } from "./config-toml";
 import { DRAIN_HEARTBEAT_INTERVAL_SECONDS, gracefulStopSeconds } from "./graceful-stop";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_PROBE_TIMEOUT_SECONDS } from "./manager-health";
 import { renderOpsAgentConfig } from "./ops-agent-config";
 import { renderSettingsFile, scriptFile, type BootFile } from "./boot-files";
 import { renderBootPayload } from "./boot-payload";
+import { DOCKER_DAEMON_SETTINGS_FILE, dockerDaemonBootFiles } from "./docker-daemon";
 import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
 import { rotationMode } from "../model/rotation-mode";
 import { egressSettings, MANAGER_CA_FILE, type EgressSettings } from "./egress-settings";
@@ -99,8 +101,11 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
     ROTATION_MODE: rotationMode(shard.managers.runner_version),
     TOKEN_LINE: RUNNER_TOKEN_LINE,
     RUNNER_ID_LINE,
-    FLEETING_PLUGIN: FLEETING_PLUGINS[cloud.provider],
+    FLEETING_PLUGIN: fleetingPlugin(cloud.provider, shard.managers.fleeting_plugin).reference,
+    // Where that exact version sits once installed: the boot installs it only when this is missing.
+    FLEETING_PLUGIN_INSTALLED_PATH: fleetingPlugin(cloud.provider, shard.managers.fleeting_plugin).installedPath,
     FLEETING_PLUGIN_DIR,
+    FLEETING_SSH_KEY,
     GRACEFUL_STOP_SECONDS: gracefulStopSeconds(shard),
     METRICS_PORT: RUNNER_METRICS_PORT,
     MONITORING_ATTEMPTS: 3,
@@ -234,8 +239,12 @@ export function workerSettings(model: RunnerModel, shard: Shard): Record<string,
     CONNECTOR_USER: shard.workers.username,
     // The manager hands out jobs once this exists; /run is cleared at every boot.
     READY_FILE_PATH: WORKER_READY_FILE,
+    // Rendered Docker daemon settings (absent when the model sets none): installed as /etc/docker/daemon.json.
+    DOCKER_DAEMON_SETTINGS_PATH: DOCKER_DAEMON_SETTINGS_FILE,
     // EC2 runs user data once per instance; the boot then installs itself as a cloud-init per-boot script.
     BOOT_HOOK: model.cloud.provider === "aws" ? "cloud-init-per-boot" : "none",
+    // The aws fleeting plugin sends its key through EC2 Instance Connect; the boot makes sure sshd accepts it.
+    SSH_KEY_DELIVERY: model.cloud.provider === "aws" ? "ec2-instance-connect" : "instance-metadata",
     ...egressScriptSettings(model),
   };
 }
@@ -245,6 +254,7 @@ export function workerBootFiles(model: RunnerModel, shard: Shard): BootFile[] {
   return [
     { path: INSTALLED_WORKER_SCRIPT, mode: "0755", content: scriptFile("worker/runner-fleet-worker") },
     { path: WORKER_SETTINGS_FILE, mode: "0644", content: renderSettingsFile(`Settings of the workers of ${model.cell.id}/${shard.name}`, workerSettings(model, shard)) },
+    ...dockerDaemonBootFiles(model, shard),
     ...egressBootFiles(egressSettings(model), "worker"),
   ];
 }

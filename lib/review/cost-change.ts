@@ -31,7 +31,7 @@ export async function costChanges(changed: ChangedCellsResult, options: { readon
   const out: CellCostChange[] = [];
   for (const cell of changed.cells) {
     const baseText = await git(["show", `${changed.baseSha}:${cell.file}`], root, { allowFailure: true });
-    const headText = options.head ? await git(["show", `${options.head}:${cell.file}`], root, { allowFailure: true }) : readOrEmpty(join(root, cell.file));
+    const headText = await headModelText(root, cell.file, options.head);
     const before = estimate(baseText, cell.file);
     const after = estimate(headText, cell.file);
     // A partly priced side compares by what is priced, so its line is kept (and marked) rather than "unknown".
@@ -40,6 +40,11 @@ export async function costChanges(changed: ChangedCellsResult, options: { readon
     out.push({ cell: cell.cell, before: figures(before), after: figures(after), unpriced: after?.unpriced ?? [], ...(partial ? { partial } : {}) });
   }
   return out;
+}
+
+/** A model file at the head ref, or in the working tree without one; "" when it is not there. */
+export async function headModelText(root: string, file: string, head?: string): Promise<string> {
+  return head ? git(["show", `${head}:${file}`], root, { allowFailure: true }) : readOrEmpty(join(root, file));
 }
 
 function estimate(text: string, file: string) {

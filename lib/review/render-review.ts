@@ -9,6 +9,7 @@ import { redactSecrets } from "../redact";
 import type { ChangedCellsResult } from "./changed-cells";
 import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";
+import type { CellModelWarnings } from "./model-warnings";
 import { describeManagerChanges } from "./manager-changes";
 import type { RenderedFileChange } from "./rendered-diff";
 import type { AttributeChange, EntryChange } from "./entry-change";
@@ -27,6 +28,8 @@ export interface ReviewReport {
   readonly diff: StackDiff;
   /** Monthly cost estimate before and after, per planned cell (today's price table for both). */
   readonly costs?: readonly CellCostChange[];
+  /** The model warnings of each planned cell at the head (as `prepare` prints them). */
+  readonly modelWarnings?: readonly CellModelWarnings[];
 }
 
 /** Rows of one table shown before the rest folds into <details>. */
@@ -59,6 +62,7 @@ export function renderReviewText(report: ReviewReport): string {
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
     const cost = costLine(report, cell.cell);
     if (cost) lines.push(`  ${cost}`);
+    for (const warning of warningsOf(report, cell.cell)) lines.push(`  model warning: ${warning}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
     const roll = describeRollForReview(cell.managers);
     if (roll) lines.push(`  ${roll}`);
@@ -101,6 +105,7 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
     const cost = costLine(report, cell.cell);
     if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
+    for (const warning of warningsOf(report, cell.cell)) out.push("", `> :warning: Model warning: ${escapeCell(warning)}`);
     if (cell.status === "removed") out.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) {
       out.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
@@ -124,6 +129,10 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   const unchanged = report.diff.summary.unchanged;
   if (unchanged.length > 0) out.push("", `No changes: ${unchanged.map((cell) => `\`${cell}\``).join(", ")}.`);
   return redactSecrets(`${out.join("\n")}\n`);
+}
+
+function warningsOf(report: ReviewReport, cell: string): readonly string[] {
+  return report.modelWarnings?.find((entry) => entry.cell === cell)?.warnings ?? [];
 }
 
 /** The cell's cost change in words, when the estimate moved (see ./cost-change.ts). */

@@ -10,15 +10,16 @@
  * VMs boot with under `stacks/<cell>/rendered/`; it exits 2 on an invalid model.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { cleanupOnInterrupt, killOnInterrupt } from "../interrupt";
 import { OperationalError, UserInputError } from "../errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
 import { redactSecrets } from "../redact";
 import { git, repositoryRoot, resolveCommit } from "./changed-cells";
 import type { RenderedFiles } from "./rendered-diff";
+import { cacheKey, cachedDirectory, synthCacheDir, toolKey } from "./synth-cache";
 import type { StackJson } from "./entry-change";
 
 /** What a synth wrote, per cell: the stack, and the rendered files its VMs boot with. */
@@ -45,12 +46,28 @@ export interface SynthOptions {
 
 const DEFAULT_TIMEOUT_MS = 600_000;
 
-/** Synthesizes `ref` in a throwaway worktree; the worktree is removed whatever happens. */
+/**
+ * Synthesizes `ref` in a throwaway worktree; the worktree is removed whatever happens. With
+ * $RUNNER_FLEET_SYNTH_CACHE set, a tree synthesized before is read from the cache (lib/review/synth-cache.ts).
+ */
 export async function synthRef(ref: string, options: SynthOptions): Promise<SynthOutput> {
   const cwd = resolve(options.cwd);
   const root = await repositoryRoot(cwd);
   const sha = await resolveCommit(ref, cwd);
   const label = `ref "${ref}" (${sha.slice(0, 8)})`;
+  const cacheDir = synthCacheDir();
+  if (!cacheDir) return synthInWorktree(sha, root, label, options);
+  const modelsDir = modelsDirInCheckout(root, root, options);
+  const tool = toolKey(root);
+  const tree = (await git(["rev-parse", `${sha}^{tree}`], root)).trim();
+  const compileCache = { dir: cacheDir, key: cacheKey("compiled", [await codeTree(sha, root, modelsDir), tool]) };
+  const entry = await cachedDirectory(cacheDir, cacheKey("synth", [tree, modelsDir, options.cells ?? null, tool]), async (outdir) => {
+    await synthInWorktree(sha, root, label, { ...options, compileCache }, outdir);
+  });
+  return readSynthOutput(entry, label);
+}
+
+async function synthInWorktree(sha: string, root: string, label: string, options: CheckoutSynthOptions, outdir?: string): Promise<SynthOutput> {
   const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
   // git names a worktree's admin directory after the checkout's base name: a unique one keeps two
   // refs synthesized at once (base and head) from racing for ".git/worktrees/src".
@@ -64,7 +81,7 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Synt
   try {
     await step(label, "checkout", () => oneWorktreeChangeAtATime(() => git(["worktree", "add", "--detach", checkout, sha], root)));
     worktreeAdded = true;
-    return await synthCheckout(checkout, root, join(scratch, "out"), label, options);
+    return await synthCheckout(checkout, root, outdir ?? join(scratch, "out"), label, options);
   } finally {
     await oneWorktreeChangeAtATime(async () => {
       if (worktreeAdded) await git(["worktree", "remove", "--force", checkout], root, { allowFailure: true });
@@ -73,6 +90,21 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Synt
     });
     release();
   }
+}
+
+/**
+ * The ref's files that its compiled code depends on: all but the models (`git ls-tree` lines, which
+ * name each file's content), so a commit that changes only models compiles to the code of its parent.
+ */
+async function codeTree(sha: string, root: string, modelsDir: string): Promise<string> {
+  const prefix = modelsDir === "" ? "" : `${modelsDir.split(sep).join("/")}/`;
+  return (await git(["ls-tree", "-r", "-z", "--full-tree", sha], root))
+    .split("\0")
+    .filter((line) => {
+      const path = line.slice(line.indexOf("\t") + 1);
+      return !(path.startsWith(prefix) && /\.ya?ml$/.test(path));
+    })
+    .join("\n");
 }
 
 /**
@@ -100,27 +132,33 @@ export async function synthWorkingTree(cwd: string, options: Omit<SynthOptions, 
   }
 }
 
-async function synthCheckout(
-  checkout: string,
-  toolRoot: string,
-  outdir: string,
-  label: string,
-  options: SynthOptions & { compile?: boolean },
-): Promise<SynthOutput> {
+interface CheckoutSynthOptions extends SynthOptions {
+  /** @default true */
+  readonly compile?: boolean;
+  /** Where the compiled code of this checkout is kept, or found (lib/review/synth-cache.ts). @default - compiled here */
+  readonly compileCache?: { readonly dir: string; readonly key: string };
+}
+
+/** The models directory as a path inside the checkout. */
+function modelsDirInCheckout(checkout: string, toolRoot: string, options: SynthOptions): string {
+  const modelsDir = options.modelsDir ?? process.env.RUNNER_MODELS_DIR ?? DEFAULT_MODELS_DIR;
+  return isAbsolute(modelsDir) ? relative(toolRoot, modelsDir) : relative(checkout, join(checkout, modelsDir));
+}
+
+async function synthCheckout(checkout: string, toolRoot: string, outdir: string, label: string, options: CheckoutSynthOptions): Promise<SynthOutput> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const toolModules = join(toolRoot, "node_modules");
   const tsc = join(toolModules, ".bin", "tsc");
   if (!existsSync(tsc)) throw new OperationalError(`cannot synthesize ${label}: ${tsc} is missing; run \`npm ci\` first`);
   if (checkout !== toolRoot && !existsSync(join(checkout, "node_modules"))) symlinkSync(toolModules, join(checkout, "node_modules"), "dir");
 
-  const modelsDir = options.modelsDir ?? process.env.RUNNER_MODELS_DIR ?? DEFAULT_MODELS_DIR;
-  const modelsPath = isAbsolute(modelsDir) ? join(checkout, relative(toolRoot, modelsDir)) : join(checkout, modelsDir);
+  const modelsPath = join(checkout, modelsDirInCheckout(checkout, toolRoot, options));
   const cells = options.cells ? options.cells.filter((cell) => hasModel(modelsPath, cell)) : undefined;
   if (cells && cells.length === 0) return emptySynthOutput();
   if (!cells && !existsSync(modelsPath)) return emptySynthOutput();
 
   if (options.compile !== false) {
-    await step(label, "compile", () => run(tsc, ["-p", checkout], { cwd: checkout, timeout }));
+    await step(label, "compile", () => compileCheckout(tsc, checkout, timeout, options.compileCache));
   }
   const main = appEntry(checkout);
   if (!existsSync(main)) throw new OperationalError(`cannot synthesize ${label}: ${relative(checkout, main)} was not built`);
@@ -129,6 +167,34 @@ async function synthCheckout(
   else delete env.RUNNER_MODELS;
   await step(label, "synth", () => run(process.execPath, [main], { cwd: checkout, timeout, env }));
   return readSynthOutput(outdir, label);
+}
+
+/**
+ * Compiles the checkout with this checkout's TypeScript, or copies the same code's compiled output
+ * from the cache. Only an output directory of `dist` (the project's layout) is cached.
+ */
+async function compileCheckout(tsc: string, checkout: string, timeout: number, cache: CheckoutSynthOptions["compileCache"]): Promise<void> {
+  const compile = () => run(tsc, ["-p", checkout], { cwd: checkout, timeout });
+  const outDir = join(checkout, "dist");
+  if (!cache || compilerOutDir(checkout) !== "dist") {
+    await compile();
+    return;
+  }
+  const entry = await cachedDirectory(cache.dir, cache.key, async (directory) => {
+    await compile();
+    cpSync(outDir, directory, { recursive: true });
+  });
+  if (!existsSync(outDir)) cpSync(entry, outDir, { recursive: true });
+}
+
+/** tsconfig.json's compilerOptions.outDir, when the file is plain JSON. */
+function compilerOutDir(checkout: string): string | undefined {
+  try {
+    const config = JSON.parse(readFileSync(join(checkout, "tsconfig.json"), "utf8")) as { compilerOptions?: { outDir?: unknown } };
+    return typeof config.compilerOptions?.outDir === "string" ? config.compilerOptions.outDir : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -43,9 +43,31 @@ install_gitlab_runner() {
   apt-mark hold gitlab-runner gitlab-runner-helper-images >/dev/null
 }
 
-# Resolves the plugin reference in config.toml from the OCI registry.
+# Resolves the plugin reference in config.toml from the OCI registry, once: the reference names an exact
+# version, so a plugin already at its install path is that version and the registry is not asked again.
 install_fleeting_plugin() {
+  local installed="${ROOT}${FLEETING_PLUGIN_DIR}/${FLEETING_PLUGIN_INSTALLED_PATH}"
+  if [[ -x $installed ]]; then
+    log "the fleeting plugin ${FLEETING_PLUGIN} is already installed"
+    return 0
+  fi
   log "installing the fleeting plugin ${FLEETING_PLUGIN} for linux/${RUNNER_ARCH}"
   retry 5 env HOME=/root FLEETING_PLUGIN_PATH="$FLEETING_PLUGIN_DIR" \
     gitlab-runner fleeting -c "$RUNNER_CONFIG_FILE" install
+}
+
+# One SSH key per manager, made at its first boot and kept: config.toml's connector_config key_path names it.
+# Without a key_path the aws plugin makes a new RSA-4096 key for nearly every connection (and sends it with
+# EC2 Instance Connect each time), which costs a burstable manager CPU in bursts; with one, the plugin only
+# sends this key's public half (fleeting-plugin-aws and fleeting-plugin-googlecloud READMEs: key_path).
+ensure_fleeting_ssh_key() {
+  local key="${ROOT}${FLEETING_SSH_KEY}"
+  if [[ -s $key ]]; then
+    return 0
+  fi
+  log "making the SSH key the fleeting plugin connects to workers with"
+  install -d -m 0700 "$(dirname "$key")"
+  rm -f "$key" "${key}.pub"
+  ssh-keygen -q -t ed25519 -N '' -C "$MANAGER_NAME" -f "$key"
+  chmod 0600 "$key"
 }

@@ -45,9 +45,11 @@ lookup_runner_id() {
   RUNNER_ID=${BASH_REMATCH[1]}
 }
 
-# RUNNER_ID of the current RUNNER_TOKEN: from the cache while the token is the same, else from GitLab.
+# read_runner_id [ATTEMPTS]: RUNNER_ID of the current RUNNER_TOKEN, from the cache while the token is the
+# same, else from GitLab. The boot waits as long as it takes (no ATTEMPTS); a timer gives up after ATTEMPTS,
+# so a GitLab out of reach never holds its unit for good (the next run tries again).
 read_runner_id() {
-  local digest cached_digest cached_id delay=5
+  local digest cached_digest cached_id delay=5 attempts=${1:-0} attempt=0
   digest=$(token_digest)
   if [[ -s $RUNNER_ID_FILE ]]; then
     read -r cached_digest cached_id <"$RUNNER_ID_FILE" || true
@@ -57,6 +59,11 @@ read_runner_id() {
     fi
   fi
   until lookup_runner_id; do
+    attempt=$((attempt + 1))
+    if ((attempts > 0 && attempt >= attempts)); then
+      log "GitLab did not confirm the runner token from ${TOKEN_SOURCE} after ${attempt} attempts"
+      return 1
+    fi
     log "GitLab did not confirm the runner token from ${TOKEN_SOURCE} yet; retrying in ${delay}s"
     sleep "$delay"
     delay=$((delay * 2 > 60 ? 60 : delay * 2))
@@ -122,7 +129,10 @@ refresh_token() {
     log "could not read the runner token from ${TOKEN_SOURCE}; config.toml is unchanged"
     exit 1
   fi
-  read_runner_id
+  if ! read_runner_id 3; then
+    log "config.toml is unchanged; the next run tries again"
+    exit 1
+  fi
   [[ -f $RUNNER_CONFIG_FILE ]] && current=$(<"$RUNNER_CONFIG_FILE")
   if [[ $current == "$(config_with_credentials)" ]]; then
     exit 0

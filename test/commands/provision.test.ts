@@ -135,6 +135,28 @@ describe("provision (in process) against fake GitLab and a stand-in terraform", 
     for (const token of [...tokens, fake.adminToken]) expect(result.stdout + result.stderr).not.toContain(token);
   });
 
+  it("warns after an AWS apply about alert e-mail subscriptions still pending confirmation (aws CLI stand-in)", async () => {
+    // GIVEN cell-2 with local state and store, and an `aws` that lists its topic's e-mail subscription as pending
+    writeFileSync(
+      join(modelsDir, "cell-2.yaml"),
+      readFileSync(join(MODELS_DIR, "cell-2.yaml"), "utf8")
+        .replace("https://cell-2.gitlab.example.com", fake.url)
+        .replace(/state:\n(  .*\n)+/, "state:\n  backend: local\n")
+        .replace("store: aws-ssm", `store: local\n  local_dir: ${secretsDir}`),
+    );
+    const bin = join(root, "bin");
+    mkdirSync(bin);
+    const listing = { Subscriptions: [{ TopicArn: "arn:aws:sns:eu-west-1:123456789012:cell-2-runner-alerts", Protocol: "email", Endpoint: "runner-oncall@example.com", SubscriptionArn: "PendingConfirmation" }] };
+    writeFileSync(join(bin, "aws"), `#!/bin/sh\necho "$@" >> ${join(root, "aws-calls")}\ncat <<'JSON'\n${JSON.stringify(listing)}\nJSON\n`, { mode: 0o755 });
+    const result = await runInProcess("provision", ["--model", "cell-2", "--models-dir", modelsDir, "--out", join(root, "cdktf.out"), "--auto-approve", "--skip-onboard"], {
+      cwd: root,
+      env: { ...env, PATH: `${bin}:${env.PATH}` },
+    });
+    expect(result.status).toBe(0);
+    expect(readFileSync(join(root, "aws-calls"), "utf8").trim()).toBe("sns list-subscriptions --region eu-west-1 --output json");
+    expect(result.stderr).toContain("[cell-2] warning: alarms of SNS topic cell-2-runner-alerts do not reach runner-oncall@example.com (email): the subscription is pending confirmation");
+  });
+
   it("stops after the plan with --plan and writes the markdown summary", async () => {
     const markdown = join(root, "plan.md");
     const result = await provision(["--plan", "--skip-onboard", "--markdown", markdown]);

@@ -48,15 +48,20 @@ const armGoogle = modelWith("cell-1", (m) => {
 });
 
 describe("an arm64 shard", () => {
-  it("boots the Ubuntu 24.04 arm64 SSM parameter on AWS, managers and workers", () => {
+  it("boots arm64 images on AWS: Ubuntu 24.04's SSM parameter on managers, the ECS-optimized Amazon Linux 2023 one on workers", () => {
     const stack = new TerraformStack(Testing.app(), "arm");
     new AwsProvider(stack, "aws", { region: "eu-west-1" });
     awsFleetOf(stack, armAws);
-    const templates = Object.values(JSON.parse(Testing.synth(stack)).resource.aws_launch_template) as Array<{ image_id: string; instance_type: string }>;
+    const templates = Object.values(JSON.parse(Testing.synth(stack)).resource.aws_launch_template) as Array<{ image_id: string; description: string }>;
     expect(templates).toHaveLength(4);
     for (const template of templates) {
-      expect(template.image_id).toBe("resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id");
+      expect(template.image_id).toBe(
+        template.description.includes("workers")
+          ? "resolve:ssm:/aws/service/ecs/optimized-ami/amazon-linux-2023/arm64/recommended/image_id"
+          : "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id",
+      );
     }
+    expect(templates.filter((template) => template.description.includes("workers"))).toHaveLength(2);
   });
 
   it("boots the ubuntu-2404-lts-arm64 family on Google Cloud, and amd64 for the other shard", () => {
@@ -90,7 +95,7 @@ describe("an arm64 shard", () => {
     it("installs the runner and the plugin on an arm64 host", () => {
       const run = sandbox.run(renderManagerStartupScript(armAws, armAws.shards[0], 0), { STUB_RUNNER_TOKEN: token(), STUB_ARCH: "arm64" });
       expectSucceeded(run);
-      expect(run.stderr).toContain("installing the fleeting plugin aws:1 for linux/arm64");
+      expect(run.stderr).toContain("installing the fleeting plugin aws:1.1.0 for linux/arm64");
       expect(run.calls.some((call) => call.name === "gitlab-runner" && call.args.includes("install"))).toBe(true);
     });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadModelFile } from "../../lib/model/load";
+import { loadModelFile, parseModel } from "../../lib/model/load";
 import { MODELS_DIR } from "../support/models";
 
 describe("example models", () => {
@@ -35,13 +35,31 @@ describe("example models", () => {
     expect(model.shards[1].autoscaling.policies[0].scale_factor).toBe(0);
   });
 
+  it("cell-1's large shard mounts /certs/client for Docker-in-Docker, and is privileged as dind needs", () => {
+    const { model } = loadModelFile(join(MODELS_DIR, "cell-1.yaml"));
+    const large = model.shards[1];
+    expect(large.docker.volumes).toContain("/certs/client");
+    expect(large.docker.privileged).toBe(true);
+  });
+
+  it("warns, at the volume's line:col, when /certs/client is mounted without privileged mode", () => {
+    const text = readFileSync(join(MODELS_DIR, "cell-1.yaml"), "utf8").replace(/^      privileged: true\n/m, "");
+    const { warnings } = parseModel(text, "cell-1.yaml");
+    const line = text.split("\n").findIndex((row) => row.includes('"/certs/client"')) + 1;
+    expect(warnings).toEqual([
+      expect.objectContaining({ severity: "warning", path: ["shards", 1, "docker", "volumes", 1], line, received: '"/certs/client"' }),
+    ]);
+    expect(warnings[0].expected).toContain("docker.privileged: true");
+  });
+
   it("cell-2 is an AWS cell with one spot shard, defaults applied", () => {
     const { model } = loadModelFile(join(MODELS_DIR, "cell-2.yaml"));
     expect(model.cloud).toMatchObject({ provider: "aws", region: "eu-west-1" });
     expect(model.shards).toHaveLength(1);
     expect(model.shards[0].workers.spot).toBe(true);
     expect(model.gitlab.token_env).toBe("GITLAB_TOKEN");
-    expect(model.network.nat).toBe(true);
+    // A NAT gateway per zone, as production should (one NAT is warned about).
+    expect(model.network.nat).toBe("per-zone");
     expect(model.state).toMatchObject({ backend: "s3", locking: "s3" });
     expect(model.monitoring.enabled).toBe(true);
     expect(model.shards[0].autoscaling.policies[0].timezone).toBe("UTC");

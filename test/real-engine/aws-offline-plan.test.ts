@@ -1,48 +1,33 @@
 /**
  * Every AWS stack the tests synthesize is initialized and planned (which validates it
  * first) by the real terraform with the real AWS provider, offline; the plan's `show -json` goes
- * through the project's plan summary, which must agree with the dry run's.
+ * through the project's plan summary, which must agree with the dry run's. The stacks are planned
+ * together, once per test run (test/support/real-engine/aws-shared-plan.ts).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import type { LoadedModel } from "../../lib/model/load";
 import { readResourceShards, readSynthesizedStack, summarizePlan, summarizeSynth, type ChangeSummary } from "../../lib/review/change-summary";
 import { renderedFilesForCell } from "../../lib/render/rendered-files";
-import { synthesizeCells } from "../../stacks/synthesize";
-import { planAwsStackOffline } from "../support/real-engine/aws-offline-plan";
 import { describeWithRealEngine } from "../support/real-engine/availability";
-import { awsVariant, exampleCell } from "../support/real-engine/variants";
+import { sharedAwsPlan, type SharedStackName } from "../support/real-engine/aws-shared-plan";
 
-const STACKS: ReadonlyArray<[string, () => LoadedModel]> = [
-  ["cell-2 (the AWS example)", () => exampleCell("cell-2")],
-  ["an existing VPC, three shards, arm64 managers and workers", awsVariant],
+const STACKS: ReadonlyArray<[string, SharedStackName]> = [
+  ["cell-2 (the AWS example)", "cell_2"],
+  ["an existing VPC, three shards, arm64 managers and workers", "aws_variant"],
 ];
 
 describeWithRealEngine("AWS stacks planned by the real provider, offline", { aws: true }, (engine) => {
-  let outdir: string;
-  beforeAll(() => (outdir = mkdtempSync(join(tmpdir(), "runner-fleet-aws-synth-"))));
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+  // `plan` validates the configuration first (see planAwsStacksOffline): it fails on an invalid stack.
+  it.each(STACKS)("%s: init and plan (validation included) succeed; the plan matches the dry-run summary", async (_, name) => {
+    const { loaded, cell, plan } = (await sharedAwsPlan(engine.awsProvider!)).get(name)!;
+    const shardOf = readResourceShards(cell.stackDir);
+    const planned = summarizePlan(plan, shardOf);
+    const dryRun = summarizeSynth(readSynthesizedStack(cell.stackDir), shardOf);
+    expect(planned.counts.add).toBeGreaterThan(0);
+    expect(comparable(planned)).toEqual(comparable(dryRun));
 
-  // `plan` validates the configuration first (see planAwsStackOffline): it fails on an invalid stack.
-  it.each(STACKS)("%s: init and plan (validation included) succeed; the plan matches the dry-run summary", async (_, make) => {
-    const loaded = make();
-    const [cell] = synthesizeCells([loaded], { outdir });
-    const offline = await planAwsStackOffline(cell.stackDir, engine.awsProvider!);
-    try {
-      const shardOf = readResourceShards(cell.stackDir);
-      const planned = summarizePlan(offline.plan, shardOf);
-      const dryRun = summarizeSynth(readSynthesizedStack(cell.stackDir), shardOf);
-      expect(planned.counts.add).toBeGreaterThan(0);
-      expect(comparable(planned)).toEqual(comparable(dryRun));
-
-      // The provider receives each boot script exactly as rendered for review.
-      const scripts = renderedFilesForCell(loaded.model).filter((file) => file.path.endsWith(".sh")).map((file) => file.content);
-      expect(new Set(plannedUserData(offline.plan))).toEqual(new Set(scripts));
-    } finally {
-      offline.dispose();
-    }
+    // The provider receives each boot script exactly as rendered for review.
+    const scripts = renderedFilesForCell(loaded.model).filter((file) => file.path.endsWith(".sh")).map((file) => file.content);
+    expect(new Set(plannedUserData(plan))).toEqual(new Set(scripts));
   }, 180_000);
 });
 

@@ -30,8 +30,8 @@ describe("renderConfigToml", () => {
     const config = parseConfig(model, shard, slot);
 
     expect(config.concurrent).toBe(shard.managers.concurrent);
-    expect(config.listen_address).toBe(`:${RUNNER_METRICS_PORT}`);
-    expect(config.listen_address).toBe(":9252");
+    // Google: the autohealing health check probes over the network; cell-2 (AWS) names no monitoring range: loopback.
+    expect(config.listen_address).toBe(model.cloud.provider === "google" ? `:${RUNNER_METRICS_PORT}` : `127.0.0.1:${RUNNER_METRICS_PORT}`);
     expect(config.log_format).toBe("json");
     expect(typeof config.check_interval).toBe("number");
     expect(typeof config.shutdown_timeout).toBe("number");
@@ -58,9 +58,23 @@ describe("renderConfigToml", () => {
       arch: "amd64",
       protocol: "ssh",
       username: shard.workers.username,
+      key_path: "/etc/gitlab-runner/fleeting/id_ed25519",
       use_external_addr: false,
     });
     expect(runner.autoscaler.instance_ready_command).toContain(WORKER_READY_FILE);
+  });
+
+  it("waits for a worker's boot well below the time a job waits for a worker, both set explicitly", () => {
+    const model = exampleModel("cell-1");
+    const { autoscaler } = parseConfig(model, model.shards[0], 0).runners[0];
+
+    const readyWait = Number(/^timeout (\d+) /.exec(autoscaler.instance_ready_command)?.[1]);
+    const acquire = parseGoDurationSeconds(autoscaler.instance_acquire_timeout) ?? 0;
+
+    expect(readyWait).toBe(480);
+    expect(acquire).toBe(1200);
+    // Room for a replacement worker to be created and boot after the first is given up.
+    expect(acquire - readyWait).toBeGreaterThanOrEqual(600);
   });
 
   it("points each Google Cloud slot at its group's project and zone, spreading slots over the zones", () => {
@@ -171,6 +185,29 @@ describe("renderConfigToml", () => {
     });
   });
 
+  it("puts a catch-all policy first when the model's policies leave hours uncovered, keeping idle workers for reuse", () => {
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].autoscaling.policies = [{ periods: ["* 7-19 * * mon-fri"], timezone: "Europe/Amsterdam", idle_count: 4, idle_time: "45m", scale_factor: 0 }];
+    });
+
+    const { policy } = parseConfig(model, model.shards[1], 0).runners[0].autoscaler;
+
+    expect(policy).toHaveLength(2);
+    expect(policy[0]).toEqual({ periods: ["* * * * *"], timezone: "UTC", idle_count: 0, idle_time: "45m0s", scale_factor: 0 });
+    expect(policy[1]).toMatchObject({ periods: ["* 7-19 * * mon-fri"], idle_count: 4 });
+  });
+
+  it("adds no catch-all when a policy already covers every hour, however it is written", () => {
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].autoscaling.policies = [
+        { periods: ["* 7-19 * * mon-fri"], timezone: "UTC", idle_count: 4, idle_time: "30m", scale_factor: 0 },
+        { periods: ["0-59 0-23 * * *"], timezone: "Europe/Amsterdam", idle_count: 1, idle_time: "20m", scale_factor: 0 },
+      ];
+    });
+
+    expect(parseConfig(model, model.shards[1], 0).runners[0].autoscaler.policy).toHaveLength(2);
+  });
+
   it("writes idle_time as gitlab-runner prints Go durations (20m -> 20m0s)", () => {
     const model = exampleModel("cell-1");
 
@@ -189,6 +226,14 @@ describe("renderConfigToml", () => {
     expect(text).toMatch(/^\s*scale_factor = 0\.1$/m);
   });
 
+  it("binds the AWS listener to the network only when monitoring_cidrs asks for scraping", () => {
+    const scraped = modelWith("cell-2", (m) => void (m.network.monitoring_cidrs = ["10.8.0.0/16"]));
+    expect(parseConfig(scraped, scraped.shards[0], 0).listen_address).toBe(":9252");
+    const quiet = exampleModel("cell-2");
+    expect(quiet.network.monitoring_cidrs).toEqual([]);
+    expect(parseConfig(quiet, quiet.shards[0], 0).listen_address).toBe("127.0.0.1:9252");
+  });
+
   it("keeps job containers unprivileged unless the model asks", () => {
     const model = exampleModel("cell-1");
     const privileged = modelWith("cell-1", (m) => {
@@ -205,11 +250,60 @@ describe("renderConfigToml", () => {
 
     expect(parseConfig(model, shard, 0).runners[0].docker).toEqual({
       image: shard.docker.image,
-      privileged: false,
+      // The large shard runs Docker-in-Docker with TLS: privileged, with /certs/client shared.
+      privileged: true,
       volumes: shard.docker.volumes,
       pull_policy: shard.docker.pull_policy,
+      network_mtu: 1460,
+      // Two jobs share an n2d-standard-8 (8 vCPUs, 32 GiB): 10% for the host, the rest split, 3/4 job, 1/4 service.
+      cpus: "4",
+      memory: "11059m",
+      memory_reservation: "5529m",
+      service_cpus: "4",
+      service_memory: "3686m",
+      service_memory_reservation: "1843m",
     });
     expect(shard.docker.volumes).toEqual(["/cache", "/certs/client"]);
+  });
+
+  it("sets no per-job limits when a worker runs one job at a time", () => {
+    const model = exampleModel("cell-2");
+
+    const { docker } = parseConfig(model, model.shards[0], 0).runners[0];
+
+    expect(Object.keys(docker).filter((key) => /cpus|memory/.test(key))).toEqual([]);
+  });
+
+  it("derives per-job limits from an AWS instance type, and takes the model's own when it sets them", () => {
+    const derived = modelWith("cell-2", (m) => {
+      m.shards[0].workers.capacity_per_instance = 4;
+      m.shards[0].workers.machine_type = "c7i.4xlarge";
+      m.shards[0].workers.alternative_machine_types = [];
+    });
+    const stated = modelWith("cell-2", (m) => {
+      m.shards[0].workers.capacity_per_instance = 3;
+      m.shards[0].workers.machine_type = "t3.2xlarge";
+      m.shards[0].workers.alternative_machine_types = [];
+      m.shards[0].docker.job_limits = { cpus: 2.5, memory_mb: 8000, service_memory_mb: 1000 };
+    });
+
+    // c7i.4xlarge: 16 vCPUs, 32 GiB; the host keeps 3276.8 MiB; 4 shares of 7372.8 MiB.
+    expect(parseConfig(derived, derived.shards[0], 0).runners[0].docker).toMatchObject({ cpus: "4", memory: "5529m", service_memory: "1843m" });
+    expect(parseConfig(stated, stated.shards[0], 0).runners[0].docker).toMatchObject({
+      cpus: "2.5",
+      memory: "8000m",
+      memory_reservation: "4000m",
+      service_cpus: "2.5",
+      service_memory: "1000m",
+    });
+  });
+
+  it("keeps per-job networks at the VPC's 1460 MTU on Google Cloud, and at Docker's default on AWS", () => {
+    const google = exampleModel("cell-1");
+    const aws = exampleModel("cell-2");
+
+    expect(parseConfig(google, google.shards[0], 0).runners[0].docker.network_mtu).toBe(1460);
+    expect(parseConfig(aws, aws.shards[0], 0).runners[0].docker).not.toHaveProperty("network_mtu");
   });
 
   it.each(slotsOfExamples)("uses only keys gitlab-runner knows in $label", ({ model, shard, slot }) => {

@@ -388,3 +388,22 @@ describe("Google Cloud drain before replacement", () => {
     expect(callsOf(run, "curl")).toHaveLength(1);
   });
 });
+
+describe("token refresh while GitLab cannot confirm the new token", () => {
+  const model = exampleModel("cell-2");
+  const script = renderManagerStartupScript(model, model.shards[0], 0);
+
+  it("gives up after three attempts, keeps config.toml and fails the run (the next timer run tries again)", () => {
+    const oldToken = fakeRunnerToken();
+    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: oldToken }));
+    const before = sandbox.file("etc/gitlab-runner/config.toml");
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_VERIFY: "down" }, ["refresh-token"]);
+
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("after 3 attempts");
+    expect(run.stderr).toContain("config.toml is unchanged");
+    expect(sandbox.file("etc/gitlab-runner/config.toml")).toBe(before);
+    expect(callsOf(run, "curl").filter((args) => args.some((arg) => arg.endsWith("/runners/verify")))).toHaveLength(3);
+  });
+});

@@ -89,6 +89,55 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     );
   });
 
+  it("installs the pinned fleeting plugin once: a reboot finds that version and does not ask the registry again", () => {
+    const env = { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() };
+
+    const first = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+    const reboot = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+
+    expectSucceeded(first);
+    expectSucceeded(reboot);
+    expect(callIndex(first, "gitlab-runner", "install")).toBeGreaterThan(-1);
+    expect(sandbox.exists(`${FLEETING_PLUGIN_DIR.slice(1)}/registry.gitlab.com/gitlab-org/fleeting/plugins/googlecloud/1.0.0/plugin`)).toBe(true);
+    expect(callIndex(reboot, "gitlab-runner", "install")).toBe(-1);
+    expect(reboot.stderr).toContain("the fleeting plugin googlecloud:1.0.0 is already installed");
+  });
+
+  it("makes one SSH key for the fleeting plugin at the first boot and keeps it across reboots", () => {
+    const env = { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() };
+
+    const first = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+    const reboot = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+
+    expectSucceeded(first);
+    expectSucceeded(reboot);
+    const keyPath = "/etc/gitlab-runner/fleeting/id_ed25519";
+    expect(parse(sandbox.file(CONFIG)).runners).toEqual([expect.objectContaining({ autoscaler: expect.objectContaining({ connector_config: expect.objectContaining({ key_path: keyPath }) }) })]);
+    expect(sandbox.state("keys").trim().split("\n")).toEqual([join(sandbox.root, keyPath)]);
+    expect(statSync(join(sandbox.root, keyPath)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(sandbox.root, "etc/gitlab-runner/fleeting")).mode & 0o777).toBe(0o700);
+    expect(callIndex(reboot, "ssh-keygen")).toBe(-1);
+  });
+
+  it("installs a mirror's plugin reference, and a new version when the model raises it", () => {
+    const env = { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() };
+    const mirrored = (version: string) =>
+      modelWith("cell-1", (m) => {
+        m.shards[0].managers.fleeting_plugin = `registry.example.com:5000/mirror/fleeting/googlecloud:${version}`;
+      });
+
+    const first = sandbox.run(renderManagerStartupScript(mirrored("1.0.0"), mirrored("1.0.0").shards[0], 0), env);
+    const raised = sandbox.run(renderManagerStartupScript(mirrored("1.0.1"), mirrored("1.0.1").shards[0], 0), env);
+
+    expectSucceeded(first);
+    expectSucceeded(raised);
+    expect(sandbox.file(CONFIG)).toContain('plugin = "registry.example.com:5000/mirror/fleeting/googlecloud:1.0.1"');
+    for (const version of ["1.0.0", "1.0.1"]) {
+      expect(sandbox.exists(`${FLEETING_PLUGIN_DIR.slice(1)}/registry.example.com:5000/mirror/fleeting/googlecloud/${version}/plugin`)).toBe(true);
+    }
+    expect(callIndex(raised, "gitlab-runner", "install")).toBeGreaterThan(-1);
+  });
+
   it("sets up the Ops Agent to scrape the runner's metrics on localhost:9252", () => {
     const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 

@@ -62,7 +62,7 @@ const dashboardQueries: string[] = JSON.parse(dashboardResource.dashboard_json).
 );
 
 /** Labels the runner itself puts on its metrics; everything else a query selects by must come from the agent. */
-const RUNNER_OWN_LABELS = new Set(["failure_reason", "state", "version", "runner", "system_id"]);
+const RUNNER_OWN_LABELS = new Set(["failure_reason", "state", "version", "runner", "system_id", "endpoint", "status"]);
 
 describe("labels of the managers' metrics", () => {
   const managers = model.shards.flatMap((shard, shardIndex) =>

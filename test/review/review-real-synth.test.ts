@@ -8,8 +8,9 @@ describe("review over two refs with the real synth", () => {
   beforeAll(() => {
     // GIVEN a copy of this repository where one commit changes only cell-2's worker limit
     repo = createRepoFromCheckout();
-    repo.write("models/cell-2.yaml", repo.read("models/cell-2.yaml").replace("max_instances: 50", "max_instances: 70"));
-    repo.commit("cell-2: more workers");
+    // (and goes back to one NAT gateway for the three zones, which the model warns about)
+    repo.write("models/cell-2.yaml", repo.read("models/cell-2.yaml").replace("max_instances: 50", "max_instances: 70").replace("nat: per-zone", "nat: true"));
+    repo.commit("cell-2: more workers, one NAT");
   }, 120_000);
   afterAll(() => repo.cleanup());
 
@@ -29,6 +30,10 @@ describe("review over two refs with the real synth", () => {
       expect(group.attributes).toEqual(expect.arrayContaining([expect.objectContaining({ path: "max_size", before: "50", after: "70" })]));
     }
     expect(markdown).toContain("cell-2");
+
+    // AND the review shows the model's single-NAT warning with its file:line:col
+    expect(report.modelWarnings).toEqual([{ cell: "cell-2", warnings: [expect.stringMatching(/^models\/cell-2\.yaml:\d+:\d+: warning: network\.nat: expected "per-zone" for production/)] }]);
+    expect(markdown).toMatch(/> :warning: Model warning: models\/cell-2\.yaml:\d+:\d+: warning: network\.nat/);
 
     // AND the cost estimate moves by 2 managers x 20 more spot workers x the spot price, for a month
     const table = JSON.parse(readFileSync(join(repo.dir, "data", "prices.json"), "utf8"));

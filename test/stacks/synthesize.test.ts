@@ -2,8 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { TerraformStack } from "cdktf";
 import { loadModelFile } from "../../lib/model/load";
+import { CellStack } from "../../stacks/cell-stack";
 import { synthesizeCells } from "../../stacks/synthesize";
+import { awsVariant, googleVariant } from "../support/real-engine/variants";
 import { decodeUserData } from "../constructs/aws/support";
 import { MODELS_DIR } from "../support/models";
 
@@ -94,5 +97,40 @@ describe("synthesizeCells over the examples", () => {
       expect(text).not.toContain(process.env.GITLAB_TOKEN!);
       expect(text).not.toMatch(/gl(rt|pat)-[A-Za-z0-9_-]{20,}/);
     }
+  });
+});
+
+describe("CellStack skips cdktf's preparing resolve run", () => {
+  let outdir: string;
+  beforeAll(() => (outdir = mkdtempSync(join(tmpdir(), "synth-prepare-"))));
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it("writes byte for byte what cdktf's own prepareStack leads to, for both examples and a variant of each cloud", () => {
+    const models = () => [...["cell-1.yaml", "cell-2.yaml"].map((name) => loadModelFile(join(MODELS_DIR, name))), googleVariant(), awsVariant()];
+    // GIVEN the stacks synthesized as the product does (one of them with a manager slot held, as a roll
+    // holds it), and again with cdktf's prepareStack put back
+    const cell2 = loadModelFile(join(MODELS_DIR, "cell-2.yaml")).model;
+    const heldManagerSlots = new Map([["cell-2", new Set([`${cell2.shards[0].name}/0`])]]);
+    synthesizeCells(models(), { outdir: join(outdir, "skipped"), heldManagerSlots });
+    const own = Object.getOwnPropertyDescriptor(CellStack.prototype, "prepareStack")!;
+    let preparingRuns = 0;
+    const cdktfPrepare = TerraformStack.prototype.prepareStack;
+    CellStack.prototype.prepareStack = function (this: CellStack) {
+      preparingRuns += 1;
+      cdktfPrepare.call(this);
+    };
+    try {
+      synthesizeCells(models(), { outdir: join(outdir, "prepared"), heldManagerSlots });
+    } finally {
+      Object.defineProperty(CellStack.prototype, "prepareStack", own);
+    }
+    expect(preparingRuns).toBe(4);
+    // THEN every file is the same
+    const relative = (root: string) => filesUnder(root).map((path) => path.slice(root.length + 1)).sort();
+    const files = relative(join(outdir, "prepared"));
+    expect(relative(join(outdir, "skipped"))).toEqual(files);
+    expect(files.filter((file) => file.endsWith("cdk.tf.json"))).toHaveLength(4);
+    for (const file of files) expect(readFileSync(join(outdir, "skipped", file), "utf8")).toBe(readFileSync(join(outdir, "prepared", file), "utf8"));
+    expect(readFileSync(join(outdir, "skipped", "stacks", "cell-2", "cdk.tf.json"), "utf8")).toContain('"ignore_changes": "all"');
   });
 });

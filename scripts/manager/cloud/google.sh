@@ -68,7 +68,8 @@ cloud_report_boot_failure() {
 # waits until the unit is `inactive`, and only then asks the group to recreate this VM (recreateInstances:
 # delete, then create from the new template, same name, no surge: never two managers on one worker group).
 # Compute Engine gives shutdown scripts only about 90 s, and graceful_shutdown is in the google-beta
-# provider only, hence this order.
+# provider only, hence this order. Autohealing leaves a draining VM alone: gitlab-runner keeps serving :9252
+# until it exits (commands/multi.go starts the metrics server with http.Serve and never stops it on SIGQUIT).
 cloud_drain() {
   local own name group target
   own=$(gce_metadata attributes/instance-template) || exit 0

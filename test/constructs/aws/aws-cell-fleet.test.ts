@@ -46,7 +46,7 @@ function launchTemplateOf(json: Json, asg: Json): Json {
 }
 
 function secondShard(model: RunnerModel): Shard {
-  return { ...structuredClone(model.shards[0]), name: "ondemand", workers: { ...model.shards[0].workers, spot: false } };
+  return { ...structuredClone(model.shards[0]), name: "ondemand", workers: { ...model.shards[0].workers, spot: false, alternative_machine_types: [] } };
 }
 
 describe("AwsCellFleet over models/cell-2.yaml", () => {
@@ -84,7 +84,11 @@ describe("AwsCellFleet over models/cell-2.yaml", () => {
     for (const slot of slots) {
       const [, asg] = asgNamed(json, workerGroupName(model, shard, slot));
       expect(asg.mixed_instances_policy.instances_distribution.on_demand_percentage_above_base_capacity).toBe(0);
-      expect(asg.mixed_instances_policy.launch_template.override).toEqual([{ instance_type: shard.workers.machine_type }]);
+      // machine_type first, then the model's alternative types: more spot capacity pools.
+      expect(asg.mixed_instances_policy.launch_template.override).toEqual(
+        ["m7i.large", "m6i.large", "m7a.large", "m6a.large", "m5.large"].map((instance_type) => ({ instance_type })),
+      );
+      expect(asg.mixed_instances_policy.instances_distribution.spot_allocation_strategy).toBe("price-capacity-optimized");
     }
     expect(text).not.toHaveResource(AutoscalingPolicy);
   });
@@ -204,6 +208,25 @@ describe("AwsCellFleet variants", () => {
     expect(onDemand.launch_template).toBeDefined();
   });
 
+  test("GIVEN no worker image THEN workers boot the ECS-optimized Amazon Linux 2023 AMI (Docker included) of their architecture, root volume on /dev/xvda", () => {
+    const arm = modelWith("cell-2", (m) => {
+      m.shards[0].workers.machine_type = "m7g.large";
+      m.shards[0].managers.machine_type = "t4g.medium";
+    });
+    for (const [model, parameter] of [
+      [exampleModel("cell-2"), "/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id"],
+      [arm, "/aws/service/ecs/optimized-ami/amazon-linux-2023/arm64/recommended/image_id"],
+    ] as const) {
+      const { json } = synthFleet(model);
+      const template = launchTemplateOf(json, asgNamed(json, workerGroupName(model, model.shards[0], 0))[1]);
+      expect(template.image_id).toBe(`resolve:ssm:${parameter}`);
+      expect(template.block_device_mappings).toEqual([expect.objectContaining({ device_name: "/dev/xvda" })]);
+      // The managers stay on Ubuntu (/dev/sda1).
+      const manager = launchTemplateOf(json, asgNamed(json, managerName(model, model.shards[0], 0))[1]);
+      expect(manager.block_device_mappings).toEqual([expect.objectContaining({ device_name: "/dev/sda1" })]);
+    }
+  });
+
   test("GIVEN model images THEN managers and workers use them", () => {
     const model = modelWith("cell-2", (m) => {
       m.shards[0].managers.image = "ami-0aaaaaaaaaaaaaaaa";
@@ -213,6 +236,7 @@ describe("AwsCellFleet variants", () => {
     const shard = model.shards[0];
     expect(launchTemplateOf(json, asgNamed(json, managerName(model, shard, 0))[1]).image_id).toBe("ami-0aaaaaaaaaaaaaaaa");
     expect(launchTemplateOf(json, asgNamed(json, workerGroupName(model, shard, 0))[1]).image_id).toBe("ami-0bbbbbbbbbbbbbbbb");
+    expect(launchTemplateOf(json, asgNamed(json, workerGroupName(model, shard, 0))[1]).block_device_mappings[0].device_name).toBe("/dev/sda1");
   });
 
   test("GIVEN the local secret store THEN no secret access is granted and a warning is raised", () => {

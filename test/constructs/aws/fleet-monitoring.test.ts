@@ -21,6 +21,8 @@ const SHARD: MonitoredShard = {
     jobsFinishedFilter: "cell-9-main-jobs-finished",
     jobsFailingAlarm: "cell-9-main-jobs-failing",
     bootFailedAlarm: "cell-9-main-boot-failed",
+    jobRequestsFailedFilter: "cell-9-main-job-requests-failed",
+    jobRequestsFailingAlarm: "cell-9-main-job-requests-failing",
     managerUnhealthyAlarms: ["cell-9-main-mgr-0-unhealthy", "cell-9-main-mgr-1-unhealthy"],
     workersNearMaxAlarms: ["cell-9-main-wrk-0-near-max", "cell-9-main-wrk-1-near-max"],
   },
@@ -131,8 +133,8 @@ describe("FleetMonitoring", () => {
       endpoint: "https://hooks.example.com/runner-alerts",
     });
     const alarms = Object.values(resourcesOf(json, "aws_cloudwatch_metric_alarm"));
-    // Per manager group "unhealthy", per worker group "near max", and per shard "jobs failing" and "boot failed".
-    expect(alarms).toHaveLength(SHARD.managerGroupNames.length + 2 + SHARD.workerGroupNames.length);
+    // Per manager group "unhealthy", per worker group "near max", and per shard "jobs failing", "boot failed" and "job requests failing".
+    expect(alarms).toHaveLength(SHARD.managerGroupNames.length + 3 + SHARD.workerGroupNames.length);
     for (const alarm of alarms) {
       expect(alarm.alarm_actions).toEqual([topicArn, EXISTING_TOPIC]);
       expect(alarm.ok_actions).toEqual([topicArn, EXISTING_TOPIC]);

@@ -139,6 +139,20 @@ describe("FleetingIam", () => {
     );
   });
 
+  test("THEN ListBucket is granted on the cache bucket itself, so a cache miss is a 404, not a 403", () => {
+    // S3 answers a missing key with 403 unless the caller may list the bucket (API_GetObject.html, Permissions);
+    // ListBucket is a bucket action: granted on ".../*" it would match nothing.
+    const json = synthIam().json;
+    expect(statementWithSid(json, "TellCacheMissesFromDenials")).toEqual(
+      expect.objectContaining({ actions: ["s3:ListBucket"], resources: ["arn:aws:s3:::123456789012-cell-9-main-cache"] }),
+    );
+    expect(policyActions(json).filter((action) => action === "s3:ListBucket")).toHaveLength(1);
+  });
+
+  test("GIVEN no cache bucket THEN no ListBucket either", () => {
+    expect(policyActions(synthIam({ cacheBucketArn: undefined }).json)).not.toContain("s3:ListBucket");
+  });
+
   test("THEN logs go to the shard's log group only", () => {
     expect(statementWithSid(synthIam().json, "ShipRunnerLogs")).toEqual(
       expect.objectContaining({

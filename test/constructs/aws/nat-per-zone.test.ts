@@ -77,17 +77,47 @@ describe("AWS NAT per zone", () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const prepare = (name: "cell-1" | "cell-2", nat: string, extra = "") => {
       const file = join(dir, `${name}.yaml`);
-      const text = readFileSync(join(MODELS_DIR, `${name}.yaml`), "utf8").replace(/^network:\n/m, `network:\n  nat: ${nat}\n${extra}`);
-      writeFileSync(file, text.replace(/^  nat: true\n/m, ""));
+      const text = readFileSync(join(MODELS_DIR, `${name}.yaml`), "utf8").replace(/^  nat: .*\n/m, "");
+      writeFileSync(file, text.replace(/^network:\n/m, `network:\n  nat: ${nat}\n${extra}`));
       const result = runBin("prepare", ["--model", file, "--models-dir", dir, "--json"]);
       return { file, result };
     };
 
-    it("accepts per-zone on AWS and resolves it as written", () => {
+    it("accepts per-zone on AWS and resolves it as written, with no NAT warning", () => {
       const { result } = prepare("cell-2", "per-zone");
       expect(result.status).toBe(0);
-      expect(JSON.parse(result.stdout).models[0].resolved.network.nat).toBe("per-zone");
+      const [model] = JSON.parse(result.stdout).models;
+      expect(model.resolved.network.nat).toBe("per-zone");
+      expect(model.warnings.filter((warning: { path: string[] }) => warning.path.join(".") === "network.nat")).toEqual([]);
     });
+
+    it("warns about one NAT gateway for several zones on AWS, at the line of network.nat", () => {
+      const { file, result } = prepare("cell-2", "true");
+      expect(result.status).toBe(0);
+      const warnings = JSON.parse(result.stdout).models[0].warnings.filter((warning: { path: string[] }) => warning.path.join(".") === "network.nat");
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ file, severity: "warning", line: 20, column: 8, received: "true" });
+      expect(warnings[0].expected).toContain("one NAT gateway in eu-west-1a serves all 3 zones");
+    });
+
+    it("does not warn about one NAT in a single zone (there is no other zone to lose)", () => {
+      const text = readFileSync(join(MODELS_DIR, "cell-2.yaml"), "utf8")
+        .replace("availability_zones: [eu-west-1a, eu-west-1b, eu-west-1c]", "availability_zones: [eu-west-1a]")
+        .replace(/^  nat: per-zone\n/m, "  nat: true\n");
+      const file = join(dir, "cell-2.yaml");
+      writeFileSync(file, text);
+      const result = runBin("prepare", ["--model", file, "--models-dir", dir, "--json"]);
+      expect(result.status).toBe(0);
+      expect(JSON.parse(result.stdout).models[0].warnings.map((warning: { path: string[] }) => warning.path.join("."))).not.toContain("network.nat");
+    });
+
+    it("the dry run prints the single-NAT warning with file:line:col", () => {
+      const { file } = prepare("cell-2", "true");
+      const result = runBin("provision", ["--model", file, "--models-dir", dir, "--dry-run", "--out", join(dir, "cdktf.out")]);
+      expect(result.status).toBe(0);
+      expect(result.stderr).toContain(`${file}:20:8: warning: network.nat`);
+      expect(result.stderr).toContain("an outage of that zone cuts every manager off GitLab");
+    }, 120_000);
 
     it("warns on Google Cloud, where Cloud NAT is regional and per-zone is the same as true", () => {
       const { result } = prepare("cell-1", "per-zone");

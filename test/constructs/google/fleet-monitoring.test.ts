@@ -34,18 +34,20 @@ function conditionOf(json: string, displayName: string) {
 }
 
 describe("FleetMonitoring", () => {
-  test("creates five alert policies per shard", () => {
+  test("creates six alert policies per shard", () => {
     const { json, monitoring } = monitoringOf();
-    expect(resourcesOf(json, "google_monitoring_alert_policy")).toHaveLength(10);
+    expect(resourcesOf(json, "google_monitoring_alert_policy")).toHaveLength(12);
     expect(monitoring.alerts.map((alert) => `${alert.shard}/${alert.kind}`)).toEqual([
       "small/managers-missing",
       "small/boot-failed",
       "small/job-failure-ratio",
+      "small/job-requests-failing",
       "small/concurrency-saturation",
       "small/workers-near-max",
       "large/managers-missing",
       "large/boot-failed",
       "large/job-failure-ratio",
+      "large/job-requests-failing",
       "large/concurrency-saturation",
       "large/workers-near-max",
     ]);
@@ -73,8 +75,9 @@ describe("FleetMonitoring", () => {
   test("the other alerts compare against the thresholds given", () => {
     const { json } = monitoringOf();
     const failures = conditionOf(json, "cell-9/small: job failure ratio above 0.3").query;
-    expect(failures).toMatch(/gitlab_runner_failed_jobs_total\{[^}]*runner_shard="small"[^}]*failure_reason!="script_failure"\}\[15m\]/);
-    expect(failures).toMatch(/gitlab_runner_jobs_total\{[^}]*\}\[15m\]\)\) > 0\.3$/);
+    expect(failures).toMatch(/gitlab_runner_failed_jobs_total\{[^}]*runner_shard="small"[^}]*failure_reason="runner_system_failure"\}\[15m\]/);
+    expect(failures).toMatch(/gitlab_runner_job_duration_seconds_count\{[^}]*\}\[15m\]\)\) >= 0\.3 and /);
+    expect(failures).toMatch(/ >= 10$/);
     const saturation = conditionOf(json, "cell-9/small: running jobs near concurrent").query;
     expect(saturation).toMatch(/gitlab_runner_jobs\{.*\/ sum by \(runner_slot\) \(gitlab_runner_concurrent\{.*\}\) > 0\.8$/);
     const workers = conditionOf(json, "cell-9/small: workers near max_instances").query;

@@ -11,6 +11,7 @@ import {
   zoneOfSlot,
 } from "../../../lib/model/names";
 import type { RunnerModel } from "../../../lib/model/schema";
+import { workerServiceAccountId } from "../../../lib/model/names";
 import { renderManagerStartupScript, renderWorkerStartupScript } from "../../../lib/render/manager-files";
 import { exampleModel, modelWith } from "../../support/models";
 import { googleFleetOf, googleTestStack, resourcesOf, resourceTypes, RUNNER_TOKEN_SHAPE, synth, warningsOf } from "./support";
@@ -53,6 +54,23 @@ describe("GoogleCellFleet over models/cell-1.yaml", () => {
         expect(workers).toEqual(expect.objectContaining({ target_size: 0, zone: zoneOfSlot(cloud.zones, slot) }));
       }
     }
+  });
+
+  test("workers run as a per-shard account that may only write logs, with the logging.write scope only, so a failed boot leaves its log", () => {
+    const accounts = resourcesOf(json, "google_service_account").filter((account) => account.account_id.startsWith("rw-"));
+    expect(accounts.map((account) => account.account_id).sort()).toEqual(model.shards.map((shard) => workerServiceAccountId(model, shard)).sort());
+
+    const workerTemplates = resourcesOf(json, "google_compute_instance_template").filter((template) => template.labels["runner-role"] === "worker");
+    expect(workerTemplates.length).toBeGreaterThan(0);
+    for (const template of workerTemplates) {
+      expect(template.service_account.scopes).toEqual(["https://www.googleapis.com/auth/logging.write"]);
+      expect(template.service_account.email).toMatch(/^\$\{google_service_account\..*worker-logs.*\.email\}$/);
+    }
+    const rolesOfWorkers = resourcesOf(json, "google_project_iam_member").filter((member) => String(member.member).includes("worker-logs"));
+    expect(rolesOfWorkers.map((member) => member.role)).toEqual(model.shards.map(() => "roles/logging.logWriter"));
+    // The managers set the workers' metadata, which needs serviceAccountUser on the workers' account.
+    const actAs = resourcesOf(json, "google_service_account_iam_member").filter((member) => member.role === "roles/iam.serviceAccountUser");
+    expect(actAs).toHaveLength(model.shards.length);
   });
 
   test("worker groups are never shared: every name is distinct and differs from every manager group", () => {
@@ -119,10 +137,11 @@ describe("GoogleCellFleet over models/cell-1.yaml", () => {
 
   test("alert policies and thresholds come from the model", () => {
     const policies = resourcesOf(json, "google_monitoring_alert_policy");
-    expect(policies).toHaveLength(5 * model.shards.length);
+    // Six per shard, and the cell-wide Cloud NAT drop alert.
+    expect(policies).toHaveLength(6 * model.shards.length + 1);
     expect(fleet.monitoring?.jobFailureRatio).toBe(model.monitoring.thresholds.job_failure_ratio);
     const failureQueries = fleet.monitoring!.alerts.filter((alert) => alert.kind === "job-failure-ratio").map((alert) => alert.query);
-    for (const query of failureQueries) expect(query.endsWith(`> ${model.monitoring.thresholds.job_failure_ratio}`)).toBe(true);
+    for (const query of failureQueries) expect(query).toContain(`>= ${model.monitoring.thresholds.job_failure_ratio} and `);
   });
 
   test("notification channels come from the model", () => {

@@ -15,7 +15,7 @@ import { join } from "node:path";
 /** Harmless real tools the scripts may use (everything else is a stub or missing). */
 const REAL_TOOLS = ["date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed"];
 /** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
-const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod"];
+const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen"];
 
 /** The stand-in for every stubbed command (one file, many names). */
 const STUB_SCRIPT_FILE = join(__dirname, "stub-command.sh");
@@ -58,6 +58,18 @@ export class ScriptSandbox {
   /** Adds a stub for a command that is normally absent (for example `docker` on an image that has it). */
   addStub(name: string): void {
     symlinkSync(join(this.stubDir, "logger"), join(this.stubDir, name));
+  }
+
+  /** Removes a stub, as on an image that lacks the command (for example `apt-get` on Amazon Linux). */
+  removeStub(name: string): void {
+    rmSync(join(this.stubDir, name));
+  }
+
+  /** Writes a file into the scratch root before the run (for example a unit file the image ships). */
+  writeRootFile(relativePath: string, content: string): void {
+    const path = join(this.root, relativePath);
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, content);
   }
 
   /** Marks a package as installed before the run, as on an image that ships it. */

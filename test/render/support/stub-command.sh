@@ -56,6 +56,18 @@ case "$name" in
       done
     fi
     ;;
+  dnf)
+    # Amazon Linux 2023: `dnf install -y -q docker` installs Docker (and its docker group).
+    if [[ $1 == install && " $* " == *" docker "* ]]; then
+      mark_installed docker 1.0
+      ln -sf "$STUB_DIR/logger" "$STUB_DIR/docker"
+    fi
+    if [[ $1 == install && " $* " == *" ec2-instance-connect "* ]]; then
+      mark_installed ec2-instance-connect 1.0
+      mkdir -p "$RUNNER_FLEET_ROOT/opt/aws/bin"
+      : >"$RUNNER_FLEET_ROOT/opt/aws/bin/eic_run_authorized_keys"
+    fi
+    ;;
   snap) ln -sf "$STUB_DIR/logger" "$STUB_DIR/aws" ;;
   aws)
     # Only `aws ssm get-parameter` answers; `aws autoscaling ...` calls are just logged.
@@ -70,7 +82,18 @@ case "$name" in
       echo "$count" >"$STUB_STATE/active-state"
       if ((count <= ${STUB_ACTIVE_CHECKS:-0})); then echo deactivating; else echo "${STUB_FINAL_STATE:-inactive}"; fi
     fi
-    if [[ $1 == is-active ]]; then exit 3; fi
+    # STUB_ACTIVE_UNITS: units that answer `is-active` with 0 (running), as an image's dockerd started before the boot.
+    if [[ $1 == is-active ]]; then
+      [[ " ${STUB_ACTIVE_UNITS:-} " == *" ${!#} "* ]] && exit 0
+      exit 3
+    fi
+    ;;
+  ssh-keygen)
+    # `ssh-keygen ... -f <key>`: a private key and its .pub, as the real one writes them.
+    key=${!#}
+    printf 'stub private key\n' >"$key"
+    printf 'ssh-ed25519 AAAA stub\n' >"$key.pub"
+    printf '%s\n' "$key" >>"$STUB_STATE/keys"
     ;;
   id) grep -qx "$2" "$STUB_STATE/users" 2>/dev/null || exit 1 ;;
   useradd) printf '%s\n' "${!#}" >>"$STUB_STATE/users" ;;
@@ -163,6 +186,16 @@ case "$name" in
   gitlab-runner)
     if [[ -f $RUNNER_FLEET_ROOT/etc/gitlab-runner/config.toml ]]; then
       echo present >"$STUB_STATE/config-at-fleeting-install"
+    fi
+    # `fleeting -c <config> install` puts each plugin at <FLEETING_PLUGIN_PATH>/<registry>/<repository>/<name>/<version>/plugin
+    # (gitlab-runner issue 38247 shows .../registry.gitlab.com/gitlab-org/fleeting/plugins/aws/1.0.0/plugin).
+    if [[ $1 == fleeting && ${!#} == install ]]; then
+      reference=$(awk -F'"' '/^ *plugin = /{ print $2; exit }' "$3")
+      [[ $reference == */* ]] || reference="registry.gitlab.com/gitlab-org/fleeting/plugins/$reference"
+      plugin="$RUNNER_FLEET_ROOT$FLEETING_PLUGIN_PATH/${reference%:*}/${reference##*:}/plugin"
+      mkdir -p "$(dirname "$plugin")"
+      printf '#!/bin/sh\n' >"$plugin"
+      chmod 0755 "$plugin"
     fi
     ;;
 esac

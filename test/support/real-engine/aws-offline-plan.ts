@@ -1,27 +1,26 @@
 /**
- * Plans a synthesized AWS stack with the real provider and no network, in a temporary
- * copy of the stack directory:
- * - an override file (`*_override.tf.json`, merged by Terraform over the stack) relaxes
- *   the provider pin to the mirrored version, switches to a local backend, and makes the
- *   provider skip every call that needs AWS (credentials, account id, metadata API);
+ * Plans synthesized AWS stacks with the real provider and no network, in a temporary
+ * workspace holding a copy of each stack as a module:
+ * - an override file (`*_override.tf.json`, merged by Terraform over the stack) in each module
+ *   relaxes the provider pin to the mirrored version and makes the provider skip every call
+ *   that needs AWS (credentials, account id, metadata API); the root has a local backend;
  * - the project's own EngineDriver runs `init`, `plan -out` and `show -json`.
  * There is no separate `validate` before the plan: `plan` walks the same validate graph
  * first (TF_LOG=trace shows "Building and walking validate graph" and a
  * ValidateResourceConfig call per resource), and each terraform command spends seconds
- * loading the AWS provider's schema. Where a plan would show nothing more (a stack whose
- * resources another test plans already), `validateAwsStackOffline` runs `validate` alone.
+ * loading the AWS provider's schema: hence one workspace for all the stacks.
  * The lock file is computed once per provider binary (hashing it takes seconds) and
  * copied into every later workspace, so their `init` only links the mirrored provider.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineDriver } from "../../../lib/terraform/engine";
 import type { PlanJson } from "../../../lib/terraform/plan-json";
 import { RESOURCE_SHARDS_FILE, STACK_JSON_FILE } from "../../../lib/review/stack-files";
 import type { AwsProvider } from "./aws-provider";
-import { isolatedEnv, terraform, terraformBinary } from "./terraform-cli";
+import { isolatedEnv, terraformBinary } from "./terraform-cli";
 
 export const OFFLINE_OVERRIDE_FILE = "runner_fleet_offline_override.tf.json";
 const LOCK_FILE = ".terraform.lock.hcl";
@@ -49,52 +48,80 @@ export function offlineOverride(provider: AwsProvider): Record<string, unknown> 
   };
 }
 
-export interface OfflinePlan {
-  /** The temporary stack directory (removed by `dispose`). */
-  readonly dir: string;
-  readonly plan: PlanJson;
-  dispose(): void;
+/** A stack to plan: its synthesized directory, planned as module `module` of one workspace. */
+export interface StackToPlan {
+  readonly module: string;
+  readonly stackDir: string;
 }
 
-/** `init` then `plan` (which validates first) and `show -json` of the saved plan. */
-export async function planAwsStackOffline(stackDir: string, provider: AwsProvider): Promise<OfflinePlan> {
-  return inOfflineWorkspace(stackDir, provider, async (dir, driver) => {
-    const planned = await driver.plan({ out: "offline.tfplan" });
-    const plan = await driver.showPlanJson(planned.planFile);
-    return { dir, plan, dispose: () => rmSync(dir, { recursive: true, force: true }) };
-  }, { keep: true });
-}
-
-/** `init` then `validate`; returns what validate printed. */
-export async function validateAwsStackOffline(stackDir: string, provider: AwsProvider): Promise<string> {
-  return inOfflineWorkspace(stackDir, provider, async (dir, _driver, env) => (await terraform(["validate", "-no-color"], dir, env)).stdout, { keep: false });
-}
-
-/** Runs `work` in an initialized temporary copy of the stack; the copy is removed on failure, and after `work` unless kept. */
-async function inOfflineWorkspace<T>(
-  stackDir: string,
-  provider: AwsProvider,
-  work: (dir: string, driver: EngineDriver, env: NodeJS.ProcessEnv) => Promise<T>,
-  options: { keep: boolean },
-): Promise<T> {
+/**
+ * `init`, `plan` (which validates first) and `show -json` of several stacks at once: each stack is a
+ * module of one workspace, so the provider loads its schema once per command for all of them, not
+ * once per stack. A stack's backend block is ignored in a module (terraform warns), which an offline
+ * plan does not use anyway; its outputs are passed up as `<module>__<name>` so the plan lists them.
+ * Returns each stack's plan as if it had been planned alone (`planOfModule`).
+ */
+export async function planAwsStacksOffline(stacks: readonly StackToPlan[], provider: AwsProvider): Promise<Map<string, PlanJson>> {
   const dir = mkdtempSync(join(tmpdir(), "runner-fleet-aws-plan-"));
   try {
-    for (const file of [STACK_JSON_FILE, RESOURCE_SHARDS_FILE]) copyFileSync(join(stackDir, file), join(dir, file));
-    writeFileSync(join(dir, OFFLINE_OVERRIDE_FILE), JSON.stringify(offlineOverride(provider), null, 2));
+    const { terraform: _backendAndPins, ...moduleOverride } = offlineOverride(provider);
+    const outputs: Record<string, unknown> = {};
+    for (const { module, stackDir } of stacks) {
+      mkdirSync(join(dir, module));
+      for (const file of [STACK_JSON_FILE, RESOURCE_SHARDS_FILE]) copyFileSync(join(stackDir, file), join(dir, module, file));
+      // The pin relaxed in the module too (a module's constraint must admit the mirrored version).
+      const override = { ...moduleOverride, terraform: { required_providers: { aws: { source: "hashicorp/aws", version: provider.version } } } };
+      writeFileSync(join(dir, module, OFFLINE_OVERRIDE_FILE), JSON.stringify(override, null, 2));
+      const stack = JSON.parse(readFileSync(join(stackDir, STACK_JSON_FILE), "utf8")) as { output?: Record<string, { sensitive?: boolean }> };
+      for (const [name, output] of Object.entries(stack.output ?? {})) {
+        outputs[`${module}__${name}`] = { value: `\${module.${module}.${name}}`, ...(output.sensitive ? { sensitive: true } : {}) };
+      }
+    }
+    const root = {
+      terraform: { backend: { local: { path: "terraform.tfstate" } }, required_providers: { aws: { source: "hashicorp/aws", version: provider.version } } },
+      module: Object.fromEntries(stacks.map(({ module }) => [module, { source: `./${module}` }])),
+      output: outputs,
+    };
+    writeFileSync(join(dir, "main.tf.json"), JSON.stringify(root, null, 2));
+
     const env = isolatedEnv({ TF_CLI_CONFIG_FILE: provider.cliConfigFile });
     const sharedLock = sharedLockFile(provider);
     if (existsSync(sharedLock)) copyFileSync(sharedLock, join(dir, LOCK_FILE));
-
     const driver = new EngineDriver({ engine: "terraform", executable: terraformBinary(), cwd: dir, env, color: false });
     await driver.init();
     if (!existsSync(sharedLock)) keepLockFile(join(dir, LOCK_FILE), sharedLock);
-    const result = await work(dir, driver, env);
-    if (!options.keep) rmSync(dir, { recursive: true, force: true });
-    return result;
-  } catch (error) {
+    const planned = await driver.plan({ out: "offline.tfplan" });
+    const plan = await driver.showPlanJson(planned.planFile);
+    return new Map(stacks.map(({ module }) => [module, planOfModule(plan, module)]));
+  } finally {
     rmSync(dir, { recursive: true, force: true });
-    throw error;
   }
+}
+
+interface ModuleValues {
+  readonly address?: string;
+  readonly resources?: ReadonlyArray<{ readonly address: string }>;
+}
+
+/** One module's part of a plan, with the addresses and names it would have had as the root module. */
+export function planOfModule(plan: PlanJson, module: string): PlanJson {
+  const prefix = `module.${module}.`;
+  const unprefixed = (address: string) => (address.startsWith(prefix) ? address.slice(prefix.length) : address);
+  const moduleValues = ((plan.planned_values as { root_module?: { child_modules?: ModuleValues[] } }).root_module?.child_modules ?? []).find(
+    (child) => child.address === `module.${module}`,
+  );
+  return {
+    ...plan,
+    resource_changes: (plan.resource_changes ?? [])
+      .filter((change) => change.module_address === `module.${module}`)
+      .map(({ module_address: _module, ...change }) => ({ ...change, address: unprefixed(change.address) })),
+    output_changes: Object.fromEntries(
+      Object.entries(plan.output_changes ?? {})
+        .filter(([name]) => name.startsWith(`${module}__`))
+        .map(([name, change]) => [name.slice(module.length + 2), change]),
+    ),
+    planned_values: { root_module: { resources: (moduleValues?.resources ?? []).map((resource) => ({ ...resource, address: unprefixed(resource.address) })) } },
+  };
 }
 
 /** Keyed by the mirror and the binary (path, size, time): the lock hashes the mirror's directory, and a replaced binary needs a fresh one. */

@@ -50,6 +50,8 @@ export function awsVariant(): LoadedModel {
   const data = example("cell-2");
   data.cell.id = "cell-aws-variant";
   delete data.network.cidr;
+  // An existing VPC brings its own NAT: per-zone NAT gateways are only made with a created network.
+  data.network.nat = true;
   data.network.existing = {
     network: "vpc-0a1b2c3d4e5f60718",
     subnets: ["subnet-0a1b2c3d4e5f60711", "subnet-0a1b2c3d4e5f60722", "subnet-0a1b2c3d4e5f60733"],
@@ -59,12 +61,14 @@ export function awsVariant(): LoadedModel {
     renamedShard(base, "graviton", (shard) => {
       shard.managers.machine_type = "t4g.medium";
       shard.workers.machine_type = "m7g.large";
+      shard.workers.alternative_machine_types = ["m6g.large", "m8g.large"];
     }),
     renamedShard(base, "graviton-big", (shard) => {
       shard.managers.machine_type = "m7g.large";
       shard.managers.count = 3;
       shard.workers.machine_type = "c7g.2xlarge";
       shard.workers.spot = false;
+      delete shard.workers.alternative_machine_types;
     }),
   );
   return load(data.cell.id, data);

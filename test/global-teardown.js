@@ -1,0 +1,8 @@
+"use strict";
+/** Removes the synth cache test/global-setup.js made for this run. */
+const { rmSync } = require("node:fs");
+
+module.exports = async function globalTeardown() {
+  const dir = process.env.RUNNER_FLEET_TEST_SYNTH_CACHE_OWNED;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+};

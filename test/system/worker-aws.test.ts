@@ -1,0 +1,80 @@
+/**
+ * The AWS example's worker (models/cell-2.yaml, its first shard) booted as EC2 boots it: its user data as root
+ * in real systemd, on a stand-in of its default image, the ECS-optimized Amazon Linux 2023 AMI
+ * (support/stubs/images): Docker installed and running, the ECS agent running, dnf and no apt. Docker is stubbed
+ * (support/stubs/docker): dockerd reads /etc/docker/daemon.json as dockerd does.
+ */
+import { exampleModel } from "../support/models";
+import type { BootResult } from "./support/manager-boot";
+import { bootWorkerPayload, bridgeMtu, workerContainer, type Worker } from "./support/worker-boot";
+import { allMaskedAndInactive, dockerInfoAs, failedUnits, groupsOf, packageInstalls, readyAfterDocker, unitStates } from "./support/worker-checks";
+
+/** Docker's own bridge MTU: AWS VPCs carry 1500 and more, so the worker leaves it. */
+const DOCKER_DEFAULT_MTU = 1500;
+/** Where the boot installs itself for cloud-init to run at every boot. */
+const PER_BOOT_HOOK = "/var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh";
+
+describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazon Linux 2023 AMI", () => {
+  const model = exampleModel("cell-2");
+  const shard = model.shards[0];
+  const connector = shard.workers.username;
+  let worker: Worker;
+  let boot: BootResult;
+
+  beforeAll(async () => {
+    worker = await workerContainer("worker-al2023", model, shard, "amazon-linux-2023-ecs");
+    boot = await bootWorkerPayload(worker);
+  });
+
+  afterAll(async () => {
+    await worker?.container.dispose();
+  });
+
+  it("boots: the user data exits 0", () => {
+    expect({ code: boot.code, journal: boot.code === 0 ? "" : boot.journal }).toEqual({ code: 0, journal: "" });
+  });
+
+  it("does not reinstall the image's Docker: no dnf install, and the image's dockerd kept its package", () => {
+    expect(packageInstalls(worker)).toEqual([]);
+    expect(worker.stubs.callsOf("dnf")).toEqual([]);
+    expect(worker.stubs.callsOf("docker-package", "installed")).toHaveLength(1);
+  });
+
+  it("masks the ECS agent, which the image started, and stops it", async () => {
+    expect(await unitStates(worker, ["ecs.service"])).toEqual(allMaskedAndInactive(["ecs.service"]));
+    expect(worker.stubs.callsOf("amazon-ecs-init", "signal").map((call) => call.args.join(" "))).toEqual(["TERM"]);
+  });
+
+  it("restarts dockerd once for the model's registry mirror, and keeps Docker's own MTU", async () => {
+    expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(2);
+    const answering = worker.stubs.callsOf("dockerd", "answering").map((call) => call.args.join(" "));
+    expect(answering.at(-1)).toBe(`mtu=${DOCKER_DEFAULT_MTU} registry-mirror=${shard.docker.registry_mirror}/`);
+    expect(await bridgeMtu(worker.container)).toBe(DOCKER_DEFAULT_MTU);
+    expect(await worker.container.activeState("docker.service")).toBe("active");
+  });
+
+  it("writes the ready marker only after docker info answered", async () => {
+    const { markerAt, firstAnsweredInfoAt } = await readyAfterDocker(worker);
+    expect(firstAnsweredInfoAt).toBeDefined();
+    expect(markerAt).toBeGreaterThanOrEqual(firstAnsweredInfoAt!);
+  });
+
+  it(`puts the connector user ${connector} in the docker group, so it may use Docker`, async () => {
+    expect(await groupsOf(worker, connector)).toContain("docker");
+    expect(await dockerInfoAs(worker, connector)).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  it("installs itself as a cloud-init per-boot script: EC2 runs user data at the first boot only", async () => {
+    const hook = await worker.container.readFile(PER_BOOT_HOOK);
+    expect(hook).toContain("exec /usr/local/sbin/runner-fleet-worker");
+  });
+
+  it("runs again from that hook (the next boot) without installing anything or restarting dockerd", async () => {
+    const dockerdStarts = worker.stubs.callsOf("dockerd", "start").length;
+    const again = await worker.container.exec(["systemd-run", "--unit=runner-fleet-per-boot", "--wait", "--quiet", "--property=Type=oneshot", PER_BOOT_HOOK], { check: false, timeoutMs: 60_000 });
+    expect({ code: again.code, journal: again.code === 0 ? "" : await worker.container.journal("runner-fleet-per-boot") }).toEqual({ code: 0, journal: "" });
+    expect(packageInstalls(worker)).toEqual([]);
+    expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(dockerdStarts);
+    expect(await failedUnits(worker)).toEqual([]);
+  });
+});
