@@ -17,7 +17,9 @@ const AWS_BASE = BASE.replace(
 function messagesOf(text: string): { errors: string[]; warnings: string[] } {
   try {
     const loaded = parseModel(text, "cell-9.yaml");
-    return { errors: [], warnings: loaded.warnings.filter((issue) => issue.severity === "warning").map(formatIssue) };
+    // network.nat's own advice (one NAT gateway for several zones) is another check's, not these cases'.
+    const warnings = loaded.warnings.filter((issue) => issue.severity === "warning" && issue.path.join(".") !== "network.nat");
+    return { errors: [], warnings: warnings.map(formatIssue) };
   } catch (error) {
     const issues = (error as { issues?: ModelIssue[] }).issues;
     if (!issues) throw error;
@@ -113,8 +115,9 @@ describe("settings that weaken isolation", () => {
 
 describe("duplicates", () => {
   it("warns about two policies with the same periods, and not about different ones", () => {
-    const twice = append(BASE, '    autoscaling:\n      policies:\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 2\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 3');
-    expect(messagesOf(twice).warnings).toEqual([expect.stringContaining("policies[1].periods: expected periods of their own: policies[0] has the same periods in the same time zone")]);
+    // A leading catch-all, so the check that asks for one stays quiet.
+    const twice = append(BASE, '    autoscaling:\n      policies:\n        - periods: ["* * * * *"]\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 2\n        - periods: ["* 8-18 * * mon-fri"]\n          idle_count: 3');
+    expect(messagesOf(twice).warnings).toEqual([expect.stringContaining("policies[2].periods: expected periods of their own: policies[1] has the same periods in the same time zone")]);
     expect(messagesOf(twice.replace('["* 8-18 * * mon-fri"]\n          idle_count: 3', '["* 19-23 * * mon-fri"]\n          idle_count: 3')).warnings).toEqual([]);
   });
 });
