@@ -12,6 +12,7 @@ import { crossCheck } from "./cross-checks";
 import { documentStructureIssues, documentToData } from "./document-checks";
 import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
 import { firstYamlSyntaxIssue } from "./yaml-errors";
+import { duplicateTagFindings } from "./duplicate-tags";
 import { quoteItHint } from "./format-hints";
 import { discriminatorValuesAt, knownKeysAt, suggestKey } from "./known-keys";
 import { readModelFileBytes } from "./read-model-file";
@@ -92,7 +93,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
     throw new ModelValidationError(file, sortByPosition([...issues, ...named, ...markerIssues]));
   }
 
-  const findings = [...nameFinding, ...crossCheck(parsed.data)].map((finding): ModelIssue => {
+  const findings = [...nameFinding, ...crossCheck(parsed.data), ...duplicateTagFindings(data)].map((finding): ModelIssue => {
     const { line, column } = locate(finding.path);
     return { ...finding, file, line, column };
   });

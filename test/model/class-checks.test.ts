@@ -157,3 +157,13 @@ describe("machine types that do not exist", () => {
     expect(allowed.warnings).toEqual([expect.stringContaining('shards[0].workers.machine_type: expected one of the EC2 instance types on the list checked on')]);
   });
 });
+
+describe("the same tag twice in a shard", () => {
+  it("warns, naming the tag, in a list and in one comma-separated string, and not for distinct tags", () => {
+    expect(messagesOf(BASE.replace("tags: [docker]", "tags: [docker, linux, docker]")).warnings).toEqual([
+      expect.stringContaining('cell-9.yaml:12:11: warning: shards[0].tags: expected each tag once ("docker" twice; GitLab keeps one'),
+    ]);
+    expect(messagesOf(BASE.replace("tags: [docker]", 'tags: "docker, docker"')).warnings).toEqual([expect.stringContaining('("docker" twice')]);
+    expect(messagesOf(BASE.replace("tags: [docker]", "tags: [docker, linux]")).warnings).toEqual([]);
+  });
+});
