@@ -2,6 +2,7 @@
 import { checkAddresses } from "./address-checks";
 import { checkCapacity } from "./capacity-checks";
 import { checkDuplicates } from "./duplicate-checks";
+import { checkDurations } from "./duration-checks";
 import type { CrossCheckFinding } from "./finding";
 import { checkIsolation } from "./isolation-checks";
 import { checkMachineTypes } from "./machine-type-checks";
@@ -18,5 +19,6 @@ export function classChecks(model: RunnerModel): CrossCheckFinding[] {
     ...checkCapacity(model),
     ...checkIsolation(model),
     ...checkDuplicates(model),
+    ...checkDurations(model),
   ];
 }

@@ -412,7 +412,7 @@ const shard = z.strictObject({
     .enum(["not_protected", "ref_protected"])
     .default("not_protected")
     .describe("ref_protected: run only jobs of protected branches and tags."),
-  maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts: a quoted Go duration such as \"3h\". Error: below 10m, GitLab's lower bound (\"Maximum timeout needs to be at least 10 minutes\")."),
+  maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts: a quoted Go duration such as \"3h\". Error: below 10m, GitLab's lower bound (\"Maximum timeout needs to be at least 10 minutes\"). Warning: a month or more (GitLab caps project job timeouts below a month, so it never applies)."),
   paused: z.boolean().default(false).describe("Register the runner paused: it takes no jobs until resumed."),
   runner_type: z.enum(["instance", "group", "project"]).default("instance").describe("Scope of the runner in GitLab."),
   group_id: z.number().int().positive().optional().describe("Required when runner_type is group."),

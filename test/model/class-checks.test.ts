@@ -167,3 +167,12 @@ describe("the same tag twice in a shard", () => {
     expect(messagesOf(BASE.replace("tags: [docker]", "tags: [docker, linux]")).warnings).toEqual([]);
   });
 });
+
+describe("durations within GitLab's bounds", () => {
+  it("warns about a maximum_timeout of a month or more, and accepts one below", () => {
+    expect(messagesOf(BASE.replace("tags: [docker]", "tags: [docker]\n    maximum_timeout: 800h")).warnings).toEqual([
+      expect.stringContaining('shards[0].maximum_timeout: expected less than a month (730h): GitLab caps every project\'s job timeout below one month'),
+    ]);
+    expect(messagesOf(BASE.replace("tags: [docker]", "tags: [docker]\n    maximum_timeout: 720h")).warnings).toEqual([]);
+  });
+});
