@@ -2,8 +2,10 @@
 import { checkAddresses } from "./address-checks";
 import { checkCapacity } from "./capacity-checks";
 import { checkDuplicates } from "./duplicate-checks";
+import { checkDurations } from "./duration-checks";
 import type { CrossCheckFinding } from "./finding";
 import { checkIsolation } from "./isolation-checks";
+import { checkMachineTypes } from "./machine-type-checks";
 import type { RunnerModel } from "./schema";
 import { checkInstanceUrls } from "./url-checks";
 import { checkRunnerVersions } from "./version-checks";
@@ -13,8 +15,10 @@ export function classChecks(model: RunnerModel): CrossCheckFinding[] {
     ...checkInstanceUrls(model),
     ...checkAddresses(model),
     ...checkRunnerVersions(model),
+    ...checkMachineTypes(model),
     ...checkCapacity(model),
     ...checkIsolation(model),
     ...checkDuplicates(model),
+    ...checkDurations(model),
   ];
 }

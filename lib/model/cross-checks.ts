@@ -21,7 +21,7 @@ import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } fro
 /** GitLab rejects shorter maximum timeouts ("Maximum timeout needs to be at least 10 minutes"). */
 const MIN_MAXIMUM_TIMEOUT_SECONDS = 600;
 const GOOGLE_MACHINE_TYPE = /^[a-z][a-z0-9]*-[a-z0-9-]+$/;
-const AWS_INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+const AWS_INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9-]+$/; // sizes include metal-24xl
 const AWS_IMAGE = /^(ami-[0-9a-f]{8,17}|resolve:ssm:\/.+)$/;
 
 export function crossCheck(model: RunnerModel): CrossCheckFinding[] {

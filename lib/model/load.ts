@@ -12,6 +12,7 @@ import { crossCheck } from "./cross-checks";
 import { documentStructureIssues, documentToData } from "./document-checks";
 import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
 import { firstYamlSyntaxIssue } from "./yaml-errors";
+import { duplicateTagFindings } from "./duplicate-tags";
 import { quoteItHint } from "./format-hints";
 import { discriminatorValuesAt, knownKeysAt, suggestKey } from "./known-keys";
 import { readModelFileBytes } from "./read-model-file";
@@ -92,7 +93,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
     throw new ModelValidationError(file, sortByPosition([...issues, ...named, ...markerIssues]));
   }
 
-  const findings = [...nameFinding, ...crossCheck(parsed.data)].map((finding): ModelIssue => {
+  const findings = [...nameFinding, ...crossCheck(parsed.data), ...duplicateTagFindings(data)].map((finding): ModelIssue => {
     const { line, column } = locate(finding.path);
     return { ...finding, file, line, column };
   });
@@ -154,12 +155,24 @@ function expectedText(issue: z.core.$ZodIssue, received: unknown): string {
       return issue.message.startsWith("Invalid") ? "one of the accepted forms" : issue.message;
     }
     case "invalid_format":
+      return plainWords(issue.message, FORMAT_WORDS[issue.format] ?? `text in the ${issue.format} format`);
     case "custom":
       return issue.message;
     default:
-      return issue.message;
+      return plainWords(issue.message, "a value of the accepted form (see the key's description in models/schema.json)");
   }
 }
+
+/** zod's own wording ("Invalid email address") never reaches a message; our refinements' messages do. */
+function plainWords(message: string, fallback: string): string {
+  return /^Invalid\b/.test(message) ? fallback : message;
+}
+
+const FORMAT_WORDS: Readonly<Record<string, string>> = {
+  email: "an email address such as runner-oncall@example.com",
+  url: "a URL such as https://example.com/hook",
+  regex: "text of the form the key's description gives",
+};
 
 function typeWord(expected: string): string {
   const words: Record<string, string> = {

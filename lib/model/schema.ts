@@ -404,7 +404,7 @@ const shard = z.strictObject({
     // so that onboard compares what GitLab will store and converges.
     .transform((tags) => normaliseTags(typeof tags === "string" ? [tags] : tags))
     .describe(
-      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped.",
+      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped. Warning: the same tag twice (likely a typo for another).",
     ),
   run_untagged: z.boolean().default(false).describe("Also run jobs without tags."),
   locked: z.boolean().default(false).describe("Lock a project runner to its current projects."),
@@ -412,11 +412,17 @@ const shard = z.strictObject({
     .enum(["not_protected", "ref_protected"])
     .default("not_protected")
     .describe("ref_protected: run only jobs of protected branches and tags."),
-  maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts: a quoted Go duration such as \"3h\". Error: below 10m, GitLab's lower bound (\"Maximum timeout needs to be at least 10 minutes\")."),
+  maximum_timeout: goDuration.default("1h").describe("Longest job the runner accepts: a quoted Go duration such as \"3h\". Error: below 10m, GitLab's lower bound (\"Maximum timeout needs to be at least 10 minutes\"). Warning: a month or more (GitLab caps project job timeouts below a month, so it never applies)."),
   paused: z.boolean().default(false).describe("Register the runner paused: it takes no jobs until resumed."),
   runner_type: z.enum(["instance", "group", "project"]).default("instance").describe("Scope of the runner in GitLab."),
   group_id: z.number().int().positive().optional().describe("Required when runner_type is group."),
   project_id: z.number().int().positive().optional().describe("Required when runner_type is project."),
+  allow_unknown_machine_type: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Accept a managers or workers machine type missing from the dated list of families and sizes (lib/model/machine-types.ts): an error (exit 2) otherwise, since a type that does not exist fails only at apply. When true, a warning.",
+    ),
   managers,
   workers,
   autoscaling: z

@@ -62,7 +62,7 @@ export function renderReviewText(report: ReviewReport): string {
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
     const cost = costLine(report, cell.cell);
     if (cost) lines.push(`  ${cost}`);
-    for (const warning of warningsOf(report, cell.cell)) lines.push(`  model warning: ${warning}`);
+    for (const warning of warningsOf(report, cell.cell)) lines.push(`  ${isSecurityWarning(warning) ? "security-relevant model warning" : "model warning"}: ${warning}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
     const roll = describeRollForReview(cell.managers);
     if (roll) lines.push(`  ${roll}`);
@@ -105,7 +105,9 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
     const cost = costLine(report, cell.cell);
     if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
-    for (const warning of warningsOf(report, cell.cell)) out.push("", `> :warning: Model warning: ${escapeCell(warning)}`);
+    for (const warning of warningsOf(report, cell.cell)) {
+      out.push("", isSecurityWarning(warning) ? `> :lock: **Security-relevant model warning**: ${escapeCell(warning)}` : `> :warning: Model warning: ${escapeCell(warning)}`);
+    }
     if (cell.status === "removed") out.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) {
       out.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
@@ -129,6 +131,11 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   const unchanged = report.diff.summary.unchanged;
   if (unchanged.length > 0) out.push("", `No changes: ${unchanged.map((cell) => `\`${cell}\``).join(", ")}.`);
   return redactSecrets(`${out.join("\n")}\n`);
+}
+
+/** Settings that weaken isolation (lib/model/isolation-checks.ts) say "(security: ..." in their message. */
+export function isSecurityWarning(warning: string): boolean {
+  return warning.includes("(security: ");
 }
 
 function warningsOf(report: ReviewReport, cell: string): readonly string[] {

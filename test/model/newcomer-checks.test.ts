@@ -126,3 +126,11 @@ describe("smaller ones", () => {
     expect(loaded.model.shards[0].tags).toEqual(["linux-arm64", "docker"]);
   });
 });
+
+describe("no library wording", () => {
+  it("says what an email address is instead of zod's \"Invalid email address\"", () => {
+    const { errors } = messagesOf(withAppended("monitoring:\n  notifications:\n    emails: [not-an-email]"));
+    expect(errors).toEqual(['cell-9.yaml:21:14: monitoring.notifications.emails[0]: expected an email address such as runner-oncall@example.com, received "not-an-email"']);
+    expect(errors.join("\n")).not.toMatch(/\bInvalid\b/);
+  });
+});

@@ -101,3 +101,18 @@ describe("renderReviewJson", () => {
     expect(JSON.parse(renderReviewJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
   });
 });
+
+describe("model warnings in the review", () => {
+  const socket = 'models/cell-a.yaml:30:11: warning: shards[0].docker.volumes[1]: expected no Docker socket mounted into jobs (security: a job then controls the worker\'s Docker daemon), received "/var/run/docker.sock:/var/run/docker.sock"';
+  const nat = 'models/cell-a.yaml:12:3: warning: network.nat: expected "per-zone" for production, received true';
+  const withWarnings: ReviewReport = { ...report(), modelWarnings: [{ cell: "cell-a", warnings: [socket, nat] }] };
+
+  it("marks the settings that weaken isolation as security-relevant, and the others as plain warnings", () => {
+    const markdown = renderReviewMarkdown(withWarnings);
+    expect(markdown).toContain(`> :lock: **Security-relevant model warning**: ${socket}`);
+    expect(markdown).toContain(`> :warning: Model warning: ${nat}`);
+    const text = renderReviewText(withWarnings);
+    expect(text).toContain(`security-relevant model warning: ${socket}`);
+    expect(text).toContain(`  model warning: ${nat}`);
+  });
+});

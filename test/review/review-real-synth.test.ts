@@ -31,9 +31,17 @@ describe("review over two refs with the real synth", () => {
     }
     expect(markdown).toContain("cell-2");
 
-    // AND the review shows the model's single-NAT warning with its file:line:col
-    expect(report.modelWarnings?.map((entry) => entry.cell)).toEqual(["cell-2"]);
-    expect(report.modelWarnings?.[0].warnings).toContainEqual(expect.stringMatching(/^models\/cell-2\.yaml:\d+:\d+: warning: network\.nat: expected "per-zone" for production/));
+    // AND the review shows the model's single-NAT warning with its file:line:col, and the capacity the
+    // change leaves unused: 70 workers per manager, but concurrent stays 50 (issue 23's throttling class)
+    expect(report.modelWarnings).toEqual([
+      {
+        cell: "cell-2",
+        warnings: [
+          expect.stringMatching(/^models\/cell-2\.yaml:\d+:\d+: warning: network\.nat: expected "per-zone" for production/),
+          expect.stringMatching(/^models\/cell-2\.yaml:\d+:\d+: warning: shards\[0\]\.managers\.concurrent: .*effective capacity 50 jobs per manager, 100 for the shard's 2 manager\(s\), not 140\), received 50$/),
+        ],
+      },
+    ]);
     expect(markdown).toMatch(/> :warning: Model warning: models\/cell-2\.yaml:\d+:\d+: warning: network\.nat/);
 
     // AND the cost estimate moves by 2 managers x 20 more spot workers x the spot price, for a month

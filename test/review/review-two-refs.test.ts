@@ -119,14 +119,14 @@ describe("review over two refs of a repository (fake synth)", () => {
       const env = { CI_SERVER_URL: gitlab.url, CI_PROJECT_ID: "42", CI_MERGE_REQUEST_IID: "7", GITLAB_REVIEW_TOKEN: gitlab.adminToken };
       repo.write("models/cell-1.yaml", MODEL("e2-medium"));
       const first = await runReview({ cwd: repo.dir, base, post: true, env });
-      repo.write("models/cell-1.yaml", MODEL("e2-large"));
+      repo.write("models/cell-1.yaml", MODEL("e2-highcpu-8"));
       const second = await runReview({ cwd: repo.dir, base, post: true, env });
 
       expect([first.note?.action, second.note?.action]).toEqual(["created", "updated"]);
       const notes = gitlab.mergeRequests.notes("42", 7);
       expect(notes).toHaveLength(1);
       expect(notes[0].body).toBe(second.markdown);
-      expect(notes[0].body).toContain('"e2-large"');
+      expect(notes[0].body).toContain('"e2-highcpu-8"');
     } finally {
       await gitlab.stop();
     }
