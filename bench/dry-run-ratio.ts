@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../lib/project-root";
+import { PROJECT_ROOT } from "../lib/files/project-root";
 import { median, timeProcess } from "./medians";
 
 /** Issue 17: a dry run within 3x a bare node start. */

@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../lib/project-root";
+import { PROJECT_ROOT } from "../lib/files/project-root";
 
 export const STOCK_DIR = join(PROJECT_ROOT, "bench", "stock");
 

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { PROJECT_ROOT } from "../lib/project-root";
+import { PROJECT_ROOT } from "../lib/files/project-root";
 
 export const SUITE_BUDGET_SECONDS = 60;
 

@@ -19,7 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { generateModel } from "../app/prepare/generate-model";
-import { PROJECT_ROOT } from "../lib/project-root";
+import { PROJECT_ROOT } from "../lib/files/project-root";
 import { DRY_RUN_GOAL, measureDryRunRatio } from "./dry-run-ratio";
 import { formatGitLabBench, runGitLabBench } from "./gitlab-bench";
 import { SUITE_BUDGET_SECONDS, measureSuite } from "./suite-time";

@@ -63,12 +63,12 @@ const loadOnFirstUse = {
   },
 };
 
-/** esbuild plugin: lib/precompiled-templates.ts becomes every template, precompiled by the engine tsc just built. */
+/** esbuild plugin: lib/templates/precompiled-templates.ts becomes every template, precompiled by the engine tsc just built. */
 const precompiledTemplates = {
   name: "precompiled-templates",
   setup(build) {
-    build.onLoad({ filter: /[\\/]lib[\\/]precompiled-templates\.ts$/ }, () => {
-      const { handlebars, COMPILE_OPTIONS } = require(join(ROOT, "dist", "lib", "template-engine.js"));
+    build.onLoad({ filter: /[\\/]lib[\\/]templates[\\/]precompiled-templates\.ts$/ }, () => {
+      const { handlebars, COMPILE_OPTIONS } = require(join(ROOT, "dist", "lib", "templates", "template-engine.js"));
       const templatesDir = join(ROOT, "templates");
       return {
         contents: precompiledTemplatesModule(templatesDir, (source) => handlebars.precompile(source, COMPILE_OPTIONS)),

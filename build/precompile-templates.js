@@ -1,8 +1,8 @@
 "use strict";
 /**
- * The module that stands in for lib/precompiled-templates.ts in the command bundles: every
+ * The module that stands in for lib/templates/precompiled-templates.ts in the command bundles: every
  * templates/**\/*.hbs, precompiled. Compiling the templates at run time was a good part of a dry
- * run's time; lib/template-engine.ts uses an entry while the template file still reads the same.
+ * run's time; lib/templates/template-engine.ts uses an entry while the template file still reads the same.
  */
 const { readdirSync, readFileSync } = require("node:fs");
 const { join, relative, sep } = require("node:path");

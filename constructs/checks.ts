@@ -6,9 +6,9 @@
  */
 import { Token } from "cdktf";
 import type { Construct } from "constructs";
-import { UserInputError } from "../lib/errors";
-import { nameProblem, type NameRule } from "../lib/cloud-name-rules";
-import { isValidCidr } from "../lib/cidr";
+import { UserInputError } from "../lib/process/errors";
+import { nameProblem, type NameRule } from "../lib/names/cloud-name-rules";
+import { isValidCidr } from "../lib/network/cidr";
 
 export function isToken(value: unknown): boolean {
   return Token.isUnresolved(value);
@@ -61,7 +61,7 @@ export function checkPrivateSourceCidr(scope: Construct, property: string, value
   if (Number(value.split("/")[1]) === 0) fail(scope, property, value, "a source range narrower than the whole internet (0.0.0.0/0)");
 }
 
-/** A name its cloud accepts (lib/cloud-name-rules.ts), the same rule `prepare` applies to the model's names. */
+/** A name its cloud accepts (lib/names/cloud-name-rules.ts), the same rule `prepare` applies to the model's names. */
 export function checkName(scope: Construct, property: string, name: string, rule: NameRule): void {
   if (isToken(name)) return;
   const problem = nameProblem(rule, name);

@@ -3,7 +3,7 @@
  * startup script from the files rendered once for the synth. The model passed every rule when it was
  * loaded (lib/model/load.ts), so nothing is checked again here.
  */
-import { awsShardMetricNamespace } from "../lib/fleet-contract";
+import { awsShardMetricNamespace } from "../lib/contract/fleet-contract";
 import type { AwsCellFleetProps, AwsShardProps } from "../constructs/aws/aws-cell-fleet";
 import {
   alertTopicName,

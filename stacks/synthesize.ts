@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";
-import { ensureOutputDirectory } from "../lib/output-directory";
+import { ensureOutputDirectory } from "../lib/files/output-directory";
 import type { LoadedModel } from "../lib/model/load";
 import { checkRenderedCells } from "../lib/render/check-rendered";
 import { renderCellFiles, renderedFileList } from "../lib/render/rendered-files";

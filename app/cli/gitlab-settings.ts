@@ -4,7 +4,7 @@
  * requests a minute. Each is a flag that falls back to a variable. No zod here: status reads
  * these without loading it.
  */
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../../lib/gitlab/request-pacer";
 import { DEFAULT_RETRY_POLICY } from "../../lib/gitlab/retry";
 import { parseGoDurationSeconds } from "../../lib/model/duration";

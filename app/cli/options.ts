@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { PROJECT_ROOT } from "../../lib/project-root";
+import { PROJECT_ROOT } from "../../lib/files/project-root";
 
 /** The toolkit's version, from its package.json. */
 export function packageVersion(): string {

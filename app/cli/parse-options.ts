@@ -13,7 +13,7 @@
  */
 import type { Command } from "commander";
 import { z } from "zod";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 
 /** The key, added to the flags, that names the selected mode; no option has it (options are camelCase). */
 export const MODE_KEY = "selected-mode";

@@ -5,8 +5,8 @@
  * Commands never call process.exit themselves.
  */
 import { CommanderError, type Command } from "commander";
-import { OperationalError, UserInputError } from "../../lib/errors";
-import { redactSecrets } from "../../lib/redact";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
+import { redactSecrets } from "../../lib/text/redact";
 import { ModelValidationError } from "../../lib/model/issues";
 
 export async function runCli(command: Command, argv: readonly string[] = process.argv): Promise<number> {

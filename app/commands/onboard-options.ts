@@ -8,7 +8,7 @@ import { Command } from "commander";
 import { z } from "zod";
 import { DEFAULT_STALE_AFTER, parseStaleAfter } from "../../lib/gitlab/prune";
 import type { ReconcileMode } from "../../lib/onboard/plan";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { isDuration, isRequestRate, lockWaitMs, LOCK_WAIT_ENV, RATE_LIMIT_ENV, requestsPerMinute, retryBudgetMs, RETRY_TIMEOUT_ENV, DEFAULT_CONCURRENCY } from "../cli/gitlab-settings";
 import { listOf, modeFlags, parseOptions, selectMode } from "../cli/parse-options";
 

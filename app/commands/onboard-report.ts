@@ -7,7 +7,7 @@ import { formatSteps } from "../../lib/onboard/format-plan";
 import type { ShardOutcome } from "../../lib/onboard/outcome";
 import type { ShardPlan } from "../../lib/onboard/plan";
 import type { NewRunner } from "../../lib/gitlab/client";
-import { redactSecrets } from "../../lib/redact";
+import { redactSecrets } from "../../lib/text/redact";
 import type { OnboardMode } from "./onboard-options";
 
 export interface OnboardResult {

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption } from "../cli/options";
 import type * as PrepareOptionsModule from "./prepare-options";
 import type { PrepareCliOptions, PrepareMode } from "./prepare-options";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { generateModel, readTriggerVariables, TRIGGER_VARIABLES } from "../prepare/generate-model";
 import { ModelValidationError, formatIssue, type ModelIssue } from "../../lib/model/issues";
 import { runnerModelJsonSchemaText } from "../../lib/model/json-schema";

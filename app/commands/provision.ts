@@ -31,7 +31,7 @@ import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
 import type * as ProvisionOptionsModule from "./provision-options";
 import type { ProvisionCliOptions } from "./provision-options";
-import { DRIFT_EXIT_CODE, UserInputError } from "../../lib/errors";
+import { DRIFT_EXIT_CODE, UserInputError } from "../../lib/process/errors";
 import { formatIssue } from "../../lib/model/issues";
 import { alertTopicName } from "../../lib/model/aws-names";
 import { alarmSubscriptionWarnings, awsCliSubscriptions, type SnsSubscriptionSource } from "../../lib/fleet/alarm-subscriptions";

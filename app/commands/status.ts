@@ -13,7 +13,7 @@ import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
 import type * as StatusOptionsModule from "./status-options";
 import pLimit from "p-limit";
-import { OperationalError } from "../../lib/errors";
+import { OperationalError } from "../../lib/process/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { isOutOfReach } from "../../lib/gitlab/errors";
@@ -23,14 +23,14 @@ import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs } from "../../lib/gitlab/r
 import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../../lib/gitlab/status";
 import type { TokenCheck } from "../../lib/gitlab/verify-token";
-import { relativeTime } from "../../lib/relative-time";
+import { relativeTime } from "../../lib/time/relative-time";
 import { shardHealth } from "../../lib/fleet/shard-health";
 import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import type { RunnerModel } from "../../lib/model/schema";
 import { shardCapacity } from "../../lib/review/capacity";
 import { createSecretStore } from "../../lib/secrets/create-store";
-import { redactSecrets, redactValue } from "../../lib/redact";
+import { redactSecrets, redactValue } from "../../lib/text/redact";
 import type { SecretStore } from "../../lib/secrets/store";
 import { DEFAULT_CELL_CONCURRENCY, DEFAULT_CONCURRENCY, RATE_LIMIT_ENV, RETRY_TIMEOUT_ENV, requestsPerMinute, retryBudgetMs } from "../cli/gitlab-settings";
 

@@ -8,7 +8,7 @@
  * loader as any hand-written model, so what is written always loads.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Pair, type YAMLMap } from "yaml";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { formatPath, ModelValidationError, type ModelIssue } from "../../lib/model/issues";
 import { parseModel, type LoadedModel } from "../../lib/model/load";
 import type { RunnerModelInput } from "../../lib/model/schema";

@@ -3,7 +3,7 @@
  * apply its plan (rolling managers in phases when the plan replaces them) and, after a destroy, remove
  * its runners. A reviewed plan the engine finds stale is planned again here when --replan-if-stale.
  */
-import { OperationalError, UserInputError } from "../../lib/errors";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { describeTally } from "../../lib/gitlab/request-pacer";
 import { formatMs } from "../../lib/gitlab/retry";
 import type { LoadedModel } from "../../lib/model/load";

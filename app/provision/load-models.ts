@@ -2,7 +2,7 @@
  * The models a provision run names (--model, read from --models-dir): each loaded and checked, its
  * file name matching its cell id, no cell named twice. A UserInputError (exit 2) before anything runs.
  */
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { loadModelFile, type LoadedModel } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 

@@ -4,7 +4,7 @@
  * and manager roll are named before anything is confirmed or applied.
  */
 import { join, resolve } from "node:path";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import type { LoadedModel } from "../../lib/model/load";
 import { cellChangeSummary, type CellChangeSummary } from "../../lib/review/cell-summary";
 import { summarizePlan } from "../../lib/review/change-summary";

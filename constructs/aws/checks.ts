@@ -16,7 +16,7 @@ export const IMAGE_ID_EXPECTED = "an AMI id (ami-...) or resolve:ssm:<parameter>
 
 /**
  * Prefix of the network's and the monitoring's names (the cell id). Every name built on it stays far
- * inside its AWS limit (lib/cloud-name-rules.ts: 255 characters and more), so it may be a whole DNS label.
+ * inside its AWS limit (lib/names/cloud-name-rules.ts: 255 characters and more), so it may be a whole DNS label.
  */
 export const NAME_PREFIX = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 export const NAME_PREFIX_EXPECTED = "a name prefix such as the cell id: at most 63 lowercase letters, digits and '-', starting with a letter";

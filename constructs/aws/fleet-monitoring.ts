@@ -20,8 +20,8 @@ import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { SNS_TOPIC_ARN } from "./arns";
-import { JOB_FAILURE_ALERT, JOB_REQUEST_FAILURE_ALERT } from "../../lib/fleet-alerts";
-import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../lib/fleet-contract";
+import { JOB_FAILURE_ALERT, JOB_REQUEST_FAILURE_ALERT } from "../../lib/contract/fleet-alerts";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../lib/contract/fleet-contract";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
 /**
@@ -32,7 +32,7 @@ import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, ch
  */
 export const JOB_FAILED_PATTERN = '{ $.msg = "Job failed (system failure)*" }';
 /**
- * Failed job requests (lib/fleet-alerts.ts JOB_REQUEST_FAILURE_ALERT): the lines gitlab-runner's RequestJob logs
+ * Failed job requests (lib/contract/fleet-alerts.ts JOB_REQUEST_FAILURE_ALERT): the lines gitlab-runner's RequestJob logs
  * for every status but 201, 204 and 409 (network/gitlab.go). "Checking for jobs... error" is the older wording of
  * the transport error. JSON filter syntax: docs.aws.amazon.com/AmazonCloudWatch/latest/logs/FilterAndPatternSyntax.html.
  */

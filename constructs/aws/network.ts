@@ -16,9 +16,9 @@ import { Vpc } from "@cdktf/provider-aws/lib/vpc";
 import { VpcEndpoint } from "@cdktf/provider-aws/lib/vpc-endpoint";
 import { VpcSecurityGroupEgressRule } from "@cdktf/provider-aws/lib/vpc-security-group-egress-rule";
 import { VpcSecurityGroupIngressRule } from "@cdktf/provider-aws/lib/vpc-security-group-ingress-rule";
-import { RUNNER_METRICS_PORT } from "../../lib/fleet-contract";
-import { isValidCidr } from "../../lib/cidr";
-import { AWS_NAME_RULES } from "../../lib/cloud-name-rules";
+import { RUNNER_METRICS_PORT } from "../../lib/contract/fleet-contract";
+import { isValidCidr } from "../../lib/network/cidr";
+import { AWS_NAME_RULES } from "../../lib/names/cloud-name-rules";
 import {
   NAME_PREFIX,
   NAME_PREFIX_EXPECTED,

@@ -12,7 +12,7 @@ import type { ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
-import { DRAIN_HOOK_NAME, MAX_HOOK_HEARTBEAT_SECONDS, SLOT_METADATA_KEY } from "../../lib/fleet-contract";
+import { DRAIN_HOOK_NAME, MAX_HOOK_HEARTBEAT_SECONDS, SLOT_METADATA_KEY } from "../../lib/contract/fleet-contract";
 import { checkIntegerRange, checkNonEmpty, checkUnique } from "./checks";
 import {
   GROUP_METRICS,

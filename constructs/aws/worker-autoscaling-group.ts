@@ -7,7 +7,7 @@
 import { Construct } from "constructs";
 import { AutoscalingGroup, type AutoscalingGroupConfig } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
-import { SLOT_METADATA_KEY } from "../../lib/fleet-contract";
+import { SLOT_METADATA_KEY } from "../../lib/contract/fleet-contract";
 import { checkIntegerRange, checkNonEmpty, checkPattern, checkUnique, fail, isToken, INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED } from "./checks";
 import {
   GROUP_METRICS,

@@ -13,15 +13,15 @@ import { MonitoringDashboard } from "@cdktf/provider-google/lib/monitoring-dashb
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
-import { BOOT_FAILURES_METRIC, MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/fleet-contract";
-import { JOB_FAILURE_ALERT, JOB_REQUEST_FAILURE_ALERT } from "../../lib/fleet-alerts";
+import { BOOT_FAILURES_METRIC, MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../lib/contract/fleet-contract";
+import { JOB_FAILURE_ALERT, JOB_REQUEST_FAILURE_ALERT } from "../../lib/contract/fleet-alerts";
 import { checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique } from "./checks";
 
 
 /** A metric every running gitlab-runner exports (value 1, labels: version, revision, ...). */
 export const MANAGER_PRESENCE_METRIC = "gitlab_runner_version_info";
 
-/** The window of the job failure ratio (lib/fleet-alerts.ts). */
+/** The window of the job failure ratio (lib/contract/fleet-alerts.ts). */
 export const JOB_FAILURE_WINDOW = `${JOB_FAILURE_ALERT.windowSeconds / 60}m`;
 
 /** Kinds of alert created per shard. */
@@ -180,7 +180,7 @@ export class FleetMonitoring extends Construct {
         `A runner manager of ${name} reported a failed boot. Read its startup script log (journalctl -t runner-fleet-manager, ` +
         "or the serial console) for the FAILED line; the group recreates the VM, which fails again until the cause is fixed.",
     });
-    // Same meaning as the AWS alarm (lib/fleet-alerts.ts): runner system failures over finished jobs, in windows
+    // Same meaning as the AWS alarm (lib/contract/fleet-alerts.ts): runner system failures over finished jobs, in windows
     // with at least the minimum of finished jobs. job_duration_seconds is observed once per finished job.
     const failed = `(sum(increase(gitlab_runner_failed_jobs_total{${selector},failure_reason="${JOB_FAILURE_ALERT.failureReason}"}[${JOB_FAILURE_WINDOW}])) or vector(0))`;
     const finished = `sum(increase(gitlab_runner_job_duration_seconds_count{${selector}}[${JOB_FAILURE_WINDOW}]))`;

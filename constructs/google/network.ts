@@ -11,7 +11,7 @@ import { ComputeSubnetwork } from "@cdktf/provider-google/lib/compute-subnetwork
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import ipaddr from "ipaddr.js";
-import { RUNNER_METRICS_PORT } from "../../lib/fleet-contract";
+import { RUNNER_METRICS_PORT } from "../../lib/contract/fleet-contract";
 import { checkComputeName, checkPrivateSourceCidr, checkUnique, fail, isToken } from "./checks";
 
 /**

@@ -15,8 +15,8 @@ import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-
 import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
-import { RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/fleet-contract";
-import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
+import { RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/contract/fleet-contract";
+import { GOOGLE_NAME_RULES } from "../../lib/names/cloud-name-rules";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkNotBlank, checkUnique } from "./checks";
 import { bootDisk, privateInterface, SHIELDED_VM, hostMaintenancePolicy } from "./instance-template-parts";
 

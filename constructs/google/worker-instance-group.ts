@@ -17,7 +17,7 @@ import {
   type ComputeInstanceTemplateScheduling,
 } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Construct } from "constructs";
-import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
+import { GOOGLE_NAME_RULES } from "../../lib/names/cloud-name-rules";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkNotBlank, checkUnique } from "./checks";
 import { bootDisk, hostMaintenancePolicy, privateInterface, SHIELDED_VM } from "./instance-template-parts";
 

@@ -11,7 +11,7 @@
 import { ProjectIamMember } from "@cdktf/provider-google/lib/project-iam-member";
 import { ServiceAccount } from "@cdktf/provider-google/lib/service-account";
 import { Construct } from "constructs";
-import { GOOGLE_NAME_RULES } from "../../lib/cloud-name-rules";
+import { GOOGLE_NAME_RULES } from "../../lib/names/cloud-name-rules";
 import { checkName } from "./checks";
 
 /** The only OAuth scope the workers' token carries. */

@@ -9,8 +9,8 @@
  * GitLab's Terraform widget reads; apply jobs hold the cell's resource group and deploy to the
  * cell's environment, so protected environments and approvals can gate them.
  */
-import { DRIFT_EXIT_CODE } from "../errors";
-import { template } from "../template-engine";
+import { DRIFT_EXIT_CODE } from "../process/errors";
+import { template } from "../templates/template-engine";
 
 export type ChildPipelineMode = "plan" | "apply" | "drift";
 /** manual: each apply job waits for a person to start it (after the environment's approvals, if any). */

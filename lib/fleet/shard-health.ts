@@ -4,7 +4,7 @@
  */
 import type { ShardStatus } from "../gitlab/status";
 import type { Shard } from "../model/schema";
-import { relativeTime } from "../relative-time";
+import { relativeTime } from "../time/relative-time";
 
 export interface ShardHealth {
   /** Problems: a schedule running `status` should page on any of them. */

@@ -12,7 +12,7 @@
  */
 import { MergeRequestNotes, Runners, Users } from "@gitbeaker/rest";
 import { z } from "zod";
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 import { insecureHttpWarning, insecureUrlProblem } from "../model/gitlab-url-policy";
 import { describeGitLabFailure, GitLabApiError, type FailureHints } from "./errors";
 import { UnexpectedAnswerError } from "./http-failures";

@@ -1,10 +1,10 @@
 /**
  * Turns what went wrong talking to GitLab into one plain sentence for the person
  * running the command: which call, what GitLab said, and what to check. Tokens never
- * appear: every message goes through the redaction of lib/redact.ts.
+ * appear: every message goes through the redaction of lib/text/redact.ts.
  */
-import { OperationalError } from "../errors";
-import { redactSecrets, redactValue } from "../redact";
+import { OperationalError } from "../process/errors";
+import { redactSecrets, redactValue } from "../text/redact";
 import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./http-failures";
 import { RetryBudgetExceededError, formatMs } from "./retry";
 import { describeTlsFailure, isTlsFailure } from "./wire/tls-failures";

@@ -7,7 +7,7 @@
  * cannot write notes, so the token is a project access token with `api` scope
  * (Reporter is enough), kept in a masked CI variable.
  */
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 import type * as ClientModule from "./client";
 import type { GitLabClientOptions } from "./client";
 

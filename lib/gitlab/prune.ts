@@ -18,8 +18,8 @@
  * per shard: linear in the instance's runners, never shards × runners.
  */
 import pLimit from "p-limit";
-import { OperationalError, UserInputError } from "../errors";
-import { relativeTime } from "../relative-time";
+import { OperationalError, UserInputError } from "../process/errors";
+import { relativeTime } from "../time/relative-time";
 import { parseGoDurationSeconds } from "../model/duration";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { SecretStore } from "../secrets/store";

@@ -2,7 +2,7 @@
  * A model shard as the GitLab runner it should be, and how an existing runner
  * differs from it. Pure functions: no I/O.
  */
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 import { parseGoDurationSeconds } from "../model/duration";
 import { runnerDescription } from "../model/names";
 import type { RunnerModel, Shard } from "../model/schema";

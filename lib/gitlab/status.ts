@@ -6,7 +6,7 @@
  * token refreshes the runner's contact time in GitLab (see ./verify-token.ts); managers
  * and jobs are therefore read before the token is checked.
  */
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { SecretStore } from "../secrets/store";
 import type { GitLabClient } from "./client";

@@ -10,7 +10,7 @@
  *   AWS only the private subnets (half the carved ranges, constructs/aws/subnet-ranges.ts) hold them;
  * - monitoring_cidrs listed twice is an error (the security group rules would collide).
  */
-import { cidrContains } from "../cidr";
+import { cidrContains } from "../network/cidr";
 import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
 

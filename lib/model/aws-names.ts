@@ -1,11 +1,11 @@
 /**
  * AWS names: the ones only the AWS constructs use, next to the shared contract in lib/model/names.ts,
  * and `awsDerivedNames`, every name an AWS model derives with the rule AWS applies to it
- * (lib/cloud-name-rules.ts). The constructs build their names with these functions and `prepare`
+ * (lib/names/cloud-name-rules.ts). The constructs build their names with these functions and `prepare`
  * checks the same names, so the two never drift. Renaming one replaces real infrastructure.
  */
-import { AWS_NAME_RULES, type DerivedName } from "../cloud-name-rules";
-import { fitName } from "../fit-name";
+import { AWS_NAME_RULES, type DerivedName } from "../names/cloud-name-rules";
+import { fitName } from "../names/fit-name";
 import { cacheBucketName, logGroupName, managerName, secretLocation, shardPrefix, workerGroupName } from "./names";
 import type { RunnerModel, Shard } from "./schema";
 

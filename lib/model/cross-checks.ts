@@ -10,11 +10,11 @@ import { classChecks } from "./class-checks";
 import { checkGitLabWire } from "./gitlab-wire-checks";
 import { exampleMachineType, imageArchitecture, machineArchitecture } from "./architecture";
 import { parseGoDurationSeconds } from "./duration";
-import { nameProblem } from "../cloud-name-rules";
+import { nameProblem } from "../names/cloud-name-rules";
 import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
-import { cidrContains } from "../cidr";
+import { cidrContains } from "../network/cidr";
 import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } from "./worker-checks";
 
 

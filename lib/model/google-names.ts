@@ -4,10 +4,10 @@
  * real infrastructure: treat them as a public contract of the Google constructs.
  *
  * `googleDerivedNames` lists every name a Google model derives with the rule Google applies to it
- * (lib/cloud-name-rules.ts); `prepare` checks them, so the constructs never meet a name Google refuses.
+ * (lib/names/cloud-name-rules.ts); `prepare` checks them, so the constructs never meet a name Google refuses.
  */
-import { GOOGLE_NAME_RULES, type DerivedName } from "../cloud-name-rules";
-import { fitName } from "../fit-name";
+import { GOOGLE_NAME_RULES, type DerivedName } from "../names/cloud-name-rules";
+import { fitName } from "../names/fit-name";
 import {
   cacheBucketName,
   managerName,

@@ -1,4 +1,4 @@
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 
 /** A path into the model, as YAML keys and sequence indices: ["shards", 0, "workers", "max_instances"]. */
 export type ModelPath = ReadonlyArray<string | number>;

@@ -1,7 +1,7 @@
 /** Finding model files: every `*.yaml` in the models directory, or the ones named. */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 
 export const DEFAULT_MODELS_DIR = "models";
 

@@ -6,7 +6,7 @@
  * Changing any of these renames real infrastructure or loses track of secrets:
  * treat them as a public contract.
  */
-import { fitName } from "../fit-name";
+import { fitName } from "../names/fit-name";
 import { defaultImage, machineArchitecture } from "./architecture";
 import { defaultWorkerImage } from "./worker-image";
 import type { RunnerModel, Shard } from "./schema";

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { parseGoDurationSeconds } from "./duration";
 import { normaliseTags } from "./tags";
 import { CRONEXPR_DIALECT, parseCronexpr } from "./cronexpr";
-import { isValidCidr } from "../cidr";
+import { isValidCidr } from "../network/cidr";
 import { closestTimeZone, hasUserInfo, isValidTimeZone } from "./value-checks";
 import { INSECURE_HTTP_SETTING } from "./gitlab-url-policy";
 import { EXACT_VERSION, MIRROR_REFERENCE } from "./fleeting-plugin";

@@ -6,7 +6,7 @@
  * scalar through the YAML library (never text spliced into a file).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 
 /** Every variable the generator reads, for --help: what it sets and its default (shown as "(default: ...)"). */
 export const TRIGGER_VARIABLES = {

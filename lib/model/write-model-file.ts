@@ -9,7 +9,7 @@
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 
 const MODEL_NAME = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 

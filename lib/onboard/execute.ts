@@ -8,7 +8,7 @@
  * - delete-runner goes before delete-secret, so a failed delete keeps the token.
  * - create-runner is ./create-runner.ts.
  */
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import { expiringTokenProblem } from "../gitlab/expiring-token";
 import type { Shard } from "../model/schema";
 import { createRunner } from "./create-runner";

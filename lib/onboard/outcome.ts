@@ -3,7 +3,7 @@
  * planned, failed, skipped), built here and nowhere else. A failure keeps its kind, so
  * callers decide on it (GitLab out of reach: stop starting shards) without reading text.
  */
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import { GitLabApiError, isOutOfReach, type GitLabFailureKind } from "../gitlab/errors";
 import { SecretStoreError } from "../secrets/store";
 import type { PlannedAction, ShardPlan } from "./plan";

@@ -10,7 +10,7 @@
  * same time (./create-runner.ts settleAfterCreate): one listing per cell, not per create.
  */
 import pLimit from "p-limit";
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import { desiredRunner } from "../gitlab/runner-spec";
 import type { Shard } from "../model/schema";
 import { settleAfterCreate } from "./create-runner";

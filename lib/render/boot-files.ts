@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../project-root";
-import { shellQuote } from "../shell-quote";
+import { PROJECT_ROOT } from "../files/project-root";
+import { shellQuote } from "../text/shell-quote";
 
 export interface BootFile {
   /** Absolute path on the VM. */

@@ -3,7 +3,7 @@
  * script that writes the VM's files, then runs its entry script. The files carry the logic (plain scripts
  * from scripts/) and the data (settings, config.toml, systemd units); the payload itself has none.
  */
-import { template } from "../template-engine";
+import { template } from "../templates/template-engine";
 import type { BootFile } from "./boot-files";
 
 /** Heredoc delimiter around each file; no file may contain it as a line. */

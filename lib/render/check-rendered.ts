@@ -5,7 +5,7 @@
  * 1 and the file named, instead of surfacing on a booting VM.
  */
 import { parse as parseToml } from "smol-toml";
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import { BashUnavailableError, checkBashSyntax } from "./bash-syntax";
 import { isBootScript, payloadFiles } from "./boot-payload";
 import type { RenderedFile } from "./rendered-files";

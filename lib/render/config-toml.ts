@@ -10,7 +10,7 @@ import { formatGoDuration, parseGoDurationSeconds } from "../model/duration";
 import { metricsListenAddress } from "./metrics-listener";
 import { cacheBucketName, runnerEntryName, workerGroupName, zoneOfSlot, managerName } from "../model/names";
 import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
-import { template } from "../template-engine";
+import { template } from "../templates/template-engine";
 import { fleetingPlugin } from "../model/fleeting-plugin";
 import { dockerMtu } from "./docker-daemon";
 import { catchAllPolicy } from "../model/policy-coverage";

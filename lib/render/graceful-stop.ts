@@ -9,7 +9,7 @@
  */
 import { parseGoDurationSeconds } from "../model/duration";
 import type { Shard } from "../model/schema";
-import { MAX_HOOK_HEARTBEAT_SECONDS } from "../fleet-contract";
+import { MAX_HOOK_HEARTBEAT_SECONDS } from "../contract/fleet-contract";
 
 /** After the job timeout a job still uploads its log and artifacts; the stop waits this much longer. */
 export const STOP_MARGIN_SECONDS = 300;

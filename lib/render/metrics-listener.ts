@@ -9,7 +9,7 @@
  *   unless the model names monitoring_cidrs to scrape from.
  */
 import type { RunnerModel } from "../model/schema";
-import { RUNNER_METRICS_PORT } from "../fleet-contract";
+import { RUNNER_METRICS_PORT } from "../contract/fleet-contract";
 
 export function metricsListenAddress(model: RunnerModel): string {
   const scrapedOverNetwork = model.cloud.provider === "google" || model.network.monitoring_cidrs.length > 0;

@@ -9,7 +9,7 @@
  * Static labels are the plainest way: the manager script is rendered per slot, so the values are
  * known when the file is written. The agent reads YAML; the file is written as JSON, which is YAML.
  */
-import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB, RUNNER_METRICS_PORT } from "../fleet-contract";
+import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB, RUNNER_METRICS_PORT } from "../contract/fleet-contract";
 import type { RunnerModel, Shard } from "../model/schema";
 
 /** Where the agent reads its configuration on the manager. */

@@ -5,7 +5,7 @@
  * config.toml, its systemd units. None of it contains a token: the manager reads it at boot from the
  * store named by `secretLocation(model, shard)`.
  */
-import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../fleet-contract";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../contract/fleet-contract";
 import { logGroupName, managerName, secretLocation, zoneOfSlot } from "../model/names";
 import { machineArchitecture } from "../model/architecture";
 import { fleetingPlugin } from "../model/fleeting-plugin";

@@ -4,7 +4,7 @@
  * shard and by resource type. Values taken from the plan are redacted here, so
  * the summary object is safe to print as JSON.
  */
-import { redactSecrets } from "../redact";
+import { redactSecrets } from "../text/redact";
 import type { PlanAction, PlanChange, PlanJson, PlanResourceChange } from "../terraform/plan-json";
 import { resourceAddress, type PathOf, type ShardOf, type SynthesizedStack } from "./stack-files";
 

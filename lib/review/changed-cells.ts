@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
-import { OperationalError, UserInputError } from "../errors";
+import { OperationalError, UserInputError } from "../process/errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
 
 /** Paths (relative to the repository root) whose change can alter every cell's stack. */

@@ -5,7 +5,7 @@
  * for tokens); the whole output is redacted once more on the way out.
  */
 import { describeRollForReview } from "../roll/roll-plan";
-import { redactSecrets } from "../redact";
+import { redactSecrets } from "../text/redact";
 import type { ChangedCellsResult } from "./changed-cells";
 import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";

@@ -4,7 +4,7 @@
  * pipeline can find its earlier note and update it instead of adding another.
  * Every rendered string passes through redactSecrets as a last guard.
  */
-import { redactSecrets } from "../redact";
+import { redactSecrets } from "../text/redact";
 import type { CellCapacity, PolicyCapacity, ShardCapacity } from "./capacity";
 import { LIVE_ROTATION_SINCE } from "../model/rotation-mode";
 import type { CellChangeSummary } from "./cell-summary";

@@ -7,7 +7,7 @@
  * shard gets the same `concurrent`) are shown once, with all their paths.
  */
 import { structuredPatch } from "diff";
-import { redactSecrets } from "../redact";
+import { redactSecrets } from "../text/redact";
 
 /** Rendered files of one cell: relative path (`<shard>/manager-0/config.toml`) -> content. */
 export type RenderedFiles = ReadonlyMap<string, string>;

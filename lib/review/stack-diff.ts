@@ -8,7 +8,7 @@
  * short hash and a length, and every shown value goes through token redaction.
  */
 import { createHash } from "node:crypto";
-import { redactSecrets } from "../redact";
+import { redactSecrets } from "../text/redact";
 import { managerChanges, type ShardManagerChanges } from "./manager-changes";
 import type { AttributeChange, EntryAction, EntryChange, StackJson } from "./entry-change";
 import { diffRenderedFiles, type RenderedFileChange, type RenderedFiles } from "./rendered-diff";

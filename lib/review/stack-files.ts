@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 
 export const STACK_JSON_FILE = "cdk.tf.json";
 export const RESOURCE_SHARDS_FILE = "resource-shards.json";

@@ -5,7 +5,7 @@
  * Each phase is its own synthesize + plan + apply, so a failure leaves a state the next run
  * continues from: a full plan then shows only the slots still on the old revision.
  */
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import type { RunnerModel } from "../model/schema";
 import { gracefulStopSeconds } from "../render/graceful-stop";
 import { slotKey, type ManagerSlot, type SlotKey } from "./manager-slots";

@@ -1,5 +1,5 @@
 /** The secret store a model names in `secrets.store`. */
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 import type { RunnerModel } from "../model/schema";
 import { AwsSsmStore, type SsmApi } from "./aws-ssm-store";
 import { GoogleSecretManagerStore, type SecretManagerApi } from "./google-secret-manager-store";

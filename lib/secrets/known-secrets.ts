@@ -4,7 +4,7 @@
  * third-party code (the engine's output) is scrubbed by value, not only by the
  * glrt-/glpat- prefixes that redactSecrets recognizes.
  */
-import { redactSecrets, redactValue } from "../redact";
+import { redactSecrets, redactValue } from "../text/redact";
 
 /** Shorter values are not treated as secrets: scrubbing "true" or "1" would garble output. */
 export const MIN_SECRET_LENGTH = 8;

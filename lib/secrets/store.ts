@@ -6,7 +6,7 @@
  * Every store is bound to one model; a shard's secret is named by
  * `secretLocation(model, shard)` in lib/model/names.ts.
  */
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import type { SecretStoreKind, Shard } from "../model/schema";
 
 /** A shard's runner token and what we know about it. */

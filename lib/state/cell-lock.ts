@@ -14,7 +14,7 @@ import { hostname } from "node:os";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import lockfile from "proper-lockfile";
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 
 /** Where state of local runs lives (locks under <dir>/locks). @default .state in the working directory */
 export const STATE_DIR_ENV = "RUNNER_FLEET_STATE_DIR";

@@ -3,7 +3,7 @@
  * handed over in the environment only: never in files, backend config or argv,
  * so they end up neither in `.terraform/` nor in process listings.
  */
-import { UserInputError } from "../errors";
+import { UserInputError } from "../process/errors";
 import type { RunnerModel } from "../model/schema";
 
 /**

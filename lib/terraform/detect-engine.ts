@@ -2,7 +2,7 @@
  * Which engine to run: the one asked for, or the first supported of terraform
  * and tofu found on PATH. Never silently swaps an engine that was asked for.
  */
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import { ENGINE_NAMES, ENGINE_PRODUCTS, MIN_ENGINE_VERSION, probeEngine, type EngineInfo, type EngineName } from "./toolchain-check";
 
 export type EngineProbe = (name: EngineName, env: NodeJS.ProcessEnv) => EngineInfo | undefined;

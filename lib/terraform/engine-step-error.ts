@@ -2,7 +2,7 @@
  * A Terraform/OpenTofu command that failed: which step, which engine, where,
  * how it ended, and the engine's last words (redacted).
  */
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import type { EngineName } from "./toolchain-check";
 
 export type EngineStep = "init" | "plan" | "show" | "apply";

@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { OperationalError } from "../errors";
+import { OperationalError } from "../process/errors";
 import { parsePlanJson, type PlanJson } from "./plan-json";
 import { ENGINE_PRODUCTS, MIN_ENGINE_VERSION, type EngineName } from "./toolchain-check";
 import { engineEnvironment, GITLAB_CREDENTIAL_NAMES } from "./engine-env";

@@ -5,7 +5,7 @@
  * release its state lock.
  */
 import { spawn } from "node:child_process";
-import { redactSecrets } from "../redact";
+import { redactSecrets } from "../text/redact";
 
 export type OutputStream = "stdout" | "stderr";
 

@@ -54,6 +54,11 @@ describe("layers", () => {
     expect(files).toContain("app/commands/provision.ts");
   });
 
+  it("keeps no file at lib's root: its folders show its layers and what each base helper is about", () => {
+    expect(files.filter((file) => /^lib\/[^/]+$/.test(file))).toEqual([]);
+    expect(files.some((file) => file.startsWith("lib/text/"))).toBe(true);
+  });
+
   it("places every product file in a zone", () => {
     expect(files.filter((file) => !zoneOf(file))).toEqual([]);
   });
@@ -103,7 +108,7 @@ describe("layers", () => {
 describe("the import map itself", () => {
   it("tells edges down the layers from edges up, sideways and out", () => {
     const edge = (from: string, to: string): ImportEdge => ({ from, to, external: false });
-    const down = [edge("app/commands/x.ts", "stacks/y.ts"), edge("lib/model/a.ts", "lib/errors.ts"), edge("constructs/aws/a.ts", "constructs/b.ts")];
+    const down = [edge("app/commands/x.ts", "stacks/y.ts"), edge("lib/model/a.ts", "lib/process/errors.ts"), edge("constructs/aws/a.ts", "constructs/b.ts")];
     const wrong = [edge("lib/model/a.ts", "lib/render/b.ts"), edge("lib/render/a.ts", "lib/cost/b.ts"), edge("stacks/a.ts", "test/support/b.ts")];
     expect(againstTheLayers([...down, ...wrong])).toEqual(wrong);
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { OperationalError, UserInputError } from "../../lib/errors";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { GitLabApiError } from "../../lib/gitlab/errors";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type MergeRequestNoteTarget } from "../../lib/gitlab/merge-request-note";
 import { REVIEW_MARKER } from "../../lib/review/render-review";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parsePrepareOptions } from "../../app/commands/prepare-options";
 import { prepareCommand } from "../../app/commands/prepare";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { STACK_TRACE_LINE } from "../support/cli";
 import { parsedCommandLine, runCommandLine } from "../support/command-line";
 

@@ -1,12 +1,12 @@
 /**
  * Names the clouds accept: a cell with the longest ids the model allows synthesizes names that meet
- * every rule of lib/cloud-name-rules.ts, checked on the synthesized JSON (what Terraform would send),
+ * every rule of lib/names/cloud-name-rules.ts, checked on the synthesized JSON (what Terraform would send),
  * and the Google IAM condition names exactly the instances the worker groups create.
  */
 import { Testing, TerraformStack } from "cdktf";
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
-import { AWS_NAME_RULES, GOOGLE_NAME_RULES, nameProblem, type NameRule } from "../../lib/cloud-name-rules";
+import { AWS_NAME_RULES, GOOGLE_NAME_RULES, nameProblem, type NameRule } from "../../lib/names/cloud-name-rules";
 import { modelWith } from "../support/models";
 import { awsFleetOf } from "./aws/support";
 import { googleFleetOf } from "./google/support";

@@ -1,5 +1,5 @@
 /**
- * The job-failure and failed-job-request alerts mean the same on both clouds (lib/fleet-alerts.ts). Each case
+ * The job-failure and failed-job-request alerts mean the same on both clouds (lib/contract/fleet-alerts.ts). Each case
  * is what a shard's managers did in one window; Google's policy is evaluated on the metrics gitlab-runner
  * would export for it (the real promtool), AWS's alarm on the log lines gitlab-runner would write for it (its
  * synthesized metric filters through a stand-in of CloudWatch's filter syntax, then its metric math). Both

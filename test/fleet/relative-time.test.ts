@@ -1,4 +1,4 @@
-import { relativeTime } from "../../lib/relative-time";
+import { relativeTime } from "../../lib/time/relative-time";
 
 const NOW = Date.parse("2026-03-10T12:00:00Z");
 const ago = (ms: number) => new Date(NOW - ms).toISOString();

@@ -3,7 +3,7 @@
  * (the review note's CI_SERVER_URL) and as a second line behind the model's check.
  */
 import { createGitLabClient, createMergeRequestNotesClient } from "../../lib/gitlab/client";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 
 const TOKEN = "glpat-plainHttpTest012345";
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { generateModel } from "../../app/prepare/generate-model";
 import { loadModelFile } from "../../lib/model/load";
 import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";

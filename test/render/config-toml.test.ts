@@ -1,6 +1,6 @@
 import { parse } from "smol-toml";
 import { formatGoDuration, parseGoDurationSeconds } from "../../lib/model/duration";
-import { RUNNER_METRICS_PORT } from "../../lib/fleet-contract";
+import { RUNNER_METRICS_PORT } from "../../lib/contract/fleet-contract";
 import {
   cacheBucketName,
   runnerEntryName,

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { parse } from "smol-toml";
-import { handlebars, template } from "../../lib/template-engine";
-import { shellQuote } from "../../lib/shell-quote";
-import { tomlFloat, tomlInteger, tomlString, tomlValue } from "../../lib/toml-values";
+import { handlebars, template } from "../../lib/templates/template-engine";
+import { shellQuote } from "../../lib/text/shell-quote";
+import { tomlFloat, tomlInteger, tomlString, tomlValue } from "../../lib/text/toml-values";
 import { configTomlContext } from "../../lib/render/config-toml";
 import { exampleModel } from "../support/models";
 

@@ -10,7 +10,7 @@ import { parse } from "smol-toml";
 import { managerName } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript } from "../../lib/render/manager-files";
-import { DRAIN_HOOK_NAME } from "../../lib/fleet-contract";
+import { DRAIN_HOOK_NAME } from "../../lib/contract/fleet-contract";
 import { gracefulStopSeconds, STOP_MARGIN_SECONDS } from "../../lib/render/graceful-stop";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE } from "../../lib/render/manager-health";
 import { INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";

@@ -5,10 +5,10 @@
  * entry whose source no longer matches its file is compiled from the file instead.
  */
 import { join } from "node:path";
-import type * as TemplateEngine from "../../lib/template-engine";
+import type * as TemplateEngine from "../../lib/templates/template-engine";
 import type * as RenderedFiles from "../../lib/render/rendered-files";
 import type * as ChildPipeline from "../../lib/ci/child-pipeline";
-import type { PrecompiledTemplate } from "../../lib/precompiled-templates";
+import type { PrecompiledTemplate } from "../../lib/templates/precompiled-templates";
 import { exampleModel } from "../support/models";
 
 const { precompiledTemplatesModule } = require("../../build/precompile-templates") as {
@@ -23,14 +23,14 @@ interface Modules {
   pipeline: typeof ChildPipeline;
 }
 
-/** Fresh modules, with lib/precompiled-templates replaced by `precompiled` when given (as the bundles replace it). */
+/** Fresh modules, with lib/templates/precompiled-templates replaced by `precompiled` when given (as the bundles replace it). */
 function loadModules(precompiled?: Record<string, PrecompiledTemplate>): Modules {
   let modules: Modules | undefined;
   jest.isolateModules(() => {
-    if (precompiled) jest.doMock("../../lib/precompiled-templates", () => ({ PRECOMPILED_TEMPLATES: precompiled }));
-    else jest.dontMock("../../lib/precompiled-templates");
+    if (precompiled) jest.doMock("../../lib/templates/precompiled-templates", () => ({ PRECOMPILED_TEMPLATES: precompiled }));
+    else jest.dontMock("../../lib/templates/precompiled-templates");
     modules = {
-      engine: require("../../lib/template-engine"),
+      engine: require("../../lib/templates/template-engine"),
       files: require("../../lib/render/rendered-files"),
       pipeline: require("../../lib/ci/child-pipeline"),
     };

@@ -6,7 +6,7 @@ import { ComputeNetwork } from "@cdktf/provider-google/lib/compute-network";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { TerraformOutput, TerraformStack, Testing } from "cdktf";
 import { Construct } from "constructs";
-import { OperationalError } from "../../lib/errors";
+import { OperationalError } from "../../lib/process/errors";
 import { CHANGE_KINDS, emptyCounts, summarizePlan, summarizeSynth, type ChangeCounts, type ChangeKind } from "../../lib/review/change-summary";
 import type { PlanJson, PlanResourceChange } from "../../lib/terraform/plan-json";
 import { readResourceShards, shardLookup, RESOURCE_SHARDS_FILE } from "../../lib/review/stack-files";

@@ -1,4 +1,4 @@
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { changedCells, isSharedCode, modelCellOf } from "../../lib/review/changed-cells";
 import { createTempRepo, type TempRepo } from "./review-temp-repo";
 

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runReview } from "../../app/commands/review";
-import { OperationalError, UserInputError } from "../../lib/errors";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { REVIEW_MARKER } from "../../lib/review/render-review";
 import { synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 import { FakeGitLab } from "../support/fake-gitlab";

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { loadModelFile, type LoadedModel } from "../../lib/model/load";
 import { synthesizeCells } from "../../stacks/synthesize";
 import { runBin, STACK_TRACE_LINE } from "../support/cli";

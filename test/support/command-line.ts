@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { runCli } from "../../app/cli/run-command";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import type { CliResult } from "./cli";
 
 /** The command after commander has parsed `args`, its action replaced by nothing: what an options parser sees. */

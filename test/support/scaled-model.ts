@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { loadModelFile } from "../../lib/model/load";
 import type { RunnerModel } from "../../lib/model/schema";
-import { PROJECT_ROOT } from "../../lib/project-root";
+import { PROJECT_ROOT } from "../../lib/files/project-root";
 import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
 
 export const SHARED_TAG = "docker";

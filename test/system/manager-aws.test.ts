@@ -25,7 +25,7 @@ import {
 } from "./support/manager-checks";
 import { tokenFingerprint } from "./support/stub-state";
 import { describeTokenRotation } from "./support/token-rotation-checks";
-import { DRAIN_HOOK_NAME } from "../../lib/fleet-contract";
+import { DRAIN_HOOK_NAME } from "../../lib/contract/fleet-contract";
 import { managerName } from "../../lib/model/names";
 
 /** How long the stub's running jobs take after SIGQUIT: long enough to see the drain wait. */

@@ -6,7 +6,7 @@
 import { exampleModel } from "../support/models";
 import { bootPayload, INSTANCE_ID, managerContainer, type BootResult, type Manager } from "./support/manager-boot";
 import { RUNNER_UNIT } from "./support/manager-checks";
-import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../lib/fleet-contract";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../lib/contract/fleet-contract";
 
 async function failedBoot(label: string, cell: "cell-1" | "cell-2"): Promise<{ manager: Manager; boot: BootResult }> {
   const model = exampleModel(cell);

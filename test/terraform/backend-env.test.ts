@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { UserInputError } from "../../lib/errors";
+import { UserInputError } from "../../lib/process/errors";
 import { backendEnvironment } from "../../lib/terraform/backend-env";
 import { exampleModel, modelWith } from "../support/models";
 

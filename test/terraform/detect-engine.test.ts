@@ -1,4 +1,4 @@
-import { OperationalError } from "../../lib/errors";
+import { OperationalError } from "../../lib/process/errors";
 import { detectEngine } from "../../lib/terraform/detect-engine";
 import { pathWithFakeEngines } from "../support/fake-terraform-workspace";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OperationalError } from "../../lib/errors";
+import { OperationalError } from "../../lib/process/errors";
 import { backendEnvironment } from "../../lib/terraform/backend-env";
 import { EngineDriver, EngineStepError, type EngineStep } from "../../lib/terraform/engine";
 import { FAKE_ENGINE_SETTINGS_PASS, FAKE_TERRAFORM, PLAN_FIXTURE, fakeEngineWorkspace, pathWithFakeEngines, type FakeEngineWorkspace } from "../support/fake-terraform-workspace";

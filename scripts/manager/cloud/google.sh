@@ -56,7 +56,7 @@ setup_monitoring() {
 cloud_report_boot_failure() {
   local now body
   now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  # The labels the alerts select by (lib/fleet-contract.ts MANAGER_METRIC_LABELS). Names are DNS labels: no quoting needed.
+  # The labels the alerts select by (lib/contract/fleet-contract.ts MANAGER_METRIC_LABELS). Names are DNS labels: no quoting needed.
   body=$(printf '{"timeSeries":[{"metric":{"type":"%s","labels":{"gitlab_cell":"%s","runner_shard":"%s","runner_slot":"%s"}},"resource":{"type":"global","labels":{"project_id":"%s"}},"points":[{"interval":{"endTime":"%s"},"value":{"int64Value":"1"}}]}]}' \
     "$BOOT_METRIC_TYPE" "$CELL_ID" "$SHARD_NAME" "$SLOT" "$GOOGLE_PROJECT" "$now")
   google_api POST "https://monitoring.googleapis.com/v3/projects/${GOOGLE_PROJECT}/timeSeries" "$body" >/dev/null

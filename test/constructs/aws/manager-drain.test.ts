@@ -7,7 +7,7 @@ import { RunnerManagerSlot } from "../../../constructs/aws/runner-manager-group"
 import { FleetingIam } from "../../../constructs/aws/fleeting-iam";
 import { managerName } from "../../../lib/model/names";
 import type { RunnerModel } from "../../../lib/model/schema";
-import { DRAIN_HOOK_NAME } from "../../../lib/fleet-contract";
+import { DRAIN_HOOK_NAME } from "../../../lib/contract/fleet-contract";
 import { gracefulStopSeconds } from "../../../lib/render/graceful-stop";
 import { exampleModel, modelWith } from "../../support/models";
 import { awsFleetOf, awsTestStack, resourcesOf, statementWithSid, synthJson, type Json } from "./support";

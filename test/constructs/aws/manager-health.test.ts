@@ -4,7 +4,7 @@
  */
 import { JOB_FAILED_PATTERN, JOB_FINISHED_PATTERN } from "../../../constructs/aws/fleet-monitoring";
 import { managerName, workerGroupName } from "../../../lib/model/names";
-import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../../lib/fleet-contract";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../../lib/contract/fleet-contract";
 import { managerSettings } from "../../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../../support/models";
 import { awsFleetOf, awsTestStack, resourcesOf, synthJson, type Json } from "./support";

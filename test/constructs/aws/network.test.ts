@@ -5,8 +5,8 @@ import { VpcEndpoint } from "@cdktf/provider-aws/lib/vpc-endpoint";
 import { VpcSecurityGroupEgressRule } from "@cdktf/provider-aws/lib/vpc-security-group-egress-rule";
 import { VpcSecurityGroupIngressRule } from "@cdktf/provider-aws/lib/vpc-security-group-ingress-rule";
 import { Network, type NetworkProps } from "../../../constructs/aws/network";
-import { RUNNER_METRICS_PORT } from "../../../lib/fleet-contract";
-import { cidrContains } from "../../../lib/cidr";
+import { RUNNER_METRICS_PORT } from "../../../lib/contract/fleet-contract";
+import { cidrContains } from "../../../lib/network/cidr";
 import { awsTestStack, expectNoTokenShapedStrings, referenceTo, resourcesOf, synthJson, type Json } from "./support";
 
 const ZONES = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];

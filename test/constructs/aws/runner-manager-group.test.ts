@@ -1,7 +1,7 @@
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
 import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { RunnerManagerGroup, RunnerManagerSlot, type RunnerManagerSlotProps } from "../../../constructs/aws/runner-manager-group";
-import { SLOT_METADATA_KEY } from "../../../lib/fleet-contract";
+import { SLOT_METADATA_KEY } from "../../../lib/contract/fleet-contract";
 import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { awsTestStack, decodeUserData, expectNoTokenShapedStrings, resourcesOf, synthJson } from "./support";

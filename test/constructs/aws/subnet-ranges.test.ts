@@ -1,5 +1,5 @@
 import { carveSubnetRanges, cidrSubnet } from "../../../constructs/aws/subnet-ranges";
-import { cidrContains } from "../../../lib/cidr";
+import { cidrContains } from "../../../lib/network/cidr";
 
 describe("cidrSubnet", () => {
   // The examples of Terraform's cidrsubnet() documentation.

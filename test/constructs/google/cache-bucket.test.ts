@@ -1,7 +1,7 @@
 import { ServiceAccountIamMember } from "@cdktf/provider-google/lib/service-account-iam-member";
 import { StorageBucket } from "@cdktf/provider-google/lib/storage-bucket";
 import { CacheBucket, type CacheBucketProps } from "../../../constructs/google/cache-bucket";
-import { UserInputError } from "../../../lib/errors";
+import { UserInputError } from "../../../lib/process/errors";
 import { googleTestStack, resourcesOf, synth, TEST_PROJECT } from "./support";
 
 const MANAGERS = "rm-cell-9-small@acme-test-project.iam.gserviceaccount.com";

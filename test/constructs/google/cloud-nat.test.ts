@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { ComputeRouterNat } from "@cdktf/provider-google/lib/compute-router-nat";
 import { FleetNetwork, type FleetNetworkProps } from "../../../constructs/google/network";
 import { NAT_DROPPED_PACKETS_METRIC } from "../../../constructs/google/fleet-monitoring";
-import { UserInputError } from "../../../lib/errors";
+import { UserInputError } from "../../../lib/process/errors";
 import { parseModel } from "../../../lib/model/load";
 import { exampleModel, MODELS_DIR, modelWith } from "../../support/models";
 import { validatorPath } from "../../support/validators";

@@ -1,7 +1,7 @@
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
 import { FleetMonitoring, promqlMetricName, type FleetMonitoringProps } from "../../../constructs/google/fleet-monitoring";
-import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../../lib/fleet-contract";
-import { UserInputError } from "../../../lib/errors";
+import { MANAGER_METRIC_LABELS, MANAGER_METRICS_JOB } from "../../../lib/contract/fleet-contract";
+import { UserInputError } from "../../../lib/process/errors";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
 
 const EXISTING_CHANNEL = "projects/acme-test-project/notificationChannels/1234567890";

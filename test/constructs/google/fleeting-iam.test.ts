@@ -4,7 +4,7 @@ import { SecretManagerSecretIamMember } from "@cdktf/provider-google/lib/secret-
 import { ServiceAccount } from "@cdktf/provider-google/lib/service-account";
 import { ServiceAccountIamMember } from "@cdktf/provider-google/lib/service-account-iam-member";
 import { FleetingIam, type FleetingIamProps } from "../../../constructs/google/fleeting-iam";
-import { UserInputError } from "../../../lib/errors";
+import { UserInputError } from "../../../lib/process/errors";
 import { googleTestStack, resourcesOf, synth, TEST_PROJECT, warningsOf } from "./support";
 
 const WORKER_GROUPS = [

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
 import { StorageBucket } from "@cdktf/provider-google/lib/storage-bucket";
-import { UserInputError } from "../../../lib/errors";
+import { UserInputError } from "../../../lib/process/errors";
 import {
   cacheBucketName,
   managerName,

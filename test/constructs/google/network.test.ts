@@ -3,7 +3,7 @@ import { ComputeNetwork } from "@cdktf/provider-google/lib/compute-network";
 import { ComputeRouterNat } from "@cdktf/provider-google/lib/compute-router-nat";
 import { ComputeSubnetwork } from "@cdktf/provider-google/lib/compute-subnetwork";
 import { FleetNetwork, type FleetNetworkProps, GOOGLE_HEALTH_CHECK_RANGES } from "../../../constructs/google/network";
-import { UserInputError } from "../../../lib/errors";
+import { UserInputError } from "../../../lib/process/errors";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
 
 const SHARD = {

@@ -5,7 +5,7 @@
  */
 import { Testing } from "cdktf";
 import { Construct } from "constructs";
-import { UserInputError } from "../../../lib/errors";
+import { UserInputError } from "../../../lib/process/errors";
 import { ProjectServices } from "../../../constructs/google/project-services";
 import { exampleModel } from "../../support/models";
 import { googleFleetOf, googleTestStack, synth } from "./support";

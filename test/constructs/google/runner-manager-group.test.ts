@@ -2,8 +2,8 @@ import { ComputeHealthCheck } from "@cdktf/provider-google/lib/compute-health-ch
 import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-instance-group-manager";
 import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
 import { RunnerManagerGroup, type RunnerManagerGroupProps } from "../../../constructs/google/runner-manager-group";
-import { UserInputError } from "../../../lib/errors";
-import { SLOT_METADATA_KEY } from "../../../lib/fleet-contract";
+import { UserInputError } from "../../../lib/process/errors";
+import { SLOT_METADATA_KEY } from "../../../lib/contract/fleet-contract";
 import { googleTestStack, resourcesOf, synth, warningsOf } from "./support";
 
 const SLOTS = [

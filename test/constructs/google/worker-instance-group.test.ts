@@ -1,7 +1,7 @@
 import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-instance-group-manager";
 import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
 import { WorkerInstanceGroup, type WorkerInstanceGroupProps } from "../../../constructs/google/worker-instance-group";
-import { UserInputError } from "../../../lib/errors";
+import { UserInputError } from "../../../lib/process/errors";
 import { googleTestStack, resourcesOf, resourceTypes, synth } from "./support";
 
 const GROUPS = [

@@ -6,9 +6,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
 import { PRECOMPILED_TEMPLATES } from "./precompiled-templates";
-import { PROJECT_ROOT } from "./project-root";
-import { shellQuote } from "./shell-quote";
-import { tomlFloat, tomlValue, type TomlValue } from "./toml-values";
+import { PROJECT_ROOT } from "../files/project-root";
+import { shellQuote } from "../text/shell-quote";
+import { tomlFloat, tomlValue, type TomlValue } from "../text/toml-values";
 
 export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 

@@ -3,7 +3,7 @@
  * clear message (exit 2) when the path is a file or lies under one, never a stack trace.
  */
 import { mkdirSync, statSync } from "node:fs";
-import { OperationalError, UserInputError } from "./errors";
+import { OperationalError, UserInputError } from "../process/errors";
 
 export function ensureOutputDirectory(dir: string, what: string): void {
   try {
