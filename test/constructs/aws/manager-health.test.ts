@@ -49,15 +49,20 @@ describe("AWS job failure alarm", () => {
   });
 });
 
+/** cell-2 with a second shard, and every statement of the managers' IAM policies. */
+function twoShardPolicyStatements(): { model: ReturnType<typeof modelWith>; statements: Json[] } {
+  const model = modelWith("cell-2", (draft) => {
+    draft.shards.push({ ...structuredClone(draft.shards[0]), name: "other" });
+  });
+  const stack = awsTestStack();
+  awsFleetOf(stack, model);
+  const json = synthJson(stack).json;
+  return { model, statements: Object.values(json.data.aws_iam_policy_document as Record<string, Json>).flatMap((doc) => doc.statement) };
+}
+
 describe("AWS manager health", () => {
   test("the managers' role may set instance health on its own shard's manager groups only", () => {
-    const model = modelWith("cell-2", (draft) => {
-      draft.shards.push({ ...structuredClone(draft.shards[0]), name: "other" });
-    });
-    const stack = awsTestStack();
-    awsFleetOf(stack, model);
-    const json = synthJson(stack).json;
-    const statements = Object.values(json.data.aws_iam_policy_document as Record<string, Json>).flatMap((doc) => doc.statement);
+    const { model, statements } = twoShardPolicyStatements();
     const health = statements.filter((statement: Json) => statement.actions.includes("autoscaling:SetInstanceHealth"));
     expect(health).toHaveLength(model.shards.length);
     for (const shard of model.shards) {
@@ -73,13 +78,7 @@ describe("AWS manager health", () => {
 
 describe("AWS failed boots", () => {
   test("each shard's managers may put metric data in their own shard's namespace only (the BootFailures point)", () => {
-    const model = modelWith("cell-2", (draft) => {
-      draft.shards.push({ ...structuredClone(draft.shards[0]), name: "other" });
-    });
-    const stack = awsTestStack();
-    awsFleetOf(stack, model);
-    const json = synthJson(stack).json;
-    const statements = Object.values(json.data.aws_iam_policy_document as Record<string, Json>).flatMap((doc) => doc.statement);
+    const { model, statements } = twoShardPolicyStatements();
     const put = statements.filter((statement: Json) => statement.actions.includes("cloudwatch:PutMetricData"));
 
     expect(put.map((statement: Json) => statement.condition[0].values[0]).sort()).toEqual(
