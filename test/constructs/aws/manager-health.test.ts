@@ -50,7 +50,7 @@ describe("AWS job failure alarm", () => {
 });
 
 /** cell-2 with a second shard, and every statement of the managers' IAM policies. */
-function twoShardPolicyStatements(): { model: ReturnType<typeof modelWith>; statements: Json[] } {
+function twoShardPolicyStatements(): { model: ReturnType<typeof modelWith>; statements: Json } {
   const model = modelWith("cell-2", (draft) => {
     draft.shards.push({ ...structuredClone(draft.shards[0]), name: "other" });
   });
