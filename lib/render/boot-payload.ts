@@ -54,3 +54,26 @@ export function payloadFiles(payload: string): BootFile[] {
 export function isBootScript(file: BootFile): boolean {
   return file.path.endsWith(".sh") || file.path.startsWith("/usr/local/sbin/");
 }
+
+/**
+ * The payload without the bodies of its quoted heredocs: what bash itself parses of it (a quoted heredoc's
+ * body is text to bash, never syntax) less its comments, so `bash -n` on it says what `bash -n` on the
+ * payload says, and payloads that differ only in their files' contents share one check.
+ */
+export function payloadSkeleton(payload: string): string {
+  const lines = payload.split("\n");
+  const kept: string[] = [];
+  const start = /^put_file '[^']+' 0[0-7]{3} <<'([A-Z_]+)'$/;
+  for (let index = 0; index < lines.length; index++) {
+    // Comments (the manager's name in the title) are not syntax either; the shebang stays.
+    if (index > 0 && /^\s*#/.test(lines[index])) continue;
+    kept.push(lines[index]);
+    const match = start.exec(lines[index]);
+    if (!match) continue;
+    const end = lines.indexOf(match[1], index + 1);
+    if (end < 0) break;
+    kept.push(lines[end]);
+    index = end;
+  }
+  return kept.join("\n");
+}

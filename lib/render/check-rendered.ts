@@ -7,7 +7,7 @@
 import { parse as parseToml } from "smol-toml";
 import { OperationalError } from "../process/errors";
 import { BashUnavailableError, checkBashSyntax } from "./bash-syntax";
-import { isBootScript, payloadFiles } from "./boot-payload";
+import { isBootScript, payloadFiles, payloadSkeleton } from "./boot-payload";
 import type { RenderedFile } from "./rendered-files";
 
 export class RenderedFileError extends OperationalError {
@@ -36,16 +36,21 @@ export function renderedFileProblems(files: readonly RenderedFile[]): (string | 
   const scripts = files
     .filter((file) => file.path.endsWith(".sh"))
     .flatMap((file) => [
-      { file, inner: undefined as string | undefined, content: file.content },
+      { file, inner: undefined as string | undefined, content: payloadSkeleton(file.content) },
       ...payloadFiles(file.content)
         .filter(isBootScript)
         .map((inner) => ({ file, inner: inner.path as string | undefined, content: inner.content })),
     ]);
   const bashResults = new Map<RenderedFile, { ok: boolean; stderr: string }>();
   if (scripts.length > 0) {
+    // Every manager's payload writes the same scripts: each distinct text is checked once (100 cells
+    // would otherwise run bash -n thousands of times on a dozen files).
+    const distinct = [...new Set(scripts.map((script) => script.content))];
     let results;
     try {
-      results = checkBashSyntax(scripts.map((script) => script.content));
+      const checked = checkBashSyntax(distinct);
+      const byContent = new Map(distinct.map((content, index) => [content, checked[index]]));
+      results = scripts.map((script) => byContent.get(script.content)!);
     } catch (error) {
       if (!(error instanceof BashUnavailableError)) throw error;
       throw new OperationalError(`cannot check ${where(scripts[0].file)} with bash -n: ${error.message}`, { cause: error });

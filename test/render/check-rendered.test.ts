@@ -36,3 +36,22 @@ describe("checking rendered files", () => {
     }
   });
 });
+
+describe("payload skeletons", () => {
+  it("keep what bash parses and drop the quoted heredoc bodies, so bash -n says the same of both", () => {
+    const { payloadSkeleton } = require("../../lib/render/boot-payload") as typeof import("../../lib/render/boot-payload");
+    const { renderManagerStartupScript } = require("../../lib/render/manager-files") as typeof import("../../lib/render/manager-files");
+    const { exampleModel } = require("../support/models") as typeof import("../support/models");
+    const model = exampleModel("cell-2");
+    const payload = renderManagerStartupScript(model, model.shards[0], 0);
+
+    const skeleton = payloadSkeleton(payload);
+
+    expect(skeleton.length).toBeLessThan(payload.length / 5);
+    expect(skeleton).toContain("put_file '/usr/local/sbin/runner-fleet-manager' 0755 <<'RUNNER_FLEET_FILE_END'\nRUNNER_FLEET_FILE_END");
+    expect(skeleton).not.toContain("MANAGER_NAME=");
+    expect(payloadSkeleton(renderManagerStartupScript(model, model.shards[0], 1))).toBe(skeleton);
+    const broken = `${payload}\nif true; then\n`;
+    expect(payloadSkeleton(broken)).toMatch(/if true; then\n?$/);
+  });
+});
