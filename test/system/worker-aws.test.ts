@@ -40,8 +40,10 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
   });
 
   it("restarts sshd after installing ec2-instance-connect, so the key the plugin sends is accepted", () => {
-    const installedAt = worker.stubs.callsOf("dnf", "call")[0].at;
-    const sshd = worker.stubs.callsOf("sshd").map((call) => ({ event: call.event, afterInstall: call.at > installedAt }));
+    // By the order of the call log, not by its millisecond clock: two records can share a millisecond.
+    const calls = worker.stubs.calls();
+    const installedAt = calls.findIndex((call) => call.tool === "dnf" && call.event === "call");
+    const sshd = calls.flatMap((call, index) => (call.tool === "sshd" ? [{ event: call.event, afterInstall: index > installedAt }] : []));
     expect(sshd).toEqual([
       { event: "start", afterInstall: false },
       { event: "signal", afterInstall: true },
