@@ -3,6 +3,7 @@
  * nobody else can read: a link planted at a secret's path or at the directory is refused,
  * and the file it points at is neither read nor written.
  */
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +13,9 @@ import { modelWith } from "../support/models";
 
 const root = mkdtempSync(join(tmpdir(), "local-store-links-"));
 let counter = 0;
-const TOKEN = "glrt-t1_plantedLinkTest0123";
+/** Made at run time: no token-shaped string is kept in the repository. */
+const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
+const TOKEN = fakeRunnerToken();
 
 function freshStore(dir = join(root, `store-${(counter += 1)}`)) {
   const model = modelWith("cell-1", (draft) => {
@@ -26,7 +29,7 @@ test("fails when a symlink is planted at a secret's path, and does not read what
   const { store, shard, dir } = freshStore();
   mkdirSync(dir, { mode: 0o700 });
   const target = join(root, `planted-${counter}.json`);
-  writeFileSync(target, JSON.stringify({ ...aToken(), token: "glrt-t1_attackerToken00000" }), { mode: 0o600 });
+  writeFileSync(target, JSON.stringify({ ...aToken(), token: fakeRunnerToken() }), { mode: 0o600 });
   symlinkSync(target, store.fileOf(shard));
 
   await expect(store.read(shard)).rejects.toThrow(new SecretStoreError(`${store.fileOf(shard)} is a symbolic link; secret files are never followed through links: remove the link and run onboard again`));

@@ -11,6 +11,7 @@
  * metadata server, Secret Manager, the Compute API and Cloud Monitoring (Google), GitLab's
  * runners/verify, and packages.gitlab.com.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderManagerStartupScript } from "../../../lib/render/manager-files";
@@ -21,7 +22,8 @@ import { StubState } from "./stub-state";
 
 /** The gitlab-runner Debian package's systemd unit, as the renderer's tests reproduce it. */
 const PACKAGE_UNIT = join(__dirname, "..", "..", "render", "fixtures", "gitlab-runner.service");
-export const FIRST_TOKEN = "glrt-systemtest-first-token";
+/** Made at run time (URL-safe, as runner tokens are): no token-shaped string is kept in the repository. */
+export const FIRST_TOKEN = `glrt-t1_${randomBytes(15).toString("base64url")}`;
 /** The runner's ID in GitLab: a rotated token keeps it. */
 export const RUNNER_ID = 4242;
 export const INSTANCE_ID = "i-0123456789abcdef0";

@@ -4,12 +4,14 @@
  * change under a running runner replaces its taskscaler and the workers with it, so the manager drains
  * first; from 19.2, with the runner ID in config.toml, the token is changed live.
  */
+import { randomBytes } from "node:crypto";
 import { rotationMode } from "../../../lib/model/rotation-mode";
 import { storeToken, type Manager } from "./manager-boot";
 import { CONFIG_FILE, RUNNER_UNIT, runnerServiceSettings, timerHasFired, timerIntervalSeconds, TOKEN_REFRESH_TIMER, waitForConfigToken, waitForRunnerSettled } from "./manager-checks";
 import { tokenFingerprint, type StubCall } from "./stub-state";
 
-export const SECOND_TOKEN = "glrt-systemtest-second-token";
+/** Made at run time (URL-safe, as runner tokens are): no token-shaped string is kept in the repository. */
+export const SECOND_TOKEN = `glrt-t1_${randomBytes(15).toString("base64url")}`;
 
 /** A gitlab-runner stub event that shows the runner using the second token (by its fingerprint). */
 function takesSecondToken(call: StubCall): boolean {
