@@ -39,27 +39,47 @@ export interface EgressSettings {
   };
 }
 
-/** `baseDir` resolves a relative gitlab.ca_file. @default process.cwd() */
-export function egressSettings(model: RunnerModel, baseDir = process.cwd()): EgressSettings {
-  const { gitlab } = model;
-  const caFile: BootFile | null =
-    gitlab.ca_file === undefined ? null : { path: MANAGER_CA_FILE, content: normalisePem(readFileSync(resolve(baseDir, gitlab.ca_file), "utf8")), mode: "0644" };
-  if (!gitlab.proxy) return { caFile, proxyEnvironment: [], proxyFiles: { gitlabRunner: [], docker: [], apt: [] } };
+/** The CA files read, per model and base directory: every manager and worker of a cell writes the same one. */
+const caFiles = new WeakMap<RunnerModel, Map<string, BootFile | null>>();
 
-  const https = gitlab.proxy.https;
-  const http = gitlab.proxy.http ?? https;
-  const noProxy = [...new Set([...ALWAYS_DIRECT, ...(model.network.cidr ? [model.network.cidr] : []), ...gitlab.proxy.no_proxy])].join(",");
+function caBootFile(model: RunnerModel, baseDir: string): BootFile | null {
+  const { ca_file: caFile } = model.gitlab;
+  if (caFile === undefined) return null;
+  const byDir = caFiles.get(model) ?? new Map<string, BootFile | null>();
+  caFiles.set(model, byDir);
+  if (!byDir.has(baseDir)) byDir.set(baseDir, { path: MANAGER_CA_FILE, content: normalisePem(readFileSync(resolve(baseDir, caFile), "utf8")), mode: "0644" });
+  return byDir.get(baseDir) ?? null;
+}
+
+/** gitlab.proxy as environment variables (both spellings), in order; empty without a proxy. Reads no file. */
+export function proxyEnvironment(model: RunnerModel): EgressSettings["proxyEnvironment"] {
+  const { proxy } = model.gitlab;
+  if (!proxy) return [];
+  const https = proxy.https;
+  const http = proxy.http ?? https;
+  const noProxy = [...new Set([...ALWAYS_DIRECT, ...(model.network.cidr ? [model.network.cidr] : []), ...proxy.no_proxy])].join(",");
   const pairs: Array<[string, string | undefined]> = [
     ["HTTPS_PROXY", https],
     ["HTTP_PROXY", http],
     ["NO_PROXY", noProxy],
   ];
-  const proxyEnvironment = pairs.flatMap(([name, value]) => (value ? [{ name, value }, { name: name.toLowerCase(), value }] : []));
-  const dropIn = `[Service]\n${proxyEnvironment.map(({ name, value }) => `Environment="${name}=${value}"`).join("\n")}\n`;
+  return pairs.flatMap(([name, value]) => (value ? [{ name, value }, { name: name.toLowerCase(), value }] : []));
+}
+
+/** `baseDir` resolves a relative gitlab.ca_file. @default process.cwd() */
+export function egressSettings(model: RunnerModel, baseDir = process.cwd()): EgressSettings {
+  const { gitlab } = model;
+  const caFile = caBootFile(model, baseDir);
+  if (!gitlab.proxy) return { caFile, proxyEnvironment: [], proxyFiles: { gitlabRunner: [], docker: [], apt: [] } };
+
+  const https = gitlab.proxy.https;
+  const http = gitlab.proxy.http ?? https;
+  const proxyVariables = proxyEnvironment(model);
+  const dropIn = `[Service]\n${proxyVariables.map(({ name, value }) => `Environment="${name}=${value}"`).join("\n")}\n`;
   const aptLines = [...(https ? [`Acquire::https::Proxy "${https}";`] : []), ...(http ? [`Acquire::http::Proxy "${http}";`] : [])];
   return {
     caFile,
-    proxyEnvironment,
+    proxyEnvironment: proxyVariables,
     proxyFiles: {
       gitlabRunner: [{ path: "/etc/systemd/system/gitlab-runner.service.d/proxy.conf", content: dropIn, mode: "0644" }],
       docker: [{ path: "/etc/systemd/system/docker.service.d/proxy.conf", content: dropIn, mode: "0644" }],
@@ -70,7 +90,7 @@ export function egressSettings(model: RunnerModel, baseDir = process.cwd()): Egr
 
 /** "NAME=value" lines of the proxy environment (config.toml's `environment`), without reading the CA file. */
 export function proxyEnvironmentLines(model: RunnerModel): string[] {
-  return egressSettings({ ...model, gitlab: { ...model.gitlab, ca_file: undefined } }).proxyEnvironment.map(({ name, value }) => `${name}=${value}`);
+  return proxyEnvironment(model).map(({ name, value }) => `${name}=${value}`);
 }
 
 /** One trailing newline, Unix line ends: the file reads the same whatever editor saved it. */

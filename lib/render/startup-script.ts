@@ -19,7 +19,7 @@ import { renderBootPayload } from "./boot-payload";
 import { DOCKER_DAEMON_SETTINGS_FILE, dockerDaemonBootFiles } from "./docker-daemon";
 import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
 import { rotationMode } from "../model/rotation-mode";
-import { egressSettings, MANAGER_CA_FILE, type EgressSettings } from "./egress-settings";
+import { egressSettings, MANAGER_CA_FILE, proxyEnvironment, type EgressSettings } from "./egress-settings";
 
 export { INSTALLED_MANAGER_SCRIPT } from "./manager-units";
 /** Where the manager waits for the token when the model's secret store is `local` (scripts/manager/store/local.sh). */
@@ -142,7 +142,7 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
  * sources): the CA file's path, and the proxy settings common.sh exports to every command it runs.
  */
 function egressScriptSettings(model: RunnerModel): Record<string, string> {
-  const proxy = new Map(egressSettings({ ...model, gitlab: { ...model.gitlab, ca_file: undefined } }).proxyEnvironment.map(({ name, value }) => [name, value]));
+  const proxy = new Map(proxyEnvironment(model).map(({ name, value }) => [name, value]));
   return {
     GITLAB_CA_FILE: model.gitlab.ca_file === undefined ? "" : MANAGER_CA_FILE,
     EGRESS_HTTPS_PROXY: proxy.get("HTTPS_PROXY") ?? "",

@@ -10,20 +10,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
+import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
 import { evaluatePipeline, type CreatedJob } from "../support/gitlab-pipeline";
 
 const ROOT = join(__dirname, "..", "..");
-const project = { CI_DEFAULT_BRANCH: "main", CI_PROJECT_ID: "42", CI_SERVER_URL: "https://gitlab.example.com" };
-const mergeRequest = {
-  ...project,
-  CI_PIPELINE_SOURCE: "merge_request_event",
-  CI_COMMIT_REF_NAME: "change-cell-1",
-  CI_MERGE_REQUEST_ID: "9001",
-  CI_MERGE_REQUEST_IID: "17",
-  CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: "change-cell-1",
-  CI_MERGE_REQUEST_TARGET_BRANCH_NAME: "main",
-  CI_MERGE_REQUEST_DIFF_BASE_SHA: "0123456789abcdef0123456789abcdef01234567",
-};
+const project = projectVariables;
+const mergeRequest = mergeRequestVariables;
 /** Credentials only default-branch, triggered or deploying jobs may use: protected variables. */
 const PROTECTED_ONLY = ["GITLAB_TOKEN", "MODELS_PUSH_TOKEN", "TF_HTTP_PASSWORD"];
 

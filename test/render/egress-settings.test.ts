@@ -66,3 +66,15 @@ test("the boot data: the CA file's PEM (normalised), the proxy environment and t
 test("without a CA or a proxy there is nothing to write", () => {
   expect(egressSettings(modelWith("cell-1", () => {}), caDir)).toEqual({ caFile: null, proxyEnvironment: [], proxyFiles: { gitlabRunner: [], docker: [], apt: [] } });
 });
+
+test("reads the CA file once per model and base folder: every manager and worker of the cell writes the same bytes", () => {
+  const dir = mkdtempSync(join(tmpdir(), "egress-once-"));
+  writeFileSync(join(dir, "gitlab-ca.pem"), PEM);
+  const model = corporate();
+  const first = egressSettings(model, dir).caFile;
+
+  writeFileSync(join(dir, "gitlab-ca.pem"), "-----BEGIN CERTIFICATE-----\nMIIBchanged\n-----END CERTIFICATE-----\n");
+
+  expect(egressSettings(model, dir).caFile).toEqual(first);
+  expect(egressSettings(corporate(), dir).caFile?.content).toContain("MIIBchanged");
+});
