@@ -16,5 +16,3 @@ export const HEALTH_CHECK_INTERVAL = "30s";
 export const HEALTH_FAILURE_LIMIT = 4;
 /** Seconds one probe may take. */
 export const HEALTH_PROBE_TIMEOUT_SECONDS = 10;
-/** Where the count of failed probes lives: on /run (tmpfs), so every boot starts from zero. */
-export const HEALTH_FAILURES_FILE = "/run/runner-fleet/health-failures";

@@ -65,7 +65,7 @@ function tokenStoreSettings(model: RunnerModel, shard: Shard): Record<string, st
       if (cloud.provider !== "aws") throw new TypeError(`secret store aws-ssm needs cloud aws, not ${cloud.provider}`);
       return { TOKEN_SOURCE: `SSM parameter ${location.awsParameterName}`, SSM_PARAMETER_NAME: location.awsParameterName };
     case "local":
-      return { TOKEN_SOURCE: LOCAL_TOKEN_FILE };
+      return { TOKEN_SOURCE: LOCAL_TOKEN_FILE, LOCAL_TOKEN_FILE };
   }
 }
 

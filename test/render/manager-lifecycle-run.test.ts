@@ -12,7 +12,10 @@ import type { RunnerModel } from "../../lib/model/schema";
 import { renderManagerStartupScript } from "../../lib/render/manager-files";
 import { DRAIN_HOOK_NAME } from "../../lib/contract/fleet-contract";
 import { gracefulStopSeconds, STOP_MARGIN_SECONDS } from "../../lib/render/graceful-stop";
-import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT, HEALTH_FAILURES_FILE } from "../../lib/render/manager-health";
+import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT } from "../../lib/render/manager-health";
+
+/** Where scripts/manager/cloud/aws.sh counts failed probes: on /run, so every boot starts from zero. */
+const HEALTH_FAILURES_FILE = "/run/runner-fleet/health-failures";
 import { INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { scriptFile } from "../../lib/render/boot-files";
 import { exampleModel, modelWith } from "../support/models";
