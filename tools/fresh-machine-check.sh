@@ -18,7 +18,7 @@ source_repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
 work=$(mktemp -d "${TMPDIR:-/tmp}/fresh-machine-check.XXXXXX")
 trap '[[ $keep == true ]] || rm -rf "$work"' EXIT
 
-hidden=(shellcheck promtool systemd-analyze)
+hidden=(shellcheck promtool systemd-analyze gitlab-ci-local)
 
 # A PATH like the caller's, where each folder holding one of the hidden validators is replaced by a
 # folder of links to everything else in it.
