@@ -34,46 +34,41 @@ export function renderBootPayload(title: string, entry: string, files: readonly 
   return template<BootPayloadContext>("startup/payload.sh.hbs")({ title, entry, delimiter: PAYLOAD_HEREDOC_DELIMITER, files: written });
 }
 
-/** The files a payload writes, read back from its text (the inverse of renderBootPayload's file list). */
-export function payloadFiles(payload: string): BootFile[] {
-  const files: BootFile[] = [];
+/** A put_file line of the payload: path, mode and heredoc delimiter. */
+const PUT_FILE = /^put_file '([^']+)' (0[0-7]{3}) <<'([A-Z_]+)'$/;
+
+export interface ParsedPayload {
+  /** The files it writes (the inverse of renderBootPayload's file list). */
+  readonly files: readonly BootFile[];
+  /**
+   * The payload without the bodies of its quoted heredocs and without comments: what bash itself parses
+   * of it (a quoted heredoc's body is text to bash, never syntax), so `bash -n` on it says what `bash -n`
+   * on the payload says, and payloads that differ only in their files' contents share one check.
+   */
+  readonly skeleton: string;
+}
+
+/** Reads a payload back in one pass over its lines. */
+export function parsePayload(payload: string): ParsedPayload {
   const lines = payload.split("\n");
-  const start = /^put_file '([^']+)' (0[0-7]{3}) <<'([A-Z_]+)'$/;
+  const files: BootFile[] = [];
+  const kept: string[] = [];
   for (let index = 0; index < lines.length; index++) {
-    const match = start.exec(lines[index]);
+    // Comments (the manager's name in the title) are not syntax; the shebang stays.
+    if (index > 0 && /^\s*#/.test(lines[index])) continue;
+    kept.push(lines[index]);
+    const match = PUT_FILE.exec(lines[index]);
     if (!match) continue;
     const end = lines.indexOf(match[3], index + 1);
     if (end < 0) break;
     files.push({ path: match[1], mode: match[2] as BootFile["mode"], content: `${lines.slice(index + 1, end).join("\n")}\n` });
+    kept.push(lines[end]);
     index = end;
   }
-  return files;
+  return { files, skeleton: kept.join("\n") };
 }
 
 /** Whether a boot file is a script bash runs (an entry in sbin or a sourced part). */
 export function isBootScript(file: BootFile): boolean {
   return file.path.endsWith(".sh") || file.path.startsWith("/usr/local/sbin/");
-}
-
-/**
- * The payload without the bodies of its quoted heredocs: what bash itself parses of it (a quoted heredoc's
- * body is text to bash, never syntax) less its comments, so `bash -n` on it says what `bash -n` on the
- * payload says, and payloads that differ only in their files' contents share one check.
- */
-export function payloadSkeleton(payload: string): string {
-  const lines = payload.split("\n");
-  const kept: string[] = [];
-  const start = /^put_file '[^']+' 0[0-7]{3} <<'([A-Z_]+)'$/;
-  for (let index = 0; index < lines.length; index++) {
-    // Comments (the manager's name in the title) are not syntax either; the shebang stays.
-    if (index > 0 && /^\s*#/.test(lines[index])) continue;
-    kept.push(lines[index]);
-    const match = start.exec(lines[index]);
-    if (!match) continue;
-    const end = lines.indexOf(match[1], index + 1);
-    if (end < 0) break;
-    kept.push(lines[end]);
-    index = end;
-  }
-  return kept.join("\n");
 }

@@ -7,7 +7,7 @@
 import { parse as parseToml } from "smol-toml";
 import { OperationalError } from "../process/errors";
 import { BashUnavailableError, checkBashSyntax } from "./bash-syntax";
-import { isBootScript, payloadFiles, payloadSkeleton } from "./boot-payload";
+import { isBootScript, parsePayload } from "./boot-payload";
 import type { RenderedFile } from "./rendered-files";
 
 export class RenderedFileError extends OperationalError {
@@ -35,12 +35,13 @@ export function renderedFileProblems(files: readonly RenderedFile[]): (string | 
   // A payload's own text, and each script it writes: bash -n on the payload does not parse its heredocs.
   const scripts = files
     .filter((file) => file.path.endsWith(".sh"))
-    .flatMap((file) => [
-      { file, inner: undefined as string | undefined, content: payloadSkeleton(file.content) },
-      ...payloadFiles(file.content)
-        .filter(isBootScript)
-        .map((inner) => ({ file, inner: inner.path as string | undefined, content: inner.content })),
-    ]);
+    .flatMap((file) => {
+      const { files: written, skeleton } = parsePayload(file.content);
+      return [
+        { file, inner: undefined as string | undefined, content: skeleton },
+        ...written.filter(isBootScript).map((inner) => ({ file, inner: inner.path as string | undefined, content: inner.content })),
+      ];
+    });
   const bashResults = new Map<RenderedFile, { ok: boolean; stderr: string }>();
   if (scripts.length > 0) {
     // Every manager's payload writes the same scripts: each distinct text is checked once (100 cells

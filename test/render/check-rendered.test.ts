@@ -39,7 +39,8 @@ describe("checking rendered files", () => {
 
 describe("payload skeletons", () => {
   it("keep what bash parses and drop the quoted heredoc bodies, so bash -n says the same of both", () => {
-    const { payloadSkeleton } = require("../../lib/render/boot-payload") as typeof import("../../lib/render/boot-payload");
+    const { parsePayload } = require("../../lib/render/boot-payload") as typeof import("../../lib/render/boot-payload");
+    const payloadSkeleton = (text: string) => parsePayload(text).skeleton;
     const { renderManagerStartupScript } = require("../../lib/render/manager-files") as typeof import("../../lib/render/manager-files");
     const { exampleModel } = require("../support/models") as typeof import("../support/models");
     const model = exampleModel("cell-2");
@@ -53,5 +54,6 @@ describe("payload skeletons", () => {
     expect(payloadSkeleton(renderManagerStartupScript(model, model.shards[0], 1))).toBe(skeleton);
     const broken = `${payload}\nif true; then\n`;
     expect(payloadSkeleton(broken)).toMatch(/if true; then\n?$/);
+    expect(parsePayload(payload).files.map((file) => file.path)).toContain("/etc/runner-fleet/manager.env");
   });
 });
