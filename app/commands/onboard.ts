@@ -197,7 +197,7 @@ async function withCellLock(session: Session, mode: ChangingMode, run: (notices:
 
 async function onboardPrune(session: Session, mode: Extract<OnboardMode, { kind: "prune" }>, notices: readonly string[]): Promise<OnboardResult> {
   const { model, client, census, store, readSecrets, rememberSecret, clock, log, concurrency } = session;
-  const prune = await pruneCell({ model, client, census, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, now: clock.now, concurrency, log });
+  const prune = await pruneCell({ model, client, census, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, searchUntagged: mode.searchUntagged, now: clock.now, concurrency, log });
   const cleaned: PruneReport = JSON.parse(session.redact(JSON.stringify(prune))) as PruneReport;
   const exitCode = cleaned.problems.length > 0 ? 1 : 0;
   return { ...session.head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: [...cleaned.notices, ...notices] };
@@ -259,6 +259,7 @@ export function onboardCommand(): Command {
     .option("--status", "show each shard's runner, its managers, and whether the stored token still works")
     .option("--require-online", "with --status: exit 1 unless every shard has an online manager and a working stored token")
     .option("--prune", "delete runners that carry this cell's marker but belong to no shard of the model, and stale runner managers, with their secrets (with --dry-run: list them)")
+    .option("--search-untagged", "with --prune: also read every runner without the cell's tag, to find runners of shards removed before onboard tagged them (one request per runner on the instance)")
     .addOption(withDefault(new Option("--stale-after <duration>", 'with --prune: a manager not seen for this long is stale, e.g. "7d", "36h" (at least 2h)'), DEFAULT_STALE_AFTER))
     .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once"), String(DEFAULT_CONCURRENCY)))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
