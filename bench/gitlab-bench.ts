@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runOnboardCells } from "../app/commands/onboard-cells";
+import { runOnboardCells } from "../app/commands/onboard";
 import { runStatus } from "../app/commands/status";
 import type { RequestTally } from "../lib/gitlab/request-pacer";
 import type { RunnerModel } from "../lib/model/schema";

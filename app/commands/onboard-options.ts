@@ -135,3 +135,15 @@ function given(flags: OnboardFlags): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0)));
 }
 
+
+const cellConcurrency = z
+  .union([z.number(), z.string()])
+  .transform(Number)
+  .refine((value) => Number.isInteger(value) && value >= 1 && value <= 64, { error: "must be a whole number from 1 to 64" });
+
+/** --cell-concurrency: cells handled at once; a UserInputError (exit 2) names the flag and the value. */
+export function parseCellConcurrency(value: number | string): number {
+  const parsed = cellConcurrency.safeParse(value);
+  if (!parsed.success) throw new UserInputError(`--cell-concurrency must be a whole number from 1 to 64, received ${JSON.stringify(value)}`);
+  return parsed.data;
+}

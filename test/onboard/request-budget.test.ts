@@ -12,7 +12,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
-import { runOnboardCells } from "../../app/commands/onboard-cells";
+import { runOnboardCells } from "../../app/commands/onboard";
 import { runStatus } from "../../app/commands/status";
 import type { RunnerModel } from "../../lib/model/schema";
 import type { FakeGitLab } from "../support/fake-gitlab";
