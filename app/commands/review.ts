@@ -10,6 +10,8 @@ import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/opt
 import type * as ReviewOptionsModule from "./review-options";
 import { DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
+import { describeTally } from "../../lib/gitlab/request-pacer";
+import { formatMs } from "../../lib/gitlab/retry";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
 import { costChanges } from "../../lib/review/cost-change";
@@ -194,7 +196,7 @@ export function reviewCommand(): Command {
         process.stdout.write(`${JSON.stringify({ ...payload, note: result.note ?? null }, null, 2)}\n`);
       } else {
         process.stdout.write(renderReviewText(result.report));
-        if (result.note) process.stdout.write(`review note ${result.note.action} (note ${result.note.noteId})\n`);
+        if (result.note) process.stdout.write(`review note ${result.note.action} (note ${result.note.noteId}); ${describeTally(result.note.requests, formatMs)}\n`);
       }
     });
 }
