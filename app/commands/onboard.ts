@@ -16,7 +16,7 @@ import { rotationMode } from "../../lib/model/rotation-mode";
 import { Option, type Command } from "commander";
 import pLimit from "p-limit";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
-import { UserInputError } from "../../lib/process/errors";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
@@ -105,7 +105,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const head = { mode: mode.kind, dryRun: mode.dryRun, model: file, cell: model.cell.id, gitlabUrl: model.gitlab.url };
 
   if (!adminToken) {
-    if (mode.kind !== "status" && mode.kind !== "prune" && mode.dryRun) {
+    if (!needsToken(mode)) {
       // No credentials: say what onboarding would look at, and touch nothing.
       // The notice is part of the report (stdout, or --json), so it is not logged too: printed once.
       const notice = `$${tokenEnv} is not set: GitLab was not queried; every shard is reconciled when onboard runs with a token`;
@@ -145,6 +145,11 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
 
   const result = await runMode(session, mode);
   return { ...result, requests: pacer.tally() };
+}
+
+/** A dry run of the shards can say what it would ask GitLab without a token; every other mode needs one. */
+function needsToken(mode: OnboardMode): boolean {
+  return mode.kind === "status" || mode.kind === "prune" || !mode.dryRun;
 }
 
 function runMode(session: Session, mode: OnboardMode): Promise<OnboardResult> {
@@ -260,6 +265,11 @@ export async function runOnboardCells(options: OnboardCellsOptions): Promise<Onb
     throw new UserInputError("--shard goes with one --model: shard names are the cell's own");
   }
   for (const model of runnerModels) for (const shard of selectShards(model, "shards" in mode ? mode.shards : [])) desiredRunner(model, shard);
+  const tokenless = needsToken(mode) ? runnerModels.filter((model) => !env[model.gitlab.token_env]) : [];
+  if (tokenless.length > 0) {
+    const missing = tokenless.map((model) => `$${model.gitlab.token_env} (cell ${model.cell.id})`);
+    throw new UserInputError(`${[...new Set(missing)].join(", ")} not set: onboard needs a GitLab token with the api scope for every cell, in the variable its model names in gitlab.token_env`);
+  }
   const limit = pLimit(cellConcurrency === undefined ? DEFAULT_CELL_CONCURRENCY : parseCellConcurrency(cellConcurrency));
   const traffic = new GitLabTraffic(
     { requestsPerMinute: requestsPerMinute(options.rateLimit ?? env[RATE_LIMIT_ENV]) },
@@ -272,6 +282,10 @@ export async function runOnboardCells(options: OnboardCellsOptions): Promise<Onb
         const lines: string[] = [];
         try {
           return await runOnboard({ ...each, runnerModel: model, modelFile: modelFiles?.[index], traffic, log: (line) => lines.push(line) });
+        } catch (error) {
+          // A cell that fails as a whole (its lock held elsewhere, its store unwritable) fails alone: the others' reports stand.
+          if (!(error instanceof OperationalError)) throw error;
+          return cellFailure(model, modelFiles?.[index], mode, error, env[model.gitlab.token_env]);
         } finally {
           print([`== cell ${model.cell.id}`, ...lines]);
         }
@@ -281,6 +295,12 @@ export async function runOnboardCells(options: OnboardCellsOptions): Promise<Onb
   const exitCode = cells.some((cell) => cell.exitCode !== 0) ? 1 : 0;
   // The traffic's own count: waits of cells sharing a pacer overlap, and count once.
   return { ok: exitCode === 0, exitCode, cells, requests: traffic.tally() };
+}
+
+function cellFailure(model: RunnerModel, file: string | undefined, mode: OnboardMode, error: OperationalError, adminToken: string | undefined): OnboardResult {
+  const message = redactSecrets(adminToken ? redactValue(error.message, adminToken) : error.message);
+  const head = { mode: mode.kind, dryRun: mode.dryRun, model: file ?? "(given)", cell: model.cell.id, gitlabUrl: model.gitlab.url };
+  return { ...head, ok: false, exitCode: 1, shards: [], problems: [message], notices: [] };
 }
 
 /** The model files the command line names: --all for every model in the directory, else each --model. */

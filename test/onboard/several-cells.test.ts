@@ -11,6 +11,7 @@ import { writeFleet, type FleetSetup } from "../support/fleet-models";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import type { OnboardCellsResult } from "../../app/commands/onboard";
+import { acquireCellLock } from "../../lib/state/cell-lock";
 
 const gitlab = useFakeGitLab();
 /** A second GitLab, for cell-2. */
@@ -115,6 +116,33 @@ test("one cell failing fails the run (exit 1) and the others are still onboarded
   expect(result.stdout).toMatch(/^1 of 3 cell\(s\) failed: cell-2; in all \d+ GitLab requests/m);
   expect([...gitlab.fake.runners.values()]).toHaveLength(shardsOf["cell-1"] + shardsOf["cell-10"]);
   expect(other.runners.size).toBe(0);
+});
+
+test("a cell whose lock another run holds fails alone (exit 1): the other cells are onboarded and reported", async () => {
+  const held = await acquireCellLock({ stateDir: env.RUNNER_FLEET_STATE_DIR!, cell: "cell-10", command: "onboard" });
+  try {
+    const result = await onboard(["--all", "--lock-wait", "200ms"]);
+
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/^1 of 3 cell\(s\) failed: cell-10; /m);
+    expect(result.stdout).toMatch(/^error: another onboard holds the lock of cell cell-10 since /m);
+    expect([...gitlab.fake.runners.values()]).toHaveLength(shardsOf["cell-1"]);
+    expect(other.runners.size).toBe(shardsOf["cell-2"]);
+  } finally {
+    await held.release();
+  }
+});
+
+test("fails with exit 2 before any request when a cell's token variable is not set, naming it", async () => {
+  delete env.GITLAB_TOKEN_B;
+
+  const result = await onboard(["--all"]);
+
+  expect(result.status).toBe(2);
+  expect(result.stderr).toContain("$GITLAB_TOKEN_B (cell cell-2) not set");
+  expect(gitlab.fake.requests.length + other.requests.length).toBe(0);
+  // A dry run needs none: it says what it would ask.
+  expect((await onboard(["--all", "--dry-run"])).status).toBe(0);
 });
 
 test.each([
