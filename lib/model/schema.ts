@@ -404,7 +404,7 @@ const shard = z.strictObject({
     // so that onboard compares what GitLab will store and converges.
     .transform((tags) => normaliseTags(typeof tags === "string" ? [tags] : tags))
     .describe(
-      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped. Warning: the same tag twice (likely a typo for another).",
+      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped. At most 49: onboard adds the cell's own tag runner-fleet:<cell> (GitLab keeps 50), and tags starting with runner-fleet: are reserved for it. Warning: the same tag twice (likely a typo for another).",
     ),
   run_untagged: z.boolean().default(false).describe("Also run jobs without tags."),
   locked: z.boolean().default(false).describe("Lock a project runner to its current projects."),
