@@ -2,7 +2,8 @@
  * `onboard` over several cells in one run (--model repeated, or --all): cells run
  * --cell-concurrency at a time, against one GitLab or several, and the output stays per
  * cell: stderr holds one block of progress per cell, stdout each cell's report whole, in
- * the order given, then one line for the run with its requests and waiting.
+ * the order given, then one line for the run with its requests and waiting. `status`
+ * likewise over cells on two GitLabs.
  */
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
@@ -105,6 +106,25 @@ test("cells on two GitLabs run at once with --cell-concurrency 2, one after the 
   const inTurn = arrivals();
   expect((await onboard(["--model", "cell-1", "--model", "cell-2", "--status", "--cell-concurrency", "1"])).status).toBe(0);
   expect(inTurn.indexOf("cell-2's")).toBeGreaterThan(inTurn.lastIndexOf("cell-1's"));
+});
+
+test("status over cells on two GitLabs: checked at once, each cell reported whole in the models' order, the requests of both counted", async () => {
+  expect((await onboard(["--all"])).status).toBe(0);
+  gitlab.fake.requests.length = 0;
+  other.requests.length = 0;
+  gitlab.fake.latencyMs = 15;
+  other.latencyMs = 15;
+  const order = arrivals();
+
+  const result = await runInProcess("status", ["--models-dir", fleet.dir, "--cell-concurrency", "3", "--json"], { env });
+
+  // No VM runs here: every shard needs attention for its managers (exit 1); what matters is who was asked, when.
+  expect(result.status).toBe(1);
+  const report = JSON.parse(result.stdout) as { cells: Array<{ cell: string; shards: Array<{ runnerId?: number }> }>; requests: { requests: number } };
+  expect(report.cells.map((cell) => cell.cell)).toEqual(["cell-1", "cell-10", "cell-2"]);
+  expect(report.cells.every((cell) => cell.shards.every((shard) => shard.runnerId !== undefined))).toBe(true);
+  expect(report.requests.requests).toBe(gitlab.fake.requests.length + other.requests.length);
+  expect(order.indexOf("cell-2's")).toBeLessThan(order.lastIndexOf("cell-1's"));
 });
 
 test("one cell failing fails the run (exit 1) and the others are still onboarded", async () => {
