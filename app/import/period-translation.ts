@@ -18,11 +18,12 @@ import { CRONEXPR_DIALECT, parseCronexpr, type CronexprSchedule } from "../../li
 
 export type PeriodTranslation =
   | { readonly ok: true; readonly period: string; readonly note?: string }
+  /** `reason` says what is expected, for a message's "expected ...". */
   | { readonly ok: false; readonly reason: string };
 
 export function translateMachinePeriod(period: string): PeriodTranslation {
   const original = parseCronexpr(period);
-  if (!original.ok) return { ok: false, reason: `not a period in ${CRONEXPR_DIALECT}: ${original.reason}` };
+  if (!original.ok) return { ok: false, reason: `a period in ${CRONEXPR_DIALECT} (cronexpr: ${original.reason})` };
   const fields = period.trim().split(/[\t\n\f\r ]+/);
   if (fields.length < 7 || period.includes("@")) return { ok: true, period };
   const [second, minute, hour, dayOfMonth, month, dayOfWeek, year] = fields;

@@ -64,9 +64,11 @@ const MAX_CAPACITY_PER_INSTANCE = 64;
 /** The executor of runners[index], or undefined (with every key of the entry left unmapped) when it has no equivalent. */
 export function runnerExecutor(ledger: KeyLedger, index: number): Executor | undefined {
   const at: TomlPath = ["runners", index];
-  const executor = ledger.string([...at, "executor"]);
+  const value = ledger.peek([...at, "executor"]);
+  const executor = typeof value === "string" ? value : undefined;
   const known = executor === undefined ? undefined : EXECUTORS[executor];
-  if (!known) ledger.explain(at, `executor ${executor === undefined ? "(none)" : JSON.stringify(executor)} has no equivalent in runner-fleet (docker-autoscaler): this runner is not imported`);
+  if (known) ledger.take([...at, "executor"]);
+  else ledger.explain(at, `executor ${executor === undefined ? "(none)" : JSON.stringify(executor)} has no equivalent in runner-fleet (docker-autoscaler): this runner is not imported`);
   return known;
 }
 
