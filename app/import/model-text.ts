@@ -1,13 +1,12 @@
 /**
  * The imported model as YAML text (the `yaml` library's Document, so values are data, never YAML
  * syntax), with a comment block on top: where it came from, what the import chose, which runners
- * it adopts, and every key it could not map, key by key. The block's first line is the marker the
- * review looks for (IMPORTED_MODEL_MARKER) to say that the model's runners are adopted.
+ * it adopts, and every key it could not map, key by key. The review reads the marker and the
+ * adopted runners back (lib/review/imported-models.ts) to say that the runners are adopted, not created.
  */
 import { Document, isMap, isSeq, type YAMLMap } from "yaml";
+import { ADOPTED_RUNNERS_HEADING, IMPORTED_MODEL_MARKER } from "../../lib/model/import-marker";
 import type { UnmappedKey } from "./key-ledger";
-
-export const IMPORTED_MODEL_MARKER = "Imported by runner-fleet import";
 
 export interface ModelTextInput {
   readonly model: Record<string, unknown>;
@@ -33,7 +32,7 @@ export function importedModelText(input: ModelTextInput): string {
     " What the import chose or changed:",
     ...input.notes.map((note) => `   - ${note}`),
   ];
-  if (input.adoption.length > 0) lines.push("", " Runners adopted (tokens in the secret store; onboard keeps them, it does not create new runners):", ...input.adoption.map((line) => `   - ${line}`));
+  if (input.adoption.length > 0) lines.push("", ` ${ADOPTED_RUNNERS_HEADING}`, ...input.adoption.map((line) => `   - ${line}`));
   lines.push("", ` Not imported (${input.unmapped.length} key${input.unmapped.length === 1 ? "" : "s"} with no place in the model):`);
   lines.push(...(input.unmapped.length > 0 ? input.unmapped.map((key) => `   - ${formatUnmapped(key)}`) : ["   (none)"]));
   doc.commentBefore = lines.join("\n");
