@@ -51,6 +51,7 @@ export async function adoptShardTokens(client: Pick<GitLabClient, "verifyRunnerT
       notes.push(`shard ${shard.name}: runner #${check.runnerId} of the token at ${token.where} could not be read; onboard creates a new runner`);
       continue;
     }
+    if (runner.maximum_timeout === null) notes.push(`shard ${shard.name}: runner #${runner.id} has no maximum timeout; the model's default (1h) is set at onboard unless you set maximum_timeout`);
     adopted = { shard: shard.name, adopted: true, runner, token: token.value, tokenExpiresAt: check.tokenExpiresAt, notes };
   }
   return adopted ?? { shard: shard.name, adopted: false, notes };
