@@ -15,7 +15,7 @@ import type * as ImportOptionsModule from "./import-options";
 import type { ImportCliOptions } from "./import-options";
 import { UserInputError } from "../../lib/process/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
-import { ModelValidationError } from "../../lib/model/issues";
+import { formatPath, ModelValidationError } from "../../lib/model/issues";
 import { parseModel } from "../../lib/model/load";
 import { modelsDir } from "../../lib/model/model-files";
 import { writeModelFile } from "../../lib/model/write-model-file";
@@ -95,7 +95,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     loaded = parseModel(text, file, options.cell);
   } catch (error) {
     if (error instanceof ModelValidationError) {
-      throw new UserInputError(`the imported model does not pass prepare, so it was not written:\n${error.issues.map((issue) => `  ${issue.path.join(".")}: expected ${issue.expected}${issue.received ? `, received ${issue.received}` : ""}`).join("\n")}`);
+      throw new UserInputError(`the imported model does not pass prepare, so it was not written:\n${error.issues.map((issue) => `  ${formatPath(issue.path)}: expected ${issue.expected}${issue.received ? `, received ${issue.received}` : ""}`).join("\n")}`);
     }
     throw error;
   }
@@ -125,7 +125,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     unmapped: imported.unmapped,
     notes: [...imported.notes, ...adoptionNotes],
     adoption,
-    warnings: loaded.warnings.map((warning) => `${warning.path.join(".")}: ${warning.expected}`),
+    warnings: loaded.warnings.map((warning) => `${formatPath(warning.path)}: ${warning.expected}`),
   };
 }
 

@@ -123,10 +123,10 @@ export class KeyLedger {
     return valueAt(this.source.data, path) !== undefined;
   }
 
-  /** A UserInputError for a value of `path` the import cannot use. */
-  refuse(path: TomlPath, expected: string, value: unknown): never {
+  /** A UserInputError for a value of `path` the import cannot use; `received` replaces the value's rendering (one that must not be repeated). */
+  refuse(path: TomlPath, expected: string, value: unknown, received = describe(value, path)): never {
     const { line, column } = this.source.locate(path);
-    throw new UserInputError(`${this.source.file}:${line}:${column}: ${formatTomlPath(path)}: expected ${expected}, received ${describe(value, path)}`);
+    throw new UserInputError(`${this.source.file}:${line}:${column}: ${formatTomlPath(path)}: expected ${expected}, received ${received}`);
   }
 
   /** Every key not read, each leaf on its own, in file order. `under`: only keys below this path. */

@@ -103,10 +103,12 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
   if (executor === "docker+machine") {
     const machine = [...at, "machine"];
     const reading = readMachineOptions(ledger.string([...machine, "MachineDriver"]), ledger.strings([...machine, "MachineOptions"]) ?? []);
-    for (const bad of reading.invalid) ledger.refuse([...machine, "MachineOptions", bad.index], `${bad.name}=<${bad.expected}>`, undefined);
+    for (const bad of reading.invalid) {
+      ledger.refuse([...machine, "MachineOptions", bad.index], `${bad.name}=<${bad.expected}>`, undefined, "another value (not repeated: MachineOptions may hold secrets)");
+    }
     for (const entry of reading.unmapped) {
       if (entry.name === "engine-registry-mirror") continue;
-      ledger.unmappedPart([...machine, "MachineOptions", entry.index], entry.name, entry.reason, machineOptionPosition(ledger, machine, entry.index));
+      ledger.unmappedPart([...machine, "MachineOptions", entry.index], entry.name, entry.reason);
     }
     const mirror = (ledger.strings([...machine, "MachineOptions"]) ?? []).find((option) => option.startsWith("engine-registry-mirror="));
     if (mirror) docker.registry_mirror = mirror.slice("engine-registry-mirror=".length);
@@ -177,18 +179,6 @@ function zoneAndRegion(zone: string | undefined, note: (text: string) => void): 
   return {};
 }
 
-/** The line of one MachineOptions entry: searched after the key, as entries often sit one per line. */
-function machineOptionPosition(ledger: KeyLedger, machine: TomlPath, index: number): { line: number; column: number } {
-  const key = ledger.source.locate([...machine, "MachineOptions"]);
-  const options = ledger.strings([...machine, "MachineOptions"]) ?? [];
-  const lines = ledger.source.text.split(/\r?\n/);
-  for (let line = key.line - 1; line < Math.min(lines.length, key.line + options.length + 2); line++) {
-    const column = lines[line].indexOf(JSON.stringify(options[index]));
-    if (column !== -1) return { line: line + 1, column: column + 1 };
-  }
-  return key;
-}
-
 function duration(seconds: number): string {
   if (seconds > 0 && seconds % 3600 === 0) return `${seconds / 3600}h`;
   if (seconds > 0 && seconds % 60 === 0) return `${seconds / 60}m`;
@@ -201,7 +191,7 @@ function readMachinePolicies(ledger: KeyLedger, machine: TomlPath, slots: number
     const idleTime = ledger.integer([...at, "IdleTime"], 0);
     const factor = ledger.number([...at, "IdleScaleFactor"], 0);
     const minimum = ledger.integer([...at, "IdleCountMin"], 0);
-    const timezone = ledger.string([...at, "Timezone"]);
+    const timezone = modelTimeZone(ledger.string([...at, "Timezone"]), at, note);
     const scaled = factor !== undefined && factor > 0;
     const idle = scaled ? (minimum ?? 1) : idleCount;
     const capped = Math.min(idle, slots);
@@ -232,6 +222,13 @@ function readMachinePolicies(ledger: KeyLedger, machine: TomlPath, slots: number
   return policies;
 }
 
+/** Go's time.LoadLocation reads "Local" (and "") as the manager's own zone, which the model cannot name: UTC. */
+function modelTimeZone(zone: string | undefined, at: TomlPath, note: (text: string) => void): string | undefined {
+  if (zone === undefined || (zone !== "" && zone !== "Local")) return zone;
+  note(`${formatAt(at)}: time zone ${JSON.stringify(zone)} is the old manager's own; the model uses UTC: set the zone it was`);
+  return undefined;
+}
+
 function readAutoscalerPolicies(ledger: KeyLedger, autoscaler: TomlPath, slots: number, note: (text: string) => void): Array<Record<string, unknown>> {
   const count = ledger.tables([...autoscaler, "policy"]);
   const policies: Array<Record<string, unknown>> = [];
@@ -243,7 +240,7 @@ function readAutoscalerPolicies(ledger: KeyLedger, autoscaler: TomlPath, slots: 
       if (translated.note) note(translated.note);
       return translated.period;
     });
-    const timezone = ledger.string([...at, "timezone"]);
+    const timezone = modelTimeZone(ledger.string([...at, "timezone"]), at, note);
     const idleCount = ledger.integer([...at, "idle_count"], 0) ?? 0;
     const idleTime = ledger.string([...at, "idle_time"]);
     const factor = ledger.number([...at, "scale_factor"], 0);

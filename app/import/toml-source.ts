@@ -114,9 +114,27 @@ function scanPositions(text: string): Map<string, TomlPosition> {
     if (!keyLine) continue;
     const path = [...table, ...splitDotted(keyLine[2])];
     if (!positions.has(pathKey(path))) positions.set(pathKey(path), { line: index + 1, column: keyLine[1].length + 1 });
-    index = endOfValue(lines, index, keyLine[3]);
+    const end = endOfValue(lines, index, keyLine[3]);
+    if (keyLine[3].startsWith("[")) recordArrayItems(lines, index, end, keyLine[0].length - keyLine[3].length, path, positions);
+    index = end;
   }
   return positions;
+}
+
+/**
+ * Positions of the string items of an array value (MachineOptions, one option a line), so a message
+ * can point at the item. Items are counted in order; an array of arrays or tables is not itemised.
+ */
+function recordArrayItems(lines: readonly string[], start: number, end: number, valueColumn: number, path: TomlPath, positions: Map<string, TomlPosition>): void {
+  if (/^\[\s*[\[{]/.test(lines[start].slice(valueColumn))) return;
+  let item = 0;
+  for (let index = start; index <= end; index++) {
+    const from = index === start ? valueColumn : 0;
+    for (const match of lines[index].slice(from).matchAll(/#.*$|"(?:[^"\\]|\\.)*"|'[^']*'/g)) {
+      if (match[0].startsWith("#")) break;
+      positions.set(pathKey([...path, item++]), { line: index + 1, column: from + match.index + 1 });
+    }
+  }
 }
 
 /** The last line of a value that starts on `start` (arrays and multi-line strings may span lines). */

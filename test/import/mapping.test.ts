@@ -222,14 +222,14 @@ describe("bad input", () => {
     const text = fixtureText("docker-machine-aws.toml").replace('"* * 9-17 * * mon-fri *"', '"* * 25 * * mon-fri *"');
     const result = await run(text);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`error: ${result.file}:44:7: runners\\[0\\]\\.machine\\.autoscaling\\[0\\]\\.Periods\\[0\\]: expected a period in gitlab-runner's cron dialect .*\\(cronexpr: .+\\), received "\\* \\* 25 \\* \\* mon-fri \\*"`));
+    expect(result.stderr).toMatch(new RegExp(`error: ${result.file}:44:18: runners\\[0\\]\\.machine\\.autoscaling\\[0\\]\\.Periods\\[0\\]: expected a period in gitlab-runner's cron dialect .*\\(cronexpr: .+\\), received "\\* \\* 25 \\* \\* mon-fri \\*"`));
   });
 
   it("fails with exit 2 on an unusable MachineOptions value without repeating it", async () => {
     const text = fixtureText("docker-machine-aws.toml").replace("amazonec2-region=eu-west-1", "amazonec2-region=Ireland");
     const result = await run(text);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain(`runners[0].machine.MachineOptions[2]: expected amazonec2-region=<an AWS region such as eu-west-1>`);
+    expect(result.stderr).toContain(`${result.file}:32:7: runners[0].machine.MachineOptions[2]: expected amazonec2-region=<an AWS region such as eu-west-1>, received another value (not repeated`);
     expect(result.stderr).not.toContain("Ireland");
   });
 
