@@ -26,7 +26,9 @@ const cellId = z
 
 const schema = z
   .strictObject({
-    config: z.array(z.string().min(1)).min(1, { error: "is required: a gitlab-runner config.toml (repeatable)" }),
+    config: z
+      .array(z.string().min(1), { error: (issue) => (issue.input === undefined ? "is required: a gitlab-runner config.toml (repeatable)" : undefined) })
+      .min(1, { error: "is required: a gitlab-runner config.toml (repeatable)" }),
     cell: cellId,
     cloud: z.enum(["google", "aws"], { error: (issue) => (issue.input === undefined ? "is required: google or aws" : "must be google or aws") }),
     region: z.string().min(1).optional(),

@@ -244,6 +244,14 @@ describe("bad input", () => {
     expect(badCell.stderr).toContain("--cell must be a DNS label");
   });
 
+  it("fails with exit 2 naming every missing flag, before reading anything", async () => {
+    const result = await runInProcess("import", []);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("--config is required: a gitlab-runner config.toml (repeatable)");
+    expect(result.stderr).toContain("--cell is required: the id of the cell the model is for");
+    expect(result.stderr).toContain("--cloud is required: google or aws");
+  });
+
   it("refuses to replace an existing model without --force", async () => {
     const first = await run(fixtureText("docker-machine-aws.toml"));
     expect(first.status).toBe(0);
