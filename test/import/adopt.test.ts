@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { runImport, type ImportOptions } from "../../app/commands/import";
-import { runOnboard } from "../../app/commands/onboard";
+import { formatOnboardReport, runOnboard } from "../../app/commands/onboard";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { TOKEN_CHECK_SYSTEM_ID } from "../../lib/gitlab/verify-token";
 import { loadModelFile } from "../../lib/model/load";
@@ -80,6 +80,7 @@ it("adopts an existing runner: import --adopt stores its token, onboard corrects
   expect(planned.shards[0].changedFields).toEqual(expect.arrayContaining(["tag_list", "maintenance_note"]));
   expect(planned.shards[0].changedFields).not.toContain("run_untagged");
   expect(planned.shards[0].changes).toContain('tag_list: ["docker","linux"] -> ["docker","linux","spot"]');
+  expect(formatOnboardReport(planned)).toContain(`aws-autoscale  would adopt runner #${old.id}: runner #${old.id} existed before runner-fleet`);
   expect(runnerChanges(gitlab.fake.requests)).toEqual([]);
 
   // 3. Onboard adopts it: no runner created, no token reset, tags corrected, marked as the fleet's.
