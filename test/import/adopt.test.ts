@@ -132,3 +132,22 @@ it("fails with exit 2 before anything is written when --adopt has no admin token
   expect(() => readFileSync(out())).toThrow();
   expect(gitlab.fake.requests).toEqual([]);
 });
+
+it("adopts a group runner as a group shard, and leaves a second runner of a merged shard alone, saying so", async () => {
+  const group = gitlab.fake.seedRunner({ runner_type: "group_type", group_id: 10, description: "group runner", tag_list: ["docker"], run_untagged: false, maximum_timeout: 3600, token: `glrt-t2_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}` });
+  const other = gitlab.fake.seedRunner({ runner_type: "group_type", group_id: 10, description: "its twin", tag_list: ["docker"], run_untagged: false, maximum_timeout: 3600, token: `glrt-t2_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}` });
+  const fixture = fixtureText("docker-autoscaler-aws.toml");
+  const one = writeConfig(fixture, { dir: root, name: "one.toml", tokens: [group.token], url: gitlab.fake.url });
+  const two = writeConfig(fixture.replace('name = "docker autoscaler aws"', 'name = "twin"'), { dir: root, name: "two.toml", tokens: [other.token], url: gitlab.fake.url });
+  const imported = await importAdopting([one.file, two.file], { region: "eu-west-1" });
+  expect(imported.shards).toEqual([expect.objectContaining({ adoptedRunnerId: group.id })]);
+  expect(imported.notes).toContain(`shard docker-autoscaler-aws: the token at ${two.file}:6:3 is runner #${other.id}'s; the shard adopts runner #${group.id}, so #${other.id} is left alone: remove it once the migration is done`);
+  const shard = parse(readFileSync(out(), "utf8")).shards[0];
+  expect(shard).toMatchObject({ runner_type: "group", group_id: 10, description: "group runner", managers: { count: 2 } });
+
+  const result = await onboard();
+  expect(result.shards[0]).toMatchObject({ action: "adopt-existing", ok: true, runnerId: group.id });
+  expect(gitlab.fake.runners.size).toBe(2);
+  expect(gitlab.fake.runners.get(other.id)!.maintenance_note).toBe("");
+  expect(runnerChanges(gitlab.fake.requests).filter((request) => request.method === "POST" && request.path !== "/api/v4/runners/verify")).toEqual([]);
+});
