@@ -46,7 +46,6 @@ const REASONS: Record<string, string> = {
   token_obtained_at: "bookkeeping of the old manager",
   token_expires_at: "bookkeeping of the old manager",
   MachineName: "runner-fleet names its instances itself",
-  MachineDriver: "read only to choose the cloud",
   MaxGrowthRate: "the fleeting autoscaler has no growth-rate limit",
   OffPeakPeriods: "OffPeak settings were removed in gitlab-runner 14.0: use [[runners.machine.autoscaling]]",
   OffPeakTimezone: "OffPeak settings were removed in gitlab-runner 14.0: use [[runners.machine.autoscaling]]",
@@ -129,9 +128,9 @@ export class KeyLedger {
     throw new UserInputError(`${this.source.file}:${line}:${column}: ${formatTomlPath(path)}: expected ${expected}, received ${received}`);
   }
 
-  /** Every key not read, each leaf on its own, in file order. `under`: only keys below this path. */
-  unmapped(under: TomlPath = []): UnmappedKey[] {
-    const keys = leaves(valueAt(this.source.data, under), under)
+  /** Every key not read, each leaf on its own (and each unmapped part of a value), in file order. */
+  unmapped(): UnmappedKey[] {
+    const keys = leaves(this.source.data, [])
       .filter((leaf) => !this.isRead(leaf.path))
       .map((leaf): UnmappedKey => {
         const { line, column } = this.source.locate(leaf.path);
@@ -139,9 +138,7 @@ export class KeyLedger {
         const reason = this.explainedFor(leaf.path) ?? REASONS[name] ?? DEFAULT_REASON;
         return { file: this.source.file, key: formatTomlPath(leaf.path), line, column, reason };
       });
-    const prefix = key(under);
-    const extra = this.extra.filter((entry) => under.length === 0 || entry.key.startsWith(formatTomlPath(under)) || prefix === "");
-    return [...keys, ...extra].sort((a, b) => a.line - b.line || a.column - b.column);
+    return [...keys, ...this.extra].sort((a, b) => a.line - b.line || a.column - b.column);
   }
 
   private typed<T>(path: TomlPath, expected: string, accept: (value: unknown) => value is T): T | undefined {

@@ -113,6 +113,7 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
     const mirror = (ledger.strings([...machine, "MachineOptions"]) ?? []).find((option) => option.startsWith("engine-registry-mirror="));
     if (mirror) docker.registry_mirror = mirror.slice("engine-registry-mirror=".length);
     cloud = reading.cloud;
+    if (cloud.diskSizeGb !== undefined && cloud.diskSizeGb < 10) note(`worker disk of ${cloud.diskSizeGb} GB raised to 10 GB, the model's smallest`);
     const maxInstances = Math.min(jobs, MAX_INSTANCES);
     workers = {
       ...(cloud.machineType ? { machine_type: cloud.machineType } : {}),
