@@ -15,7 +15,7 @@ import type * as ImportOptionsModule from "./import-options";
 import type { ImportCliOptions } from "./import-options";
 import { UserInputError } from "../../lib/process/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
-import { formatPath, ModelValidationError } from "../../lib/model/issues";
+import { formatIssue, formatPath, ModelValidationError } from "../../lib/model/issues";
 import { parseModel } from "../../lib/model/load";
 import { modelsDir } from "../../lib/model/model-files";
 import { writeModelFile } from "../../lib/model/write-model-file";
@@ -125,7 +125,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     unmapped: imported.unmapped,
     notes: [...imported.notes, ...adoptionNotes],
     adoption,
-    warnings: loaded.warnings.map((warning) => `${formatPath(warning.path)}: ${warning.expected}`),
+    // As prepare prints them: the model is written now, so its file:line:col point at it.
+    warnings: loaded.warnings.map(formatIssue),
   };
 }
 
@@ -136,6 +137,7 @@ export function formatImportReport(result: ImportResult): string {
     lines.push(`  ${shard.shard}: ${runner} (from ${shard.entries.join(", ")})`);
   }
   if (result.notes.length > 0) lines.push("notes:", ...result.notes.map((note) => `  ${note}`));
+  if (result.warnings.length > 0) lines.push("warnings (as prepare prints them):", ...result.warnings.map((warning) => `  ${warning}`));
   lines.push("next: review the model (its header lists what was not imported), then ./bin/prepare and ./bin/onboard --model " + `${result.cell} --dry-run`);
   return `${lines.join("\n")}\n`;
 }

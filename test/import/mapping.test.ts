@@ -77,6 +77,8 @@ describe("docker+machine on AWS", () => {
       expected.forEach((entry, index) => expect(listing[index]).toContain(`${config.file}:${entry}`));
     }
     expect(text).toContain("# Not imported (15 keys with no place in the model):");
+    // The model's own warnings, as prepare prints them: privileged jobs on reused machines (MaxBuilds 10).
+    expect(run.stdout).toContain(`${out}:69:19: warning: shards[0].docker.privileged: expected workers.max_use_count: 1 with privileged jobs`);
     for (const secret of ["MACHINE_ACCESS_KEY", "MACHINE_SECRET_KEY", "CACHE_ACCESS_KEY", "CACHE_SECRET_KEY", config.tokens[0]]) {
       expect(text).not.toContain(secret);
       expect(run.stderr + run.stdout).not.toContain(secret);
