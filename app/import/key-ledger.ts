@@ -36,7 +36,6 @@ const REASONS: Record<string, string> = {
   sentry_dsn: "no equivalent in the model",
   shell: "jobs run in Docker containers; the shell of the old manager is not used",
   use_external_addr: "the managers reach their workers on internal addresses (workers have no public address)",
-  request_concurrency: "runner-fleet renders its own config.toml; request_concurrency keeps its default there",
   builds_dir: "runner-fleet's workers use gitlab-runner's default build directory",
   cache_dir: "runner-fleet's workers use gitlab-runner's default cache directory",
   "tls-ca-file": "a path on the old manager: give the CA bundle to the model as gitlab.ca_file",

@@ -92,7 +92,13 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
   const limit = ledger.integer([...at, "limit"], 0) ?? 0;
   const jobs = limit > 0 ? Math.min(limit, concurrent) : concurrent;
   if (limit > concurrent) note(`limit ${limit} is above the global concurrent ${concurrent}: ${concurrent} jobs at once, as gitlab-runner runs`);
-  const managers: Record<string, unknown> = { count: 1, concurrent: Math.min(jobs, MAX_MANAGER_CONCURRENT) };
+  const requestConcurrency = ledger.integer([...at, "request_concurrency"], 1);
+  if (requestConcurrency !== undefined && requestConcurrency > 100) ledger.refuse([...at, "request_concurrency"], "at most 100 (the model's bound)", requestConcurrency);
+  const managers: Record<string, unknown> = {
+    count: 1,
+    concurrent: Math.min(jobs, MAX_MANAGER_CONCURRENT),
+    ...(requestConcurrency === undefined ? {} : { request_concurrency: requestConcurrency }),
+  };
 
   const docker = readDocker(ledger, [...at, "docker"], note);
   const cache = readCache(ledger, [...at, "cache"], note);

@@ -144,6 +144,7 @@ describe("what has no equivalent", () => {
   executor = "docker"
   pre_build_script = "echo hello"
   environment = ["A=1"]
+  request_concurrency = 2
   [runners.docker]
     image = "alpine:3.20"
     cpus = "2"
@@ -170,8 +171,9 @@ describe("what has no equivalent", () => {
     ]);
   });
 
-  it("imports a docker executor as one always-ready worker, with cpus and memory as job limits and no cache", async () => {
+  it("imports a docker executor as one always-ready worker, with cpus and memory as job limits, request_concurrency, and no cache", async () => {
     const { shard } = await imported(mixed, { region: "eu-west-1" });
+    expect(shard.managers).toMatchObject({ concurrent: 4, request_concurrency: 2 });
     expect(shard.workers).toMatchObject({ capacity_per_instance: 4, max_use_count: 0, max_instances: 1 });
     expect(shard.autoscaling.policies).toEqual([{ periods: ["* * * * *"], idle_count: 4, idle_time: "1h" }]);
     expect(shard.docker).toEqual({ image: "alpine:3.20", job_limits: { cpus: 2, memory_mb: 4096 } });
