@@ -1,6 +1,6 @@
 /**
  * GitLab's documented config.toml examples (test/fixtures/config-toml, written after the docs) for
- * docker+machine on AWS and on Google, and docker-autoscaler on both: each imports through the real
+ * docker+machine on AWS and on Google, docker-autoscaler on both, and a Docker host: each imports through the real
  * command line, the model passes prepare, its dry run synthesizes, and no token is in it.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -16,6 +16,8 @@ const EXAMPLES = [
   // The aws fleeting plugin reads its region from the AWS profile, so the file names none.
   { fixture: "docker-autoscaler-aws.toml", cloud: "aws", flags: ["--region", "eu-central-1"] },
   { fixture: "docker-autoscaler-google.toml", cloud: "google", flags: [] },
+  // A Docker host names no cloud at all: region and project come from the flags.
+  { fixture: "docker-executor.toml", cloud: "google", flags: ["--region", "europe-west4", "--project", "acme-runners-docker"] },
 ] as const;
 
 let root: string;
