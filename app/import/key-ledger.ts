@@ -57,6 +57,22 @@ const REASONS: Record<string, string> = {
 };
 export const DEFAULT_REASON = "no equivalent in the model";
 
+/**
+ * Keys runner-fleet's config.toml (templates/config.toml.hbs) does not set, with gitlab-runner's default
+ * (docs.gitlab.com/runner/configuration/advanced-configuration.html): a file that sets one of them to
+ * that default loses nothing, and the listing says so instead of "no equivalent".
+ */
+const GITLAB_RUNNER_DEFAULTS: Record<string, unknown> = {
+  tls_verify: false,
+  disable_cache: false,
+  disable_entrypoint_overwrite: false,
+  oom_kill_disable: false,
+  shm_size: 0,
+  MaxUploadedArchiveSize: 0,
+  session_timeout: 1800,
+};
+const KEPT_DEFAULT = "gitlab-runner's default, which runner-fleet's config.toml keeps (it does not set the key)";
+
 type Leaf = { readonly path: TomlPath; readonly value: unknown };
 
 export class KeyLedger {
@@ -134,7 +150,8 @@ export class KeyLedger {
       .map((leaf): UnmappedKey => {
         const { line, column } = this.source.locate(leaf.path);
         const name = String([...leaf.path].reverse().find((part) => typeof part === "string"));
-        const reason = this.explainedFor(leaf.path) ?? REASONS[name] ?? DEFAULT_REASON;
+        const isDefault = name in GITLAB_RUNNER_DEFAULTS && GITLAB_RUNNER_DEFAULTS[name] === leaf.value;
+        const reason = this.explainedFor(leaf.path) ?? REASONS[name] ?? (isDefault ? KEPT_DEFAULT : DEFAULT_REASON);
         return { file: this.source.file, key: formatTomlPath(leaf.path), line, column, reason };
       });
     return [...keys, ...this.extra].sort((a, b) => a.line - b.line || a.column - b.column);

@@ -187,6 +187,17 @@ describe("what has no equivalent", () => {
   });
 });
 
+describe("keys set to gitlab-runner's default", () => {
+  it("are listed as kept when the value is the default runner-fleet's config.toml leaves in place, and as lost otherwise", async () => {
+    const kept = await imported(fixtureText("docker-executor.toml"), { cloud: "google", region: "europe-west4", project: "acme-runners-docker" });
+    expect(kept.text).toMatch(/:14:5: runners\[0\]\.docker\.tls_verify: gitlab-runner's default, which runner-fleet's config\.toml keeps/);
+    expect(kept.text).toMatch(/:6:3: session_server\.session_timeout: gitlab-runner's default/);
+    rmSync(join(root, "models"), { recursive: true, force: true });
+    const changed = await imported(fixtureText("docker-executor.toml").replace("tls_verify = false", "tls_verify = true"), { cloud: "google", region: "europe-west4", project: "acme-runners-docker" });
+    expect(changed.text).toMatch(/:14:5: runners\[0\]\.docker\.tls_verify: no equivalent in the model/);
+  });
+});
+
 describe("merging", () => {
   it("merges entries that differ only in token and name into one shard with a manager each", async () => {
     const one = writeConfig(fixtureText("docker-autoscaler-aws.toml"), { dir: root, name: "manager-1.toml" });
