@@ -18,6 +18,8 @@
  * - idle counts above the slots (max_instances x capacity) are capped there, as docker+machine caps idle
  *   machines at `limit`.
  */
+import { parseGoDurationSeconds } from "../../lib/model/duration";
+import { closestTimeZone, isValidTimeZone } from "../../lib/model/value-checks";
 import type { KeyLedger } from "./key-ledger";
 import { readMachineOptions, type MachineCloud } from "./machine-options";
 import { translateMachinePeriod } from "./period-translation";
@@ -198,7 +200,7 @@ function readMachinePolicies(ledger: KeyLedger, machine: TomlPath, slots: number
     const idleTime = ledger.integer([...at, "IdleTime"], 0);
     const factor = ledger.number([...at, "IdleScaleFactor"], 0);
     const minimum = ledger.integer([...at, "IdleCountMin"], 0);
-    const timezone = modelTimeZone(ledger.string([...at, "Timezone"]), at, note);
+    const timezone = modelTimeZone(ledger, [...at, "Timezone"], note);
     const scaled = factor !== undefined && factor > 0;
     const idle = scaled ? (minimum ?? 1) : idleCount;
     const capped = Math.min(idle, slots);
@@ -230,10 +232,18 @@ function readMachinePolicies(ledger: KeyLedger, machine: TomlPath, slots: number
 }
 
 /** Go's time.LoadLocation reads "Local" (and "") as the manager's own zone, which the model cannot name: UTC. */
-function modelTimeZone(zone: string | undefined, at: TomlPath, note: (text: string) => void): string | undefined {
-  if (zone === undefined || (zone !== "" && zone !== "Local")) return zone;
-  note(`${formatAt(at)}: time zone ${JSON.stringify(zone)} is the old manager's own; the model uses UTC: set the zone it was`);
-  return undefined;
+function modelTimeZone(ledger: KeyLedger, path: TomlPath, note: (text: string) => void): string | undefined {
+  const zone = ledger.string(path);
+  if (zone === undefined) return undefined;
+  if (zone === "" || zone === "Local") {
+    note(`${formatAt(path)}: time zone ${JSON.stringify(zone)} is the old manager's own; the model uses UTC: set the zone it was`);
+    return undefined;
+  }
+  if (!isValidTimeZone(zone)) {
+    const nearest = closestTimeZone(zone);
+    ledger.refuse(path, `an IANA time zone such as "Europe/Berlin"${nearest ? ` (did you mean "${nearest}"?)` : ""}`, zone);
+  }
+  return zone;
 }
 
 function readAutoscalerPolicies(ledger: KeyLedger, autoscaler: TomlPath, slots: number, note: (text: string) => void): Array<Record<string, unknown>> {
@@ -247,9 +257,10 @@ function readAutoscalerPolicies(ledger: KeyLedger, autoscaler: TomlPath, slots: 
       if (translated.note) note(translated.note);
       return translated.period;
     });
-    const timezone = modelTimeZone(ledger.string([...at, "timezone"]), at, note);
+    const timezone = modelTimeZone(ledger, [...at, "timezone"], note);
     const idleCount = ledger.integer([...at, "idle_count"], 0) ?? 0;
     const idleTime = ledger.string([...at, "idle_time"]);
+    if (idleTime !== undefined && parseGoDurationSeconds(idleTime) === undefined) ledger.refuse([...at, "idle_time"], 'a Go duration such as "20m" or "1h30m"', idleTime);
     const factor = ledger.number([...at, "scale_factor"], 0);
     const factorLimit = ledger.integer([...at, "scale_factor_limit"], 0);
     const capped = Math.min(idleCount, slots);

@@ -240,6 +240,15 @@ describe("bad input", () => {
     expect(result.stderr).toMatch(new RegExp(`error: ${result.file}:44:18: runners\\[0\\]\\.machine\\.autoscaling\\[0\\]\\.Periods\\[0\\]: expected a period in gitlab-runner's cron dialect .*\\(cronexpr: .+\\), received "\\* \\* 25 \\* \\* mon-fri \\*"`));
   });
 
+  it("fails with exit 2 at the key on a time zone or idle_time the model would refuse", async () => {
+    const zone = await run(fixtureText("docker-machine-aws.toml").replace('"Europe/Dublin"', '"Europe/Dubln"'));
+    expect(zone.status).toBe(2);
+    expect(zone.stderr).toContain(`${zone.file}:47:7: runners[0].machine.autoscaling[0].Timezone: expected an IANA time zone such as "Europe/Berlin" (did you mean "Europe/Dublin"?), received "Europe/Dubln"`);
+    const idle = await run(fixtureText("docker-autoscaler-aws.toml").replace('idle_time = "20m0s"', 'idle_time = "20 minutes"'), ["--region", "eu-west-1"]);
+    expect(idle.status).toBe(2);
+    expect(idle.stderr).toContain(`${idle.file}:31:7: runners[0].autoscaler.policy[0].idle_time: expected a Go duration such as "20m" or "1h30m", received "20 minutes"`);
+  });
+
   it("fails with exit 2 on an unusable MachineOptions value without repeating it", async () => {
     const text = fixtureText("docker-machine-aws.toml").replace("amazonec2-region=eu-west-1", "amazonec2-region=Ireland");
     const result = await run(text);
