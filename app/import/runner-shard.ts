@@ -94,6 +94,7 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
   const limit = ledger.integer([...at, "limit"], 0) ?? 0;
   const jobs = limit > 0 ? Math.min(limit, concurrent) : concurrent;
   if (limit > concurrent) note(`limit ${limit} is above the global concurrent ${concurrent}: ${concurrent} jobs at once, as gitlab-runner runs`);
+  if (jobs > MAX_MANAGER_CONCURRENT) note(`${jobs} jobs at once is above the ${MAX_MANAGER_CONCURRENT} a manager runs in the model; set to ${MAX_MANAGER_CONCURRENT}: add managers (managers.count) for more`);
   const requestConcurrency = ledger.integer([...at, "request_concurrency"], 1);
   if (requestConcurrency !== undefined && requestConcurrency > 100) ledger.refuse([...at, "request_concurrency"], "at most 100 (the model's bound)", requestConcurrency);
   const managers: Record<string, unknown> = {
@@ -148,6 +149,7 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
     if (capacity > MAX_CAPACITY_PER_INSTANCE) ledger.refuse([...autoscaler, "capacity_per_instance"], `at most ${MAX_CAPACITY_PER_INSTANCE} jobs per instance (the model's bound)`, capacity);
     // gitlab-runner reads max_instances 0 as no bound; the model needs one: the jobs this manager runs at once.
     const bound = maxInstances > 0 ? Math.min(maxInstances, MAX_INSTANCES) : Math.min(Math.ceil(jobs / capacity), MAX_INSTANCES);
+    if (maxInstances > MAX_INSTANCES) note(`max_instances ${maxInstances} is above the model's ${MAX_INSTANCES} per manager; set to ${MAX_INSTANCES}`);
     if (maxInstances === 0) note(`max_instances is 0 (no bound) in the file; the model needs one: ${bound}, enough for concurrent ${jobs}`);
     workers = {
       capacity_per_instance: capacity,
