@@ -6,23 +6,14 @@
  * with [[runners.autoscaler.policy]], plugin_config and connector_config
  * (docs.gitlab.com/runner/executors/docker_autoscaler.html).
  *
- * How docker+machine's settings become the autoscaler's (docs.gitlab.com/runner/configuration/autoscale.html):
- * - a machine runs one job at a time: capacity_per_instance 1; MaxBuilds is max_use_count (0: unlimited
- *   in both); the machines are bounded by the runner's `limit`, else the global `concurrent`: max_instances.
- * - IdleCount, IdleTime (seconds) are the idle_count and idle_time of a policy that always applies
- *   ("* * * * *"), and each [[runners.machine.autoscaling]] is one more policy after it; the last matching
- *   one wins in both executors.
- * - the IdleScaleFactor strategy keeps max(IdleCountMin, min(IdleCount, in-use x IdleScaleFactor)) machines
- *   idle; the autoscaler's policy keeps max(idle_count, min(scale_factor_limit, in-use x scale_factor)):
- *   IdleCountMin (default 1) is idle_count, IdleScaleFactor scale_factor and IdleCount scale_factor_limit.
- * - idle counts above the slots (max_instances x capacity) are capped there, as docker+machine caps idle
- *   machines at `limit`.
+ * A docker+machine machine runs one job at a time: capacity_per_instance 1; MaxBuilds is max_use_count
+ * (0: unlimited in both); the machines are bounded by the runner's `limit`, else the global `concurrent`:
+ * max_instances. How its idle settings become the autoscaler's policies: ./autoscaling-policies.ts.
  */
-import { parseGoDurationSeconds } from "../../lib/model/duration";
-import { closestTimeZone, isValidTimeZone } from "../../lib/model/value-checks";
 import type { KeyLedger } from "./key-ledger";
 import { readMachineOptions, type MachineCloud } from "./machine-options";
-import { translateMachinePeriod } from "./period-translation";
+import { readAutoscalerPolicies, readMachinePolicies } from "./autoscaling-policies";
+import { readCache, readDocker } from "./docker-settings";
 import type { TomlPath } from "./toml-source";
 
 export type Executor = "docker+machine" | "docker-autoscaler" | "docker";
@@ -188,151 +179,4 @@ function zoneAndRegion(zone: string | undefined, note: (text: string) => void): 
     return { region: zone };
   }
   return {};
-}
-
-function duration(seconds: number): string {
-  if (seconds > 0 && seconds % 3600 === 0) return `${seconds / 3600}h`;
-  if (seconds > 0 && seconds % 60 === 0) return `${seconds / 60}m`;
-  return `${seconds}s`;
-}
-
-function readMachinePolicies(ledger: KeyLedger, machine: TomlPath, slots: number, note: (text: string) => void): Array<Record<string, unknown>> {
-  const policy = (at: TomlPath, periods: string[] | undefined): Record<string, unknown> => {
-    const idleCount = ledger.integer([...at, "IdleCount"], 0) ?? 0;
-    const idleTime = ledger.integer([...at, "IdleTime"], 0);
-    const factor = ledger.number([...at, "IdleScaleFactor"], 0);
-    const minimum = ledger.integer([...at, "IdleCountMin"], 0);
-    const timezone = modelTimeZone(ledger, [...at, "Timezone"], note);
-    const scaled = factor !== undefined && factor > 0;
-    const idle = scaled ? (minimum ?? 1) : idleCount;
-    const capped = Math.min(idle, slots);
-    if (capped < idle) note(`${formatAt(at)}: idle count ${idle} is above the ${slots} machines the runner may run; capped at ${capped}`);
-    if (minimum !== undefined && !scaled) ledger.explain([...at, "IdleCountMin"], "IdleCountMin applies only with IdleScaleFactor, which is not set");
-    return {
-      ...(periods ? { periods } : {}),
-      ...(timezone ? { timezone } : {}),
-      idle_count: capped,
-      ...(idleTime === undefined ? {} : { idle_time: duration(idleTime) }),
-      ...(scaled ? { scale_factor: factor, scale_factor_limit: Math.min(idleCount, slots) } : {}),
-    };
-  };
-  const policies = [policy(machine, ["* * * * *"])];
-  const count = ledger.tables([...machine, "autoscaling"]);
-  for (let index = 0; index < count; index++) {
-    const at = [...machine, "autoscaling", index];
-    const periods = (ledger.strings([...at, "Periods"]) ?? []).map((period, periodIndex) => {
-      const translated = translateMachinePeriod(period);
-      if (!translated.ok) ledger.refuse([...at, "Periods", periodIndex], translated.reason, period);
-      if (translated.note) note(translated.note);
-      return translated.period;
-    });
-    if (periods.length === 0) ledger.refuse([...at, "Periods"], "at least one period", undefined);
-    if (!ledger.has([...at, "Timezone"])) note(`${formatAt(at)}: no Timezone; gitlab-runner used the manager's local time zone, the model uses UTC`);
-    policies.push(policy(at, periods));
-  }
-  return policies;
-}
-
-/** Go's time.LoadLocation reads "Local" (and "") as the manager's own zone, which the model cannot name: UTC. */
-function modelTimeZone(ledger: KeyLedger, path: TomlPath, note: (text: string) => void): string | undefined {
-  const zone = ledger.string(path);
-  if (zone === undefined) return undefined;
-  if (zone === "" || zone === "Local") {
-    note(`${formatAt(path)}: time zone ${JSON.stringify(zone)} is the old manager's own; the model uses UTC: set the zone it was`);
-    return undefined;
-  }
-  if (!isValidTimeZone(zone)) {
-    const nearest = closestTimeZone(zone);
-    ledger.refuse(path, `an IANA time zone such as "Europe/Berlin"${nearest ? ` (did you mean "${nearest}"?)` : ""}`, zone);
-  }
-  return zone;
-}
-
-function readAutoscalerPolicies(ledger: KeyLedger, autoscaler: TomlPath, slots: number, note: (text: string) => void): Array<Record<string, unknown>> {
-  const count = ledger.tables([...autoscaler, "policy"]);
-  const policies: Array<Record<string, unknown>> = [];
-  for (let index = 0; index < count; index++) {
-    const at = [...autoscaler, "policy", index];
-    const periods = ledger.strings([...at, "periods"])?.map((period, periodIndex) => {
-      const translated = translateMachinePeriod(period);
-      if (!translated.ok) ledger.refuse([...at, "periods", periodIndex], translated.reason, period);
-      if (translated.note) note(translated.note);
-      return translated.period;
-    });
-    const timezone = modelTimeZone(ledger, [...at, "timezone"], note);
-    const idleCount = ledger.integer([...at, "idle_count"], 0) ?? 0;
-    const idleTime = ledger.string([...at, "idle_time"]);
-    if (idleTime !== undefined && parseGoDurationSeconds(idleTime) === undefined) ledger.refuse([...at, "idle_time"], 'a Go duration such as "20m" or "1h30m"', idleTime);
-    const factor = ledger.number([...at, "scale_factor"], 0);
-    const factorLimit = ledger.integer([...at, "scale_factor_limit"], 0);
-    const capped = Math.min(idleCount, slots);
-    if (capped < idleCount) note(`${formatAt(at)}: idle_count ${idleCount} is above the ${slots} slots (max_instances x capacity_per_instance); capped at ${capped}`);
-    policies.push({
-      ...(periods ? { periods } : {}),
-      ...(timezone ? { timezone } : {}),
-      idle_count: capped,
-      ...(idleTime ? { idle_time: idleTime } : {}),
-      ...(factor === undefined ? {} : { scale_factor: factor }),
-      ...(factorLimit === undefined ? {} : { scale_factor_limit: factorLimit }),
-    });
-  }
-  return policies.length > 0 ? policies : [{ periods: ["* * * * *"], idle_count: 0 }];
-}
-
-function readDocker(ledger: KeyLedger, at: TomlPath, note: (text: string) => void): Record<string, unknown> {
-  const docker: Record<string, unknown> = {};
-  const image = ledger.string([...at, "image"]);
-  if (image) docker.image = image;
-  const privileged = ledger.boolean([...at, "privileged"]);
-  if (privileged !== undefined) docker.privileged = privileged;
-  const volumes = ledger.strings([...at, "volumes"]);
-  if (volumes) docker.volumes = volumes;
-  const pull = ledger.take([...at, "pull_policy"]);
-  if (pull !== undefined) {
-    const policies = typeof pull === "string" ? [pull] : pull;
-    const known = ["always", "if-not-present", "never"];
-    if (!Array.isArray(policies) || !policies.every((policy) => typeof policy === "string" && known.includes(policy))) {
-      ledger.refuse([...at, "pull_policy"], `one of ${known.join(", ")}, or a list of them`, pull);
-    }
-    docker.pull_policy = policies;
-  }
-  const cpusText = ledger.take([...at, "cpus"]);
-  const memoryText = ledger.take([...at, "memory"]);
-  if (cpusText !== undefined || memoryText !== undefined) {
-    const cpus = typeof cpusText === "string" ? Number(cpusText) : NaN;
-    const memoryMb = typeof memoryText === "string" ? memoryInMb(memoryText) : undefined;
-    if (cpusText !== undefined && !(cpus > 0)) ledger.refuse([...at, "cpus"], 'a number of CPUs as a string, such as "2" or "1.5"', cpusText);
-    if (memoryText !== undefined && memoryMb === undefined) ledger.refuse([...at, "memory"], 'a Docker memory size such as "2g" or "512m"', memoryText);
-    if (cpusText !== undefined && memoryMb !== undefined) docker.job_limits = { cpus, memory_mb: memoryMb };
-    else {
-      note("docker cpus and memory are imported only together (the model's job_limits needs both); the one given is not");
-      ledger.explain([...at, cpusText !== undefined ? "cpus" : "memory"], "the model's job_limits needs both cpus and memory");
-    }
-  }
-  return docker;
-}
-
-/** Docker's memory sizes ("512m", "2g", "1073741824"): a number and an optional b/k/m/g unit, in MiB. */
-function memoryInMb(text: string): number | undefined {
-  const match = /^([0-9]+)([bkmg])?$/i.exec(text.trim());
-  if (!match) return undefined;
-  const bytes = Number(match[1]) * { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match[2] ?? "b").toLowerCase() as "b" | "k" | "m" | "g"];
-  return Math.floor(bytes / 1024 ** 2);
-}
-
-function readCache(ledger: KeyLedger, at: TomlPath, note: (text: string) => void): Record<string, unknown> {
-  if (!ledger.has(at)) {
-    note("no [runners.cache]: the runner had no distributed cache; imported with cache.enabled false");
-    return { enabled: false };
-  }
-  const type = ledger.string([...at, "Type"]);
-  const shared = ledger.boolean([...at, "Shared"]);
-  for (const store of ["s3", "gcs", "azure"]) ledger.explain([...at, store], "the model creates the shard's own cache bucket (GCS or S3) and its access");
-  ledger.explain([...at, "Path"], "the model's cache bucket belongs to the shard; no path prefix is needed");
-  if (type !== undefined && type !== "s3" && type !== "gcs") note(`cache Type ${JSON.stringify(type)}: the model's cache is the cloud's own bucket`);
-  return { enabled: true, ...(shared === undefined ? {} : { shared }) };
-}
-
-function formatAt(path: TomlPath): string {
-  return path.map((part, index) => (typeof part === "number" ? `[${part}]` : index === 0 ? part : `.${part}`)).join("");
 }
