@@ -20,6 +20,7 @@ import { parseModel } from "../../lib/model/load";
 import { modelsDir } from "../../lib/model/model-files";
 import { writeModelFile } from "../../lib/model/write-model-file";
 import { createSecretStore } from "../../lib/secrets/create-store";
+import { acquireCellLock, DEFAULT_LOCK_WAIT_MS, describeHolder, stateDirectory } from "../../lib/state/cell-lock";
 import { redactSecrets } from "../../lib/text/redact";
 import { adoptShardTokens, withRunnerSettings, type ShardAdoption } from "../import/adopt-tokens";
 import { importModel, type ImportedShard } from "../import/imported-model";
@@ -37,6 +38,10 @@ export interface ImportOptions extends Partial<Omit<ImportCliOptions, "configs" 
   readonly secretsBaseDir?: string;
   /** @default new Date() */
   readonly now?: Date;
+  /** How long --adopt waits for an onboard run's lock on the cell. @default 2m */
+  readonly lockWaitMs?: number;
+  /** Progress lines (waiting for the lock). @default stderr */
+  readonly log?: (line: string) => void;
 }
 
 export interface ImportedShardReport {
@@ -103,17 +108,35 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   const store = adopted.length > 0 ? createSecretStore(loaded.model, { baseDir: options.secretsBaseDir, env }) : undefined;
   await store?.checkWritable?.();
 
-  const written = writeModelFile(dirname(file), options.cell, text, { replace: Boolean(options.force) });
-  if (written.outcome === "exists") throw new UserInputError(`${file} exists; nothing was written (--force replaces it)`);
-  for (const result of adopted) {
-    const shard = loaded.model.shards.find((candidate) => candidate.name === result.shard)!;
-    await store!.write(shard, {
-      token: result.token,
-      runnerId: result.runner.id,
-      gitlabUrl: loaded.model.gitlab.url,
-      tokenExpiresAt: result.tokenExpiresAt,
-      createdAt: now.toISOString(),
-    });
+  // Tokens go into the store under the cell's onboarding lock: an onboard of the same cell never sees half of them.
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const lock =
+    adopted.length > 0
+      ? await acquireCellLock({
+          stateDir: stateDirectory(env),
+          cell: options.cell,
+          command: "import --adopt",
+          waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+          onWait: (holder) => log(`${describeHolder(holder)} on cell ${options.cell}; waiting`),
+        })
+      : undefined;
+  let written: { file: string };
+  try {
+    const outcome = writeModelFile(dirname(file), options.cell, text, { replace: Boolean(options.force) });
+    if (outcome.outcome === "exists") throw new UserInputError(`${file} exists; nothing was written (--force replaces it)`);
+    written = outcome;
+    for (const result of adopted) {
+      const shard = loaded.model.shards.find((candidate) => candidate.name === result.shard)!;
+      await store!.write(shard, {
+        token: result.token,
+        runnerId: result.runner.id,
+        gitlabUrl: loaded.model.gitlab.url,
+        tokenExpiresAt: result.tokenExpiresAt,
+        createdAt: now.toISOString(),
+      });
+    }
+  } finally {
+    await lock?.release();
   }
   return {
     file: written.file,

@@ -15,7 +15,7 @@ import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { TOKEN_CHECK_SYSTEM_ID } from "../../lib/gitlab/verify-token";
 import { loadModelFile } from "../../lib/model/load";
 import { secretLocation } from "../../lib/model/names";
-import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
+import { acquireCellLock, CellLockBusyError, STATE_DIR_ENV } from "../../lib/state/cell-lock";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock, runnerChanges } from "../onboard/helpers";
 import { fixtureText, writeConfig } from "./support";
@@ -150,4 +150,19 @@ it("adopts a group runner as a group shard, and leaves a second runner of a merg
   expect(gitlab.fake.runners.size).toBe(2);
   expect(gitlab.fake.runners.get(other.id)!.maintenance_note).toBe("");
   expect(runnerChanges(gitlab.fake.requests).filter((request) => request.method === "POST" && request.path !== "/api/v4/runners/verify")).toEqual([]);
+});
+
+it("waits for an onboard run's lock on the cell before storing tokens, and gives up (exit 1) with nothing written", async () => {
+  const old = seedOldRunner();
+  const config = writeConfig(fixtureText("docker-machine-aws.toml"), { dir: root, tokens: [old.token], url: gitlab.fake.url });
+  const held = await acquireCellLock({ stateDir: join(root, "state"), cell: "cell-9", command: "onboard" });
+  const progress: string[] = [];
+  try {
+    await expect(importAdopting([config.file], { lockWaitMs: 300, log: (line) => progress.push(line) })).rejects.toBeInstanceOf(CellLockBusyError);
+  } finally {
+    await held.release();
+  }
+  expect(progress.join("\n")).toContain("on cell cell-9; waiting");
+  expect(() => readFileSync(out())).toThrow();
+  expect(await importAdopting([config.file])).toMatchObject({ shards: [expect.objectContaining({ adoptedRunnerId: old.id })] });
 });
