@@ -58,6 +58,7 @@ const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: strin
   create: ["created", "would create"],
   update: ["updated", "would update"],
   adopt: ["recovered", "would recover"],
+  "adopt-existing": ["adopted", "would adopt"],
   rotate: ["rotated", "would rotate"],
   delete: ["deleted", "would delete"],
   none: ["unchanged", "unchanged"],

@@ -17,6 +17,7 @@ import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-
 import { costChanges } from "../../lib/review/cost-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
 import { modelWarnings } from "../../lib/review/model-warnings";
+import { importedModelNotes } from "../../lib/review/imported-models";
 import { diffStacks } from "../../lib/review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 
@@ -70,6 +71,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
     costs: await costChanges(changed, { cwd, head: options.head }),
     modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
+    importNotes: await importedModelNotes(changed, { cwd, head: options.head }),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);
