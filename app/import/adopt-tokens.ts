@@ -16,6 +16,7 @@
  */
 import type { GitLabClient, RunnerDetails } from "../../lib/gitlab/client";
 import { checkRunnerToken } from "../../lib/gitlab/verify-token";
+import { isReservedTag } from "../../lib/model/cell-tag";
 import type { ImportedShard } from "./imported-model";
 import type { RunnerToken } from "./runner-shard";
 
@@ -74,7 +75,8 @@ export function withRunnerSettings(shard: Record<string, unknown>, runner: Runne
   return {
     name,
     ...(runner.description ? { description: runner.description } : {}),
-    tags: [...(runner.tag_list ?? [])],
+    // A runner-fleet:<cell> tag is the fleet's own, added at onboard; a model may not name it.
+    tags: (runner.tag_list ?? []).filter((tag) => !isReservedTag(tag)),
     run_untagged: runner.run_untagged,
     locked: runner.locked,
     ...(runner.access_level === "ref_protected" ? { access_level: "ref_protected" } : {}),

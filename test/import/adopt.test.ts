@@ -79,7 +79,7 @@ it("adopts an existing runner: import --adopt stores its token, onboard corrects
   expect(planned.shards[0]).toMatchObject({ action: "adopt-existing", runnerId: old.id, dryRun: true });
   expect(planned.shards[0].changedFields).toEqual(expect.arrayContaining(["tag_list", "maintenance_note"]));
   expect(planned.shards[0].changedFields).not.toContain("run_untagged");
-  expect(planned.shards[0].changes).toContain('tag_list: ["docker","linux"] -> ["docker","linux","spot"]');
+  expect(planned.shards[0].changes).toContain('tag_list: ["docker","linux"] -> ["docker","linux","spot","runner-fleet:cell-9"]');
   expect(formatOnboardReport(planned)).toContain(`aws-autoscale  would adopt runner #${old.id}: runner #${old.id} existed before runner-fleet`);
   expect(runnerChanges(gitlab.fake.requests)).toEqual([]);
 
@@ -90,7 +90,7 @@ it("adopts an existing runner: import --adopt stores its token, onboard corrects
   expect(writes).toEqual([`PUT /api/v4/runners/${old.id}`]);
   expect(gitlab.fake.runners.size).toBe(1);
   const runner = gitlab.fake.runners.get(old.id)!;
-  expect(runner.tag_list).toEqual(["docker", "linux", "spot"]);
+  expect(runner.tag_list).toEqual(["docker", "linux", "spot", "runner-fleet:cell-9"]);
   expect(runner.token).toBe(old.token);
   expect(runner.maintenance_note).toContain(runnerMarker(loadModelFile(out()).model, loadModelFile(out()).model.shards[0]));
   expect(runner.managers.map((manager) => manager.system_id)).not.toContain(TOKEN_CHECK_SYSTEM_ID);
