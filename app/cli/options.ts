@@ -6,14 +6,12 @@
  * - `--model`: `modelsOption()` where a command acts on several models, `singleModelOption()` where it
  *   acts on one; the latter refuses a second --model instead of silently keeping the last.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { PROJECT_ROOT } from "../../lib/files/project-root";
+import { toolkitVersion } from "../../lib/files/toolkit-version";
 
 /** The toolkit's version, from its package.json. */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  return toolkitVersion();
 }
 
 /** A command with the shared conventions: `--version` and one help format. */
