@@ -7,7 +7,7 @@ import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { TerraformOutput, TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
-import { toolkitVersion } from "../lib/files/toolkit-version";
+import { TOOLKIT_VERSION_OUTPUT, toolkitVersion } from "../lib/files/toolkit-version";
 import { shardLabels, stackName } from "../lib/model/names";
 import type { RunnerModel } from "../lib/model/schema";
 import { renderCellFiles, type RenderedShardFiles } from "../lib/render/rendered-files";
@@ -26,8 +26,7 @@ export interface CellStackProps {
   readonly rendered?: readonly RenderedShardFiles[];
 }
 
-/** The stack output that says which toolkit version last applied the cell (`status` reads it). */
-export const TOOLKIT_VERSION_OUTPUT = "runner_fleet_version";
+export { TOOLKIT_VERSION_OUTPUT } from "../lib/files/toolkit-version";
 
 /**
  * An output, not a label or tag: a label on every resource would update every resource at each

@@ -9,3 +9,6 @@ export function toolkitVersion(): string {
   version ??= (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
   return version;
 }
+
+/** The stack output that records the toolkit version (stacks/cell-stack.ts writes it, `status` reads it). */
+export const TOOLKIT_VERSION_OUTPUT = "runner_fleet_version";
