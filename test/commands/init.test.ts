@@ -16,6 +16,20 @@ import { runnerModelJsonSchemaText } from "../../lib/model/json-schema";
 import { loadModelFile } from "../../lib/model/load";
 import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { REPO_ROOT, STACK_TRACE_LINE, runBin } from "../support/cli";
+import { parsedCommandLine } from "../support/command-line";
+import { prepareCommand } from "../../app/commands/prepare";
+import { parsePrepareOptions } from "../../app/commands/prepare-options";
+import { provisionCommand } from "../../app/commands/provision";
+import { parseProvisionOptions } from "../../app/commands/provision-options";
+import { statusCommand } from "../../app/commands/status";
+import { parseStatusOptions } from "../../app/commands/status-options";
+
+/** The options parsers of the commands the team's README and scripts name. */
+const PARSERS: Record<string, (args: readonly string[]) => unknown> = {
+  prepare: (args) => parsePrepareOptions(parsedCommandLine(prepareCommand(), args)),
+  provision: (args) => parseProvisionOptions(parsedCommandLine(provisionCommand(), args)),
+  status: (args) => parseStatusOptions(parsedCommandLine(statusCommand(), args)),
+};
 
 const VERSION = toolkitVersion();
 let root: string;
@@ -103,6 +117,16 @@ describe("a new repository", () => {
     expect(read(root, ".git/HEAD")).toBe("ref: refs/heads/main\n");
     expect(existsSync(join(root, "models", "cell-1.yaml"))).toBe(true);
   });
+});
+
+test("every command line the team's README and package.json scripts give is one the commands accept", () => {
+  runInit({ dir: root, lockfile: false });
+  const readme = read(root, "README.md");
+  const scripts = Object.values(JSON.parse(read(root, "package.json")).scripts as Record<string, string>);
+  const lines = [...readme.matchAll(/npx (runner-fleet [^\n`#]*)/g)].map((match) => match[1].trim()).concat(scripts);
+  const parsed = lines.map((line) => line.split(/\s+/).slice(1)).filter(([command]) => command in PARSERS);
+  expect(new Set(parsed.map(([command]) => command))).toEqual(new Set(["prepare", "provision", "status"]));
+  for (const [command, ...args] of parsed) expect(() => PARSERS[command](args)).not.toThrow();
 });
 
 describe("files in the way", () => {

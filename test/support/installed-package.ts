@@ -19,7 +19,8 @@ import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "./cli";
+// PROJECT_ROOT, not test/support/cli's REPO_ROOT: the bench runs this module compiled, from dist/.
+import { PROJECT_ROOT as REPO_ROOT } from "../../lib/files/project-root";
 
 export interface PackedToolkit {
   readonly tarball: string;
