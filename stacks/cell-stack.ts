@@ -33,7 +33,7 @@ export { TOOLKIT_VERSION_OUTPUT } from "../lib/files/toolkit-version";
  * release, while an output changes nothing in the cloud. Terraform writes outputs to the state at
  * apply, so the state says which version applied the cell last.
  */
-function recordToolkitVersion(stack: TerraformStack): void {
+export function recordToolkitVersion(stack: TerraformStack): void {
   new TerraformOutput(stack, TOOLKIT_VERSION_OUTPUT, {
     value: toolkitVersion(),
     description: "The runner-fleet version that synthesized this stack (recorded in the state at apply).",
