@@ -5,20 +5,13 @@
  * is the same bundle ./bin/<command> runs (dist/bundle/<command>.js, through bin/load-command.js), so
  * `runner-fleet provision ...` and `./bin/provision ...` are one program.
  *
- * Adding a command is one line in COMMANDS: its bundle's name, the factory the bundle exports and
- * one line of help. (The file name has a dot so build/bundle-commands.js does not take it for a command.)
+ * Adding a command is one line in bin/commands.js: its bundle's name, the factory the bundle exports
+ * and one line of help. (File names with a dot: build/bundle-commands.js takes neither for a command.)
  */
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 
-const COMMANDS = {
-  init: { factory: "initCommand", summary: "write a models repository here: a model, its schema, a pipeline, package.json, a README" },
-  prepare: { factory: "prepareCommand", summary: "validate the models, check the toolchain, write models/schema.json" },
-  onboard: { factory: "onboardCommand", summary: "create or reconcile a cell's runners in GitLab and store their tokens" },
-  provision: { factory: "provisionCommand", summary: "synthesize a cell's stack, plan, onboard and apply (--dry-run: no credentials)" },
-  review: { factory: "reviewCommand", summary: "compare the synthesized stacks of two git refs (merge request review)" },
-  status: { factory: "statusCommand", summary: "the whole fleet as GitLab sees it, and the version that provisioned each cell" },
-};
+const COMMANDS = require("./commands");
 
 function version() {
   return JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")).version;
