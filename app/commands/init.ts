@@ -5,8 +5,8 @@
  * this version with its lockfile, a README for the team and a .gitignore.
  *
  * It never overwrites a file without --force: every file in the way is listed and nothing is written
- * (exit 2). package.json is merged into, not replaced, so `npm install runner-fleet && npx runner-fleet init`
- * works; its runner-fleet pin changes only with --force.
+ * (exit 2). package.json and .gitignore are merged into, not replaced, so `npm install runner-fleet &&
+ * npx runner-fleet init` works; package.json's runner-fleet pin changes only with --force.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -54,7 +54,7 @@ export function runInit(options: InitOptions = {}): InitResult {
   const files = scaffoldFiles({ cloud: options.cloud ?? "google", cell: options.cell ?? "cell-1", version, componentProject });
 
   const existing = new Map(files.map((file) => [file.path, readIfPresent(join(dir, file.path))]));
-  const inTheWay = files.filter((file) => existing.get(file.path) !== undefined).map((file) => file.path);
+  const inTheWay = files.filter((file) => existing.get(file.path) !== undefined && file.merge === undefined).map((file) => file.path);
   if (inTheWay.length > 0 && !force) {
     throw new UserInputError(`${dir} already has ${inTheWay.join(", ")}; nothing was written. Move them aside, or run again with --force to overwrite them`);
   }
@@ -64,9 +64,11 @@ export function runInit(options: InitOptions = {}): InitResult {
   const outcomes: Array<{ path: string; outcome: FileOutcome }> = [];
   for (const file of files) {
     const before = existing.get(file.path);
+    const content = before !== undefined && file.merge ? file.merge(before) : file.content;
     mkdirSync(dirname(join(dir, file.path)), { recursive: true });
-    if (before !== file.content) writeFileSync(join(dir, file.path), file.content);
-    outcomes.push({ path: file.path, outcome: before === undefined ? "created" : before === file.content ? "unchanged" : "overwritten" });
+    if (before !== content) writeFileSync(join(dir, file.path), content);
+    const changed: FileOutcome = file.merge ? "updated" : "overwritten";
+    outcomes.push({ path: file.path, outcome: before === undefined ? "created" : before === content ? "unchanged" : changed });
   }
   if (manifest.changed) writeFileSync(manifestFile, manifest.content);
   outcomes.push({ path: "package.json", outcome: !manifest.existed ? "created" : manifest.changed ? "updated" : "unchanged" });

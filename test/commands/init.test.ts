@@ -168,6 +168,18 @@ describe("files in the way", () => {
     expect(again.files.every((file) => file.outcome === "unchanged")).toBe(true);
   });
 
+  test("a .gitignore of the team's is kept, with the lines it lacks appended once", () => {
+    writeFileSync(join(root, ".gitignore"), "*.log\nnode_modules/");
+    const result = runInit({ dir: root, lockfile: false });
+    expect(result.files.find((file) => file.path === ".gitignore")?.outcome).toBe("updated");
+    const lines = read(root, ".gitignore").split("\n");
+    expect(lines.slice(0, 3)).toEqual(["*.log", "node_modules/", "# runner-fleet"]);
+    expect(lines.filter((line) => line === "node_modules/")).toHaveLength(1);
+    expect(lines).toEqual(expect.arrayContaining(["cdktf.out/", ".state/"]));
+    const again = runInit({ dir: root, force: true, lockfile: false });
+    expect(again.files.find((file) => file.path === ".gitignore")?.outcome).toBe("unchanged");
+  });
+
   test("a package.json of its own (npm install runner-fleet first) is merged into without --force, its pin kept and said", () => {
     writeFileSync(join(root, "package.json"), JSON.stringify({ dependencies: { "runner-fleet": "file:../runner-fleet.tgz" } }));
     const result = runInit({ dir: root, lockfile: false });
