@@ -8,11 +8,11 @@
  * (exit 2). package.json and .gitignore are merged into, not replaced, so `npm install runner-fleet &&
  * npx runner-fleet init` works; package.json's runner-fleet pin changes only with --force.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, packageVersion, withDefault } from "../cli/options";
-import { UserInputError } from "../../lib/process/errors";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { CLOUDS, PLACEHOLDER_COMPONENT_PROJECT, scaffoldFiles, type Cloud } from "../init/scaffold-files";
 import { packageManifest, readIfPresent } from "../init/package-manifest";
 import { writeLockfile } from "../init/lockfile";
@@ -50,6 +50,7 @@ export function runInit(options: InitOptions = {}): InitResult {
   if (!/^[\w.-]+(\/[\w.-]+)+$/.test(componentProject)) {
     throw new UserInputError(`--component-project: expected a GitLab project's full path such as platform/runner-fleet, received ${JSON.stringify(componentProject)}`);
   }
+  if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new UserInputError(`${dir}: expected a directory (or a path to create one at), received a file`);
   const force = options.force ?? false;
   const files = scaffoldFiles({ cloud: options.cloud ?? "google", cell: options.cell ?? "cell-1", version, componentProject });
 
@@ -65,12 +66,11 @@ export function runInit(options: InitOptions = {}): InitResult {
   for (const file of files) {
     const before = existing.get(file.path);
     const content = before !== undefined && file.merge ? file.merge(before) : file.content;
-    mkdirSync(dirname(join(dir, file.path)), { recursive: true });
-    if (before !== content) writeFileSync(join(dir, file.path), content);
+    if (before !== content) writeScaffoldFile(join(dir, file.path), content);
     const changed: FileOutcome = file.merge ? "updated" : "overwritten";
     outcomes.push({ path: file.path, outcome: before === undefined ? "created" : before === content ? "unchanged" : changed });
   }
-  if (manifest.changed) writeFileSync(manifestFile, manifest.content);
+  if (manifest.changed) writeScaffoldFile(manifestFile, manifest.content);
   outcomes.push({ path: "package.json", outcome: !manifest.existed ? "created" : manifest.changed ? "updated" : "unchanged" });
 
   const notes: string[] = [];
@@ -91,6 +91,18 @@ export function runInit(options: InitOptions = {}): InitResult {
   return { dir, version, files: outcomes, notes };
 }
 
+/** A file the machine will not let us write (permissions, a directory in its place) is the environment's failure, named. */
+function writeScaffoldFile(file: string, content: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new OperationalError(`cannot write ${file}: ${code}`, { cause: error });
+  }
+}
+
 export function formatInitReport(result: InitResult): string {
   const width = Math.max(...result.files.map((file) => file.outcome.length));
   const model = result.files.find((file) => /^models\/(?!schema\.json$)/.test(file.path));
@@ -101,7 +113,7 @@ export function formatInitReport(result: InitResult): string {
     ...result.notes.map((note) => `note: ${note}`),
     "",
     "Next:",
-    "  npm ci                                          # if node_modules/ is not there yet",
+    "  npm install                                     # if node_modules/ is not there yet",
     `  npx runner-fleet provision --model ${cell} --dry-run`,
     `  then edit models/${cell}.yaml (every acme-... and example.com value) and read README.md`,
     "",

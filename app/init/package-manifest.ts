@@ -84,7 +84,9 @@ export function readIfPresent(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    // Something there that is not a readable file (a directory of that name, no permission): in the way, named.
+    throw new UserInputError(`${file}: expected a file init can read or write, received ${code === "EISDIR" ? "a directory" : `an error (${code ?? (error as Error).message})`}`);
   }
 }

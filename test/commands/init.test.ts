@@ -202,6 +202,14 @@ describe("bad input has no side effects", () => {
     expect(readdirSync(root)).toEqual(["package.json"]);
   });
 
+  test("a directory argument that is a file, and a directory where init writes a file", () => {
+    writeFileSync(join(root, "file"), "");
+    expect(() => runInit({ dir: join(root, "file"), lockfile: false })).toThrow(`${join(root, "file")}: expected a directory (or a path to create one at), received a file`);
+    mkdirSync(join(root, "repo", "README.md"), { recursive: true });
+    expect(() => runInit({ dir: join(root, "repo"), lockfile: false })).toThrow(`${join(root, "repo", "README.md")}: expected a file init can read or write, received a directory`);
+    expect(readdirSync(join(root, "repo"))).toEqual(["README.md"]);
+  });
+
   test("a component project that is not a project path", () => {
     expect(() => runInit({ dir: root, componentProject: "runner-fleet", lockfile: false })).toThrow(
       '--component-project: expected a GitLab project\'s full path such as platform/runner-fleet, received "runner-fleet"',
