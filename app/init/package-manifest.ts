@@ -11,10 +11,13 @@ export const PACKAGE_NAME = "runner-fleet";
 
 type Manifest = Record<string, unknown> & { dependencies?: Record<string, string>; scripts?: Record<string, string> };
 
-/** Shortcuts for the commands a team runs most; `npm run` lists them. (Not `prepare`: npm runs that on every install.) */
+/**
+ * Shortcuts for the commands a team runs most; `npm run` lists them. (Not `prepare`: npm runs that on
+ * every install.) `npm run dry-run -- cell-1` names the cell after the script's --model.
+ */
 const SCRIPTS: Record<string, string> = {
   validate: "runner-fleet prepare",
-  "dry-run": "runner-fleet provision --dry-run",
+  "dry-run": "runner-fleet provision --dry-run --model",
   status: "runner-fleet status",
 };
 
