@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Ajv from "ajv";
 import { parse } from "yaml";
 import { runInit } from "../../app/commands/init";
 import { PLACEHOLDER_COMPONENT_PROJECT } from "../../app/init/scaffold-files";
@@ -32,6 +33,10 @@ const PARSERS: Record<string, (args: readonly string[]) => unknown> = {
 };
 
 const VERSION = toolkitVersion();
+// GitLab's CI schema (draft-07, Ajv's default dialect), as test/ci/pipeline-schema.test.ts uses it.
+const validatePipeline = new Ajv({ strict: false, allErrors: true, logger: false }).compile(
+  JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "gitlab-ci.schema.json"), "utf8")) as Record<string, unknown>,
+);
 let root: string;
 
 beforeEach(() => {
@@ -71,6 +76,8 @@ describe("a new repository", () => {
     expect(loaded.warnings).toEqual([]);
 
     const pipeline = parse(read(dir, ".gitlab-ci.yml")) as { include: Array<{ component: string; inputs: Record<string, string> }> };
+    expect(validatePipeline(pipeline) ? [] : validatePipeline.errors).toEqual([]);
+    expect(validatePipeline({ include: [{ component: 42 }] })).toBe(false);
     expect(pipeline.include).toEqual([
       { component: `$CI_SERVER_FQDN/${PLACEHOLDER_COMPONENT_PROJECT}/runner-fleet@${VERSION}`, inputs: { toolkit_version: VERSION, models_dir: "models" } },
     ]);
