@@ -83,7 +83,12 @@ export function installOffline(packed: PackedToolkit, dir: string): void {
   }
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "models", private: true, dependencies: { [manifest.name]: spec } }, null, 2)}\n`);
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify({ name: "models", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
-  npm(["ci", "--offline", "--no-audit", "--no-fund"], dir);
+  try {
+    npm(["ci", "--offline", "--no-audit", "--no-fund"], dir);
+  } catch (error) {
+    if (!/ENOTCACHED/.test((error as Error).message)) throw error;
+    throw new Error(`the npm cache lacks a dependency of the package, so it cannot be installed offline: run \`npm ci\` in this checkout (it fills the cache) and run the test again\n${(error as Error).message}`);
+  }
 }
 
 /** The optional peers (package.json peerDependencies), linked into `dir`'s node_modules from this checkout. */
