@@ -10,7 +10,7 @@
  */
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { Option, type Command } from "commander";
+import { Argument, Option, type Command } from "commander";
 import { cliCommand, packageVersion, withDefault } from "../cli/options";
 import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { CLOUDS, PLACEHOLDER_COMPONENT_PROJECT, scaffoldFiles, type Cloud } from "../init/scaffold-files";
@@ -123,7 +123,7 @@ export function formatInitReport(result: InitResult): string {
 export function initCommand(): Command {
   return cliCommand("init")
     .description("Write a models repository into a directory: an example model, its schema, a pipeline, package.json and its lockfile, a README.")
-    .argument("[dir]", "the repository's directory (created when missing)", ".")
+    .addArgument(new Argument("[dir]", "the repository's directory (created when missing)").default(".", "the current directory"))
     .addOption(withDefault(new Option("--cloud <cloud>", "the example cell's cloud").choices(CLOUDS), "google", "google"))
     .addOption(withDefault(new Option("--cell <id>", "the example cell's id (and file name)"), "cell-1", "cell-1"))
     .addOption(withDefault(new Option("--component-project <path>", "the GitLab project hosting the runner-fleet component"), PLACEHOLDER_COMPONENT_PROJECT))

@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision" | "review" | "status",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "init",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): CliResult {
