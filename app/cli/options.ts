@@ -5,14 +5,12 @@
  *   `--help` shows them one way: a trailing "(default: <value>)", unquoted.
  * - `--model`: `modelsOption()`, repeatable: every command acts on each model named.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Command, Option } from "commander";
-import { PROJECT_ROOT } from "../../lib/files/project-root";
+import { toolkitVersion } from "../../lib/files/toolkit-version";
 
 /** The toolkit's version, from its package.json. */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  return toolkitVersion();
 }
 
 /** A command with the shared conventions: `--version` and one help format. */

@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): CliResult {
