@@ -9,6 +9,7 @@ import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
 import type * as ReviewOptionsModule from "./review-options";
 import { DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
+import type { ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
@@ -96,6 +97,8 @@ export interface ChildPipelineCommandOptions {
   readonly image?: string;
   /** How apply jobs start (APPLY_MODE in the pipeline). @default "auto" */
   readonly applyMode?: ApplyMode;
+  /** How the jobs run the toolkit. @default - this checkout's ./bin/ and ci/ */
+  readonly toolkit?: ToolkitInvocation;
 }
 
 export interface ChildPipelineResult {
@@ -124,7 +127,7 @@ export async function runChildPipeline(options: ChildPipelineCommandOptions): Pr
     removed = changed.removed.map((entry) => entry.cell);
     reasons = Object.fromEntries(changed.cells.map((entry) => [entry.cell, entry.reasons]));
   }
-  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image, applyMode: options.applyMode });
+  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image, applyMode: options.applyMode, toolkit: options.toolkit });
   const file = resolve(cwd, options.file);
   writeFileEnsuringDir(file, yaml);
   return { file, mode: options.mode, cells, removed, reasons };
@@ -159,6 +162,8 @@ export function reviewCommand(): Command {
     .addOption(withDefault(new Option("--apply-mode <mode>", "with --mode apply: auto, or manual (each apply job waits for a person)"), "auto"))
     .option("--all", "with --child-pipeline: every cell, whatever changed")
     .addOption(withDefault(new Option("--image <image>", "with --child-pipeline: job image"), DEFAULT_CI_IMAGE))
+    .addOption(withDefault(new Option("--toolkit-command <command>", "with --child-pipeline: how jobs run the toolkit, a subcommand follows it"), "./bin/<subcommand>"))
+    .addOption(withDefault(new Option("--toolkit-dir <dir>", "with --child-pipeline: directory of the toolkit's ci/ scripts"), "this checkout"))
     .addOption(modelsDirOption())
     .addHelpText(
       "after",
@@ -173,7 +178,7 @@ export function reviewCommand(): Command {
       const json = Boolean(flags.json);
       const common = { cwd: process.cwd(), modelsDir };
       if (mode.kind === "child-pipeline") {
-        const result = await runChildPipeline({ ...common, file: mode.file, mode: mode.pipeline, cells: mode.cells, image: mode.image, applyMode: mode.applyMode });
+        const result = await runChildPipeline({ ...common, file: mode.file, mode: mode.pipeline, cells: mode.cells, image: mode.image, applyMode: mode.applyMode, toolkit: mode.toolkit });
         process.stdout.write(
           json
             ? `${JSON.stringify(result, null, 2)}\n`
