@@ -18,6 +18,7 @@ import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText
 import { modelWarnings } from "../../lib/review/model-warnings";
 import { diffStacks } from "../../lib/review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
+import { toolkitUpgrade } from "../../lib/review/toolkit-upgrade";
 
 export interface ReviewOptions {
   /** Git ref the change is compared with (the MR's diff base). */
@@ -61,6 +62,8 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
         options.head ? synthRef(options.head, synthOptions) : synthWorkingTree(cwd, synthOptions),
       ]);
 
+  // A moved runner-fleet pin (a models repository's upgrade): shown first, with its changelog.
+  const upgrade = await toolkitUpgrade({ cwd, baseSha: changed.baseSha, head: options.head });
   const report: ReviewReport = {
     base: { ref: options.base, sha: changed.baseSha },
     head: { ref: changed.head },
@@ -69,6 +72,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
     costs: await costChanges(changed, { cwd, head: options.head }),
     modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
+    ...(upgrade ? { toolkitUpgrade: upgrade } : {}),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);
