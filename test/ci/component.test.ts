@@ -57,7 +57,7 @@ describe("the component's place in the repository", () => {
 
   it("is what this repository's .gitlab-ci.yml includes, from the local tree", () => {
     const root = loadConfigFile(readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8"), ".gitlab-ci.yml").content;
-    expect(root.include).toEqual([{ local: COMPONENT, inputs: { toolkit_command: "./bin/runner-fleet", toolkit_dir: "." } }]);
+    expect(root.include).toEqual([{ local: COMPONENT, inputs: { toolkit_command: "./bin/runner-fleet.js", toolkit_dir: "." } }]);
     // Nothing but the include: what runs here is what teams get.
     expect(Object.keys(root)).toEqual(["include"]);
   });
@@ -155,7 +155,7 @@ describe("the component's inputs", () => {
     [{ lock_timeout: "1h30m" }],
     [{ lock_timeout: "90s" }],
     [{ models_dir: "infra/runner-models" }],
-    [{ toolkit_command: "./bin/runner-fleet", toolkit_dir: "." }],
+    [{ toolkit_command: "./bin/runner-fleet.js", toolkit_dir: "." }],
     [{ image: "registry.example.com/ci/node:22-bookworm@sha256:0123" }],
   ])("accepts %j", (inputs) => {
     expect(() => including(inputs)).not.toThrow();

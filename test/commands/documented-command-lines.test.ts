@@ -37,8 +37,8 @@ function words(line: string): string[] {
   return [...expanded.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]);
 }
 
-/** How a line starts a toolkit command: this checkout's ./bin/<command> or ./bin/runner-fleet <command>, or the installed package's. */
-const TOOLKIT = String.raw`(?:\.\/bin\/(?:runner-fleet\s+)?|npx\s+--no-install\s+runner-fleet\s+)`;
+/** How a line starts a toolkit command: this checkout's ./bin/<command> or ./bin/runner-fleet.js <command>, or the installed package's. */
+const TOOLKIT = String.raw`(?:\.\/bin\/(?:runner-fleet\.js\s+)?|npx\s+--no-install\s+runner-fleet\s+)`;
 
 /** `./bin/<command> ...` (or `npx --no-install runner-fleet <command> ...`) in a text, one per command (split at &&, ;, | and >, comments dropped). */
 function commandLines(text: string, origin: string): { origin: string; command: Parsed; args: string[] }[] {
