@@ -2,14 +2,14 @@
  * A merge request that moves a models repository's runner-fleet pin is shown as an upgrade in the
  * review, with the changelog entries it crosses (fixture changelogs in Keep a Changelog form, and
  * lockfiles as npm writes them: lockfileVersion 3 `packages`, lockfileVersion 1 `dependencies`).
+ * End to end, through runReview with each side synthesized by its own pin: models-repository-review.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { entriesBetween, parseChangelog } from "../../lib/review/changelog";
 import { renderReviewMarkdown, renderReviewText, REVIEW_MARKER, type ReviewReport } from "../../lib/review/render-review";
 import { describeUpgrade, pinnedVersion, toolkitUpgrade } from "../../lib/review/toolkit-upgrade";
-import { runReview } from "../../app/commands/review";
-import { createFakeSynthRepo, createTempRepo, type TempRepo } from "./review-temp-repo";
+import { createTempRepo, type TempRepo } from "./review-temp-repo";
 
 const FIXTURES = join(__dirname, "..", "fixtures", "changelogs");
 const keepAChangelog = readFileSync(join(FIXTURES, "keep-a-changelog.md"), "utf8");
@@ -163,26 +163,3 @@ describe("the upgrade in the review", () => {
   });
 });
 
-describe("review of a pin change, end to end (fake synth)", () => {
-  it("plans every cell and puts the upgrade at the top of the note", async () => {
-    const model = "project: fleet-prod\nregion: europe-west4\nmachine_type: e2-small\n";
-    const repo = createFakeSynthRepo({ "cell-1": model, "cell-2": model }, { "package-lock.json": lockfile("1.2.0") });
-    try {
-      const base = repo.git("rev-parse", "HEAD").trim();
-      repo.write("package-lock.json", lockfile("1.4.0"));
-      const head = repo.commit("runner-fleet 1.4.0");
-
-      const { report, markdown } = await runReview({ cwd: repo.dir, base, head });
-
-      expect(report.toolkitUpgrade).toMatchObject({ from: "1.2.0", to: "1.4.0", direction: "upgrade" });
-      expect(report.changedCells.cells.map((cell) => cell.cell)).toEqual(["cell-1", "cell-2"]);
-      const upgradeAt = markdown.indexOf("#### Toolkit upgrade: runner-fleet 1.2.0 → 1.4.0");
-      expect(upgradeAt).toBeGreaterThan(0);
-      // The changelog is this checkout's (the toolkit running the review): its entries or a note saying why there are none.
-      const upgrade = report.toolkitUpgrade as NonNullable<typeof report.toolkitUpgrade>;
-      expect(upgrade.entries.length > 0 || typeof upgrade.note === "string").toBe(true);
-    } finally {
-      repo.cleanup();
-    }
-  });
-});
