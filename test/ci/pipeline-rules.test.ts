@@ -281,3 +281,11 @@ describe("the component as a models repository includes it, with inputs other th
     ]);
   });
 });
+
+describe("a team's own stages", () => {
+  it("replace the component's list (an include is merged key by key, arrays replaced), so the README says to name the component's stages in them", () => {
+    const config = resolvePipelineText(ROOT, "include:\n  - local: templates/runner-fleet.yml\nstages: [build, prepare, review, cells, provision, deploy]\n");
+    expect(config.stages).toEqual(["build", "prepare", "review", "cells", "provision", "deploy"]);
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("name the component's four stages in it too");
+  });
+});
