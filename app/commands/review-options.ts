@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { APPLY_MODES, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
+import { TOOLKIT_COMMAND_PATTERN, TOOLKIT_DIR_PATTERN, type ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
 import { cannotCombineWith, goWith, listOf, modeFlags, parseOptions, selectMode } from "../cli/parse-options";
 
 export type ReviewMode =
@@ -32,6 +33,8 @@ export type ReviewMode =
       readonly applyMode: ApplyMode;
       readonly image?: string;
       readonly cells: "all" | { readonly changedSince: string };
+      /** How the child pipeline's jobs run the toolkit (the component's toolkit_command and toolkit_dir). */
+      readonly toolkit: ToolkitInvocation;
     };
 
 export interface ReviewCliOptions {
@@ -82,6 +85,9 @@ const optionsSchema = selectMode((flags) => (flags.childPipeline !== undefined ?
       base: z.string().optional(),
       all: z.boolean().optional(),
       image: z.string().optional(),
+      // Written into the child pipeline's shell lines: plain words only.
+      toolkitCommand: z.string().regex(TOOLKIT_COMMAND_PATTERN, { error: "must be plain words (letters, digits, _ . / @ = - and spaces), e.g. npx --no-install runner-fleet" }).optional(),
+      toolkitDir: z.string().regex(TOOLKIT_DIR_PATTERN, { error: "must be a path of letters, digits and _ . @ / -, e.g. node_modules/runner-fleet" }).optional(),
     },
     cannotCombineWith("--child-pipeline writes a pipeline: it cannot be combined with"),
   ).transform((flags, context): ReviewCliOptions => {
@@ -91,7 +97,11 @@ const optionsSchema = selectMode((flags) => (flags.childPipeline !== undefined ?
       return z.NEVER;
     }
     const image = flags.image === undefined ? {} : { image: flags.image };
-    return { modelsDir: flags.modelsDir, mode: { kind: "child-pipeline", file: flags.childPipeline, pipeline: flags.mode, applyMode: flags.applyMode, ...image, cells } };
+    const toolkit: ToolkitInvocation = {
+      ...(flags.toolkitCommand === undefined ? {} : { command: flags.toolkitCommand }),
+      ...(flags.toolkitDir === undefined ? {} : { dir: flags.toolkitDir }),
+    };
+    return { modelsDir: flags.modelsDir, mode: { kind: "child-pipeline", file: flags.childPipeline, pipeline: flags.mode, applyMode: flags.applyMode, ...image, cells, toolkit } };
   }),
 ]);
 

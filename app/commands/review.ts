@@ -9,6 +9,7 @@ import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
 import type * as ReviewOptionsModule from "./review-options";
 import { DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
+import type { ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
 import { describeTally } from "../../lib/gitlab/request-pacer";
 import { formatMs } from "../../lib/gitlab/retry";
@@ -20,6 +21,7 @@ import { modelWarnings } from "../../lib/review/model-warnings";
 import { importedModelNotes } from "../../lib/review/imported-models";
 import { diffStacks } from "../../lib/review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
+import { toolkitUpgrade } from "../../lib/review/toolkit-upgrade";
 
 export interface ReviewOptions {
   /** Git ref the change is compared with (the MR's diff base). */
@@ -63,6 +65,8 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
         options.head ? synthRef(options.head, synthOptions) : synthWorkingTree(cwd, synthOptions),
       ]);
 
+  // A moved runner-fleet pin (a models repository's upgrade): shown first, with its changelog.
+  const upgrade = await toolkitUpgrade({ cwd, baseSha: changed.baseSha, head: options.head });
   const report: ReviewReport = {
     base: { ref: options.base, sha: changed.baseSha },
     head: { ref: changed.head },
@@ -72,6 +76,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     costs: await costChanges(changed, { cwd, head: options.head }),
     modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
     importNotes: await importedModelNotes(changed, { cwd, head: options.head }),
+    ...(upgrade ? { toolkitUpgrade: upgrade } : {}),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);
@@ -100,6 +105,8 @@ export interface ChildPipelineCommandOptions {
   readonly image?: string;
   /** How apply jobs start (APPLY_MODE in the pipeline). @default "auto" */
   readonly applyMode?: ApplyMode;
+  /** How the jobs run the toolkit. @default - this checkout's ./bin/ and ci/ */
+  readonly toolkit?: ToolkitInvocation;
 }
 
 export interface ChildPipelineResult {
@@ -128,7 +135,7 @@ export async function runChildPipeline(options: ChildPipelineCommandOptions): Pr
     removed = changed.removed.map((entry) => entry.cell);
     reasons = Object.fromEntries(changed.cells.map((entry) => [entry.cell, entry.reasons]));
   }
-  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image, applyMode: options.applyMode });
+  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image, applyMode: options.applyMode, toolkit: options.toolkit });
   const file = resolve(cwd, options.file);
   writeFileEnsuringDir(file, yaml);
   return { file, mode: options.mode, cells, removed, reasons };
@@ -163,6 +170,8 @@ export function reviewCommand(): Command {
     .addOption(withDefault(new Option("--apply-mode <mode>", "with --mode apply: auto, or manual (each apply job waits for a person)"), "auto"))
     .option("--all", "with --child-pipeline: every cell, whatever changed")
     .addOption(withDefault(new Option("--image <image>", "with --child-pipeline: job image"), DEFAULT_CI_IMAGE))
+    .addOption(withDefault(new Option("--toolkit-command <command>", "with --child-pipeline: how jobs run the toolkit, a subcommand follows it"), "./bin/<subcommand>"))
+    .addOption(withDefault(new Option("--toolkit-dir <dir>", "with --child-pipeline: directory of the toolkit's ci/ scripts"), "this checkout"))
     .addOption(modelsDirOption())
     .addHelpText(
       "after",
@@ -177,7 +186,7 @@ export function reviewCommand(): Command {
       const json = Boolean(flags.json);
       const common = { cwd: process.cwd(), modelsDir };
       if (mode.kind === "child-pipeline") {
-        const result = await runChildPipeline({ ...common, file: mode.file, mode: mode.pipeline, cells: mode.cells, image: mode.image, applyMode: mode.applyMode });
+        const result = await runChildPipeline({ ...common, file: mode.file, mode: mode.pipeline, cells: mode.cells, image: mode.image, applyMode: mode.applyMode, toolkit: mode.toolkit });
         process.stdout.write(
           json
             ? `${JSON.stringify(result, null, 2)}\n`

@@ -11,6 +11,7 @@
  */
 import { DRIFT_EXIT_CODE } from "../process/errors";
 import { template } from "../templates/template-engine";
+import { toolkitCommand, toolkitScript, type ToolkitInvocation } from "./toolkit-invocation";
 
 export type ChildPipelineMode = "plan" | "apply" | "drift";
 /** manual: each apply job waits for a person to start it (after the environment's approvals, if any). */
@@ -30,6 +31,8 @@ export interface ChildPipelineOptions {
   readonly image?: string;
   /** How apply jobs start. @default "auto" */
   readonly applyMode?: ApplyMode;
+  /** How the jobs run the toolkit. @default - this checkout's ./bin/ and ci/ */
+  readonly toolkit?: ToolkitInvocation;
 }
 
 /** A supported Node LTS (Node 20 reached end of life in April 2026); the code still runs on Node >= 20.9. */
@@ -56,6 +59,8 @@ interface ChildPipelineContext {
   readonly stage: string;
   readonly base: string;
   readonly image: string;
+  /** npm ci (the toolkit the lockfile pins), then the engine: install-engine.sh is one of the toolkit's files. */
+  readonly beforeScript: readonly string[];
   readonly jobs: readonly JobContext[];
   readonly removed: readonly string[];
   readonly noop?: { readonly name: string; readonly message: string };
@@ -76,14 +81,14 @@ export function planOutDir(cell: string): string {
   return `plan-out/${cell}`;
 }
 
-export function planJob(cell: string): JobContext {
+export function planJob(cell: string, toolkit: ToolkitInvocation = {}): JobContext {
   const out = planOutDir(cell);
   return {
     name: `plan:${cell}`,
     when: "on_success",
     script: [
       // --skip-onboard: a merge request must not register runners in GitLab before it is merged.
-      `./bin/provision --model ${shellQuote(cell)} --plan --skip-onboard --out ${shellQuote(out)} --markdown ${shellQuote(`plan-${cell}.md`)} --terraform-report ${shellQuote(`plan-${cell}.tfreport.json`)} --post --json > ${shellQuote(`plan-${cell}.json`)}`,
+      `${toolkitCommand(toolkit, "provision")} --model ${shellQuote(cell)} --plan --skip-onboard --out ${shellQuote(out)} --markdown ${shellQuote(`plan-${cell}.md`)} --terraform-report ${shellQuote(`plan-${cell}.tfreport.json`)} --post --json > ${shellQuote(`plan-${cell}.json`)}`,
     ],
     artifacts: {
       paths: [`plan-${cell}.json`, `plan-${cell}.md`, `${out}/`],
@@ -94,7 +99,7 @@ export function planJob(cell: string): JobContext {
   };
 }
 
-export function applyJob(cell: string, applyMode: ApplyMode = "auto"): JobContext {
+export function applyJob(cell: string, applyMode: ApplyMode = "auto", toolkit: ToolkitInvocation = {}): JobContext {
   const reviewed = `reviewed-plan/${cell}`;
   return {
     name: `apply:${cell}`,
@@ -103,23 +108,23 @@ export function applyJob(cell: string, applyMode: ApplyMode = "auto"): JobContex
     environment: cellEnvironment(cell),
     script: [
       // The plan the merge request pipeline reviewed, when GitLab still has it (see the script).
-      `sh ci/fetch-reviewed-plan.sh ${shellQuote(cell)} ${shellQuote(reviewed)}`,
+      `sh ${toolkitScript(toolkit, "fetch-reviewed-plan.sh")} ${shellQuote(cell)} ${shellQuote(reviewed)}`,
       // Applied only when its inputs digest matches this commit's stack; otherwise planned again, shown, applied.
-      `./bin/provision --model ${shellQuote(cell)} --auto-approve --apply-plan ${shellQuote(`${reviewed}/${cell}.tfplan`)} --replan-if-stale`,
-      `./bin/onboard --model ${shellQuote(cell)} --status --require-online`,
+      `${toolkitCommand(toolkit, "provision")} --model ${shellQuote(cell)} --auto-approve --apply-plan ${shellQuote(`${reviewed}/${cell}.tfplan`)} --replan-if-stale`,
+      `${toolkitCommand(toolkit, "onboard")} --model ${shellQuote(cell)} --status --require-online`,
     ],
     artifacts: undefined,
   };
 }
 
-export function driftJob(cell: string): JobContext {
+export function driftJob(cell: string, toolkit: ToolkitInvocation = {}): JobContext {
   return {
     name: `drift:${cell}`,
     when: "on_success",
     // Drift is a finding, not a broken pipeline: exit 3 shows the job as a warning.
     allowFailureExitCodes: [DRIFT_EXIT_CODE],
     script: [
-      `./bin/provision --model ${shellQuote(cell)} --drift --markdown ${shellQuote(`drift-${cell}.md`)} --json > ${shellQuote(`drift-${cell}.json`)}`,
+      `${toolkitCommand(toolkit, "provision")} --model ${shellQuote(cell)} --drift --markdown ${shellQuote(`drift-${cell}.md`)} --json > ${shellQuote(`drift-${cell}.json`)}`,
     ],
     artifacts: { paths: [`drift-${cell}.json`, `drift-${cell}.md`], exclude: [] },
   };
@@ -131,17 +136,23 @@ export function renderChildPipeline(options: ChildPipelineOptions): string {
     if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(cell)) throw new Error(`cell name "${cell}" is not a DNS label`);
   }
   const removed = [...(options.removed ?? [])].sort();
-  const jobFor = { plan: planJob, apply: (cell: string) => applyJob(cell, options.applyMode), drift: driftJob }[options.mode];
+  const toolkit = options.toolkit ?? {};
+  const jobFor = {
+    plan: (cell: string) => planJob(cell, toolkit),
+    apply: (cell: string) => applyJob(cell, options.applyMode, toolkit),
+    drift: (cell: string) => driftJob(cell, toolkit),
+  }[options.mode];
   const verb = options.mode === "drift" ? "check for drift" : options.mode;
   const context: ChildPipelineContext = {
     mode: options.mode,
     stage: options.mode,
     base: options.base,
     image: options.image ?? DEFAULT_CI_IMAGE,
+    beforeScript: ["npm ci --cache .npm --prefer-offline --no-audit --no-fund", `bash ${toolkitScript(toolkit, "install-engine.sh")}`],
     jobs: cells.map(jobFor),
     removed: removed.map(
       (cell) =>
-        `echo ${shellQuote(`model of cell ${cell} was deleted: its infrastructure is NOT destroyed; run ./bin/provision --model ${cell} --destroy from a checkout that still has the model`)}`,
+        `echo ${shellQuote(`model of cell ${cell} was deleted: its infrastructure is NOT destroyed; run ${toolkitCommand(toolkit, "provision")} --model ${cell} --destroy from a checkout that still has the model`)}`,
     ),
     noop:
       cells.length === 0

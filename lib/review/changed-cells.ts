@@ -13,8 +13,8 @@ import { DEFAULT_MODELS_DIR } from "../model/model-files";
 /** Paths (relative to the repository root) whose change can alter every cell's stack. */
 export const SHARED_CODE_PREFIXES: readonly string[] = ["app/", "lib/", "constructs/", "stacks/", "templates/"];
 export const SHARED_CODE_FILES: readonly string[] = ["package.json", "package-lock.json", "tsconfig.json", "cdktf.json"];
-/** Under a shared prefix but only about pipelines: changing them re-plans nothing. */
-export const NOT_SHARED_PREFIXES: readonly string[] = ["templates/ci/"];
+/** Under a shared prefix but only about pipelines (the CI/CD component, the child-pipeline and trigger templates): changing them re-plans nothing. */
+export const NOT_SHARED_PREFIXES: readonly string[] = ["templates/ci/", "templates/runner-fleet.yml"];
 
 export interface ChangedCellsOptions {
   /** The ref the change is compared with (merge-base semantics: `<base>...<head>`). */

@@ -15,6 +15,8 @@ import { describeManagerChanges } from "./manager-changes";
 import type { RenderedFileChange } from "./rendered-diff";
 import type { AttributeChange, EntryChange } from "./entry-change";
 import { countActions, type CellDiff, type StackDiff } from "./stack-diff";
+import { toolkitUpgradeMarkdown, toolkitUpgradeText } from "./render-toolkit-upgrade";
+import type { ToolkitUpgrade } from "./toolkit-upgrade";
 
 /** First line of the merge-request note: how the note is found and updated instead of duplicated. */
 export const REVIEW_MARKER = "<!-- runner-fleet-review -->";
@@ -33,6 +35,8 @@ export interface ReviewReport {
   readonly modelWarnings?: readonly CellModelWarnings[];
   /** What onboard does with the runners of a model `import` wrote, for models the change adds. */
   readonly importNotes?: readonly CellImportNote[];
+  /** The change moves the runner-fleet pin of a models repository (./toolkit-upgrade.ts). */
+  readonly toolkitUpgrade?: ToolkitUpgrade;
 }
 
 /** Rows of one table shown before the rest folds into <details>. */
@@ -58,6 +62,7 @@ export function renderReviewText(report: ReviewReport): string {
     `review: ${describeRef(report.base)} -> ${describeRef(report.head)}`,
     `summary: ${reviewSummaryLine(report)}`,
   ];
+  if (report.toolkitUpgrade) lines.push(...toolkitUpgradeText(report.toolkitUpgrade));
   for (const cell of report.diff.cells) {
     if (cell.status === "unchanged") continue;
     lines.push("", `${cell.cell}: ${cell.status} (${countsText(cell)})`);
@@ -101,6 +106,8 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   const out: string[] = [REVIEW_MARKER, "### Runner fleet review", ""];
   out.push(`**${reviewSummaryLine(report)}** — ${describeRefMarkdown(report.base)} → ${describeRefMarkdown(report.head)}`);
   if (report.changedOnly) out.push("", "_Only the cells this change plans were synthesized._");
+  // First: a new toolkit changes every cell below.
+  if (report.toolkitUpgrade) out.push("", ...toolkitUpgradeMarkdown(report.toolkitUpgrade));
 
   for (const cell of report.diff.cells) {
     if (cell.status === "unchanged") continue;

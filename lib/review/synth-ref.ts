@@ -4,6 +4,9 @@
  * checkout's TypeScript and node_modules, and its own synth entry (`cdktf.json`'s `app`)
  * runs there. Each ref is thus synthesized by its own code and templates.
  *
+ * In a models repository (its package-lock.json pins runner-fleet) the ref's code is the toolkit version
+ * it pins: ./synth-models-ref.ts.
+ *
  * Synth contract: the app (`node dist/app/cdktf-app.js`) reads $RUNNER_MODELS_DIR (and
  * optionally $RUNNER_MODELS, comma-separated) and writes
  * `$CDKTF_OUTDIR/stacks/<cell>/cdk.tf.json`, and optionally the files the cell's
@@ -21,6 +24,7 @@ import { git, repositoryRoot, resolveCommit } from "./changed-cells";
 import type { RenderedFiles } from "./rendered-diff";
 import { cacheKey, cachedDirectory, synthCacheDir, toolKey } from "./synth-cache";
 import type { StackJson } from "./entry-change";
+import { pinnedToolkitOf, synthModelsCheckout } from "./synth-models-ref";
 
 /** What a synth wrote, per cell: the stack, and the rendered files its VMs boot with. */
 export interface SynthOutput {
@@ -147,6 +151,14 @@ function modelsDirInCheckout(checkout: string, toolRoot: string, options: SynthO
 
 async function synthCheckout(checkout: string, toolRoot: string, outdir: string, label: string, options: CheckoutSynthOptions): Promise<SynthOutput> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // A models repository: no toolkit source to compile; the toolkit version the ref pins synthesizes it.
+  if (pinnedToolkitOf(checkout) !== undefined) {
+    const modelsPath = join(checkout, modelsDirInCheckout(checkout, toolRoot, options));
+    const cells = options.cells?.filter((cell) => hasModel(modelsPath, cell));
+    if ((cells && cells.length === 0) || (!cells && !existsSync(modelsPath))) return emptySynthOutput();
+    await synthModelsCheckout(checkout, outdir, label, { modelsPath, cells, timeoutMs: timeout });
+    return readSynthOutput(outdir, label);
+  }
   const toolModules = join(toolRoot, "node_modules");
   const tsc = join(toolModules, ".bin", "tsc");
   if (!existsSync(tsc)) throw new OperationalError(`cannot synthesize ${label}: ${tsc} is missing; run \`npm ci\` first`);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { validatorPath } from "../support/validators";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
 
 const ROOT = join(__dirname, "..", "..");
 const SCRIPT = join(ROOT, "ci", "install-engine.sh");
@@ -166,9 +167,14 @@ describe("shell in the pipelines", () => {
   }
 
   it.each([
-    [".gitlab-ci.yml", () => readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8")],
+    [".gitlab-ci.yml (with the component)", () => resolvePipeline(ROOT)],
+    ["the component with its defaults (a models repository)", () => pipelineYaml(resolvePipelineText(ROOT, "include:\n  - local: templates/runner-fleet.yml\n"))],
     ["child plan pipeline", () => renderChildPipeline({ mode: "plan", cells: ["cell-1"], removed: ["cell-2"], base: "main" })],
     ["child apply pipeline", () => renderChildPipeline({ mode: "apply", cells: [], base: "main" })],
+    [
+      "child apply pipeline of a models repository",
+      () => renderChildPipeline({ mode: "apply", cells: ["cell-1"], removed: ["cell-2"], base: "main", toolkit: { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" } }),
+    ],
   ])("%s passes shellcheck", (_name, text) => {
     const result = spawnSync(validatorPath("shellcheck"), ["--shell=sh", "-"], { input: scriptsOf(text()), encoding: "utf8" });
     expect(result.stdout).toBe("");

@@ -7,11 +7,11 @@
  * an operator would have to unprotect them. This checks every job of the merge request
  * pipeline and of its plan child, as the rules evaluator creates them.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
 import { evaluatePipeline, type CreatedJob } from "../support/gitlab-pipeline";
+import { resolvePipeline } from "../support/gitlab-include";
 
 const ROOT = join(__dirname, "..", "..");
 const project = projectVariables;
@@ -25,7 +25,8 @@ const jobsOf = (yaml: string, variables: Record<string, string>): readonly Creat
   return outcome.jobs;
 };
 const mergeRequestJobs = [
-  ...jobsOf(readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8"), mergeRequest),
+  // .gitlab-ci.yml with the CI/CD component it includes, as GitLab merges them.
+  ...jobsOf(resolvePipeline(ROOT), mergeRequest),
   ...jobsOf(renderChildPipeline({ base: "0123abcd", mode: "plan", cells: ["cell-1", "cell-2"] }), { ...mergeRequest, CI_PIPELINE_SOURCE: "parent_pipeline" }),
 ];
 
@@ -45,7 +46,7 @@ test("no job of a merge request pipeline deploys to an environment (environment-
 
 test("no job of a merge request pipeline onboards or applies", () => {
   const scripts = mergeRequestJobs.map((job) => ({ name: job.name, text: JSON.stringify([job.definition.before_script, job.definition.script]) }));
-  expect(scripts.filter(({ text }) => /bin\/onboard|--apply-plan|provision(?![^"]*--plan)[^"]*--apply/.test(text)).map(({ name }) => name)).toEqual([]);
+  expect(scripts.filter(({ text }) => /(bin\/|runner-fleet )onboard|--apply-plan|provision(?![^"]*--plan)[^"]*--apply/.test(text)).map(({ name }) => name)).toEqual([]);
 });
 
 test("the same checks do find the default branch's apply jobs (they are not vacuous)", () => {

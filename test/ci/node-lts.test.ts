@@ -7,6 +7,7 @@ import { join } from "node:path";
 import semver from "semver";
 import { parse } from "yaml";
 import { DEFAULT_CI_IMAGE, renderChildPipeline } from "../../lib/ci/child-pipeline";
+import { resolvePipelineConfig } from "../support/gitlab-include";
 
 const ROOT = join(__dirname, "..", "..");
 const LTS_IMAGE = /^node:(22|24)(\.\d+)*-bookworm$/;
@@ -20,7 +21,7 @@ function images(node: unknown): string[] {
 describe("Node LTS", () => {
   it("runs every job of the root and child pipelines on a Node 22 or 24 image", () => {
     const found = [
-      ...images(parse(readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8"))),
+      ...images(resolvePipelineConfig(ROOT)),
       ...images(parse(renderChildPipeline({ mode: "apply", cells: ["cell-1"], removed: ["cell-9"], base: "main" }))),
     ];
     expect(found.length).toBeGreaterThan(1);

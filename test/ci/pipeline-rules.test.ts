@@ -1,5 +1,7 @@
 /**
- * Which jobs exist in each kind of pipeline, from .gitlab-ci.yml and the child pipelines
+ * Which jobs exist in each kind of pipeline, from .gitlab-ci.yml (the CI/CD component
+ * templates/runner-fleet.yml it includes, merged as GitLab merges includes: test/support/gitlab-include.ts),
+ * the component as a models repository includes it with other inputs, and the child pipelines
  * `review --child-pipeline` renders, evaluated with the rules evaluator in test/support
  * (itself tested against GitLab's documented examples in gitlab-rules-evaluator.test.ts).
  * Predefined variables per pipeline kind follow doc/ci/variables/predefined_variables.md and
@@ -10,12 +12,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { reviewCommand } from "../../app/commands/review";
+import { parseReviewOptions } from "../../app/commands/review-options";
 import { renderChildPipeline, type ChildPipelineOptions } from "../../lib/ci/child-pipeline";
+import { parsedCommandLine } from "../support/command-line";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
 import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
 import { evaluatePipeline, jobNames, type CreatedJob } from "../support/gitlab-pipeline";
 
 const ROOT = join(__dirname, "..", "..");
-const rootPipeline = readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8");
+const rootPipeline = resolvePipeline(ROOT);
 
 const project = projectVariables;
 const mergeRequest = mergeRequestVariables;
@@ -145,5 +151,141 @@ describe("the child pipelines", () => {
 
   it("a child file is not a pipeline of its own (workflow:rules admit only parent_pipeline)", () => {
     expect(jobNames(evaluatePipeline(child({ mode: "apply", cells: ["cell-1"] }), push))).toBe("not created: no workflow rule matches");
+  });
+});
+
+describe("the component as a models repository includes it, with inputs other than the defaults", () => {
+  const inputs = {
+    engine: "tofu",
+    engine_version: "1.9.1",
+    toolkit_version: "1.2.0",
+    apply_mode: "manual",
+    models_dir: "infra/models",
+    lock_timeout: "10m",
+    image: "node:22-bookworm",
+    prepare_stage: "validate",
+    review_stage: "check",
+    cells_stage: "runner cells",
+    provision_stage: "deliver",
+  };
+  /** A team's .gitlab-ci.yml: the component, and a job of the team's own. */
+  const teamFile = [
+    "include:",
+    "  - local: templates/runner-fleet.yml",
+    "    inputs:",
+    ...Object.entries(inputs).map(([name, value]) => `      ${name}: ${JSON.stringify(value)}`),
+    "lint-docs:",
+    "  stage: check",
+    "  script: [make lint-docs]",
+    "  rules: [{ if: $CI_PIPELINE_SOURCE == \"merge_request_event\" }]",
+  ].join("\n");
+  const config = resolvePipelineText(ROOT, teamFile);
+  const team = pipelineYaml(config);
+  const stageOf = (outcome: ReturnType<typeof evaluatePipeline>) => (outcome.created ? outcome.jobs.map((job) => [job.name, job.definition.stage]) : outcome.reason);
+
+  it("declares the stages it was given, in order", () => {
+    expect(config.stages).toEqual(["validate", "check", "runner cells", "deliver"]);
+  });
+
+  it("merge request: the same jobs, in the stages given, beside the team's own job", () => {
+    // Included jobs come first: GitLab merges the including file's own keys on top of the includes.
+    expect(stageOf(evaluatePipeline(team, mergeRequest))).toEqual([
+      ["prepare", "validate"],
+      ["review", "check"],
+      ["plan:generate", "check"],
+      ["plan", "runner cells"],
+      ["lint-docs", "check"],
+    ]);
+  });
+
+  it("merge request: every job installs the toolkit the lockfile pins, checks it is the version asked for, and runs it through npx without fetching", () => {
+    const outcome = evaluatePipeline(team, mergeRequest);
+    for (const name of ["prepare", "review", "plan:generate"]) {
+      const job = createdJob(outcome, name);
+      expect(job.definition.before_script.slice(0, 2)).toEqual([
+        "npm ci --prefer-offline --no-audit --no-fund",
+        'sh "node_modules/runner-fleet/ci/check-toolkit-version.sh" "1.2.0"',
+      ]);
+      expect(job.definition.script[0]).toMatch(/^npx --no-install runner-fleet (prepare|review) /);
+      expect(job.definition.image).toBe("node:22-bookworm");
+    }
+    expect(createdJob(outcome, "prepare").definition.before_script[2]).toBe('bash "node_modules/runner-fleet/ci/install-engine.sh"');
+  });
+
+  it("the component's settings leave the team's own job alone (no `default:`)", () => {
+    const own = createdJob(evaluatePipeline(team, mergeRequest), "lint-docs").definition;
+    expect(own).toEqual({ stage: "check", script: ["make lint-docs"], rules: [{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }] });
+    expect(config.default).toBeUndefined();
+  });
+
+  it("merge request: the plan child pipeline the review writes runs the same toolkit, the same way", () => {
+    const line = createdJob(evaluatePipeline(team, mergeRequest), "plan:generate").definition.script[0] as string;
+    const args = [...line.replace(/^npx --no-install runner-fleet review /, "").matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]);
+    const { mode } = parseReviewOptions(parsedCommandLine(reviewCommand(), args));
+    if (mode.kind !== "child-pipeline") throw new Error(`parsed as ${mode.kind}`);
+    expect(mode).toMatchObject({ pipeline: "plan", image: "node:22-bookworm", toolkit: { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" } });
+    const planChild = renderChildPipeline({ base: "0123abcd", mode: mode.pipeline, cells: ["cell-1"], image: mode.image, toolkit: mode.toolkit });
+    const job = createdJob(evaluatePipeline(planChild, childOf(mergeRequest)), "plan:cell-1");
+    expect(job.definition.image).toBe("node:22-bookworm");
+    expect(job.definition.before_script).toEqual(["npm ci --cache .npm --prefer-offline --no-audit --no-fund", "bash node_modules/runner-fleet/ci/install-engine.sh"]);
+    expect(job.definition.script[0]).toMatch(/^npx --no-install runner-fleet provision --model cell-1 --plan --skip-onboard /);
+  });
+
+  it("merge: validates, then writes an apply child whose jobs wait for a person (apply_mode manual)", () => {
+    const outcome = evaluatePipeline(team, push);
+    expect(stageOf(outcome)).toEqual([
+      ["prepare", "validate"],
+      ["apply:generate", "check"],
+      ["apply", "runner cells"],
+    ]);
+    expect((config.variables as Record<string, { value: string }>).APPLY_MODE.value).toBe("manual");
+    const script = createdJob(outcome, "apply:generate").definition.script[0] as string;
+    expect(script).toContain('--apply-mode "${APPLY_MODE:-manual}"');
+    expect(script).toContain('base="$(sh "node_modules/runner-fleet/ci/previous-commit.sh")"');
+    const applyChild = renderChildPipeline({ base: "0123abcd", mode: "apply", cells: ["cell-1"], applyMode: "manual", toolkit: { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" } });
+    const job = createdJob(evaluatePipeline(applyChild, childOf(push)), "apply:cell-1");
+    expect(job.when).toBe("manual");
+    expect(job.definition.script[0]).toBe("sh node_modules/runner-fleet/ci/fetch-reviewed-plan.sh cell-1 reviewed-plan/cell-1");
+  });
+
+  it("downstream trigger with CELL_ID: provisions that cell in the provision stage given, its generated model kept from the models directory given", () => {
+    for (const source of ["pipeline", "trigger", "api"]) {
+      const outcome = evaluatePipeline(team, { ...triggered, CI_PIPELINE_SOURCE: source });
+      expect(stageOf(outcome)).toEqual([["provision:triggered", "deliver"]]);
+      const job = createdJob(outcome, "provision:triggered").definition;
+      expect(job.artifacts.paths).toEqual(["infra/models/$CELL_ID.yaml"]);
+      expect(job.script.slice(0, 3)).toEqual([
+        "npx --no-install runner-fleet prepare --generate --if-missing",
+        'npx --no-install runner-fleet provision --model "$CELL_ID" --auto-approve',
+        'npx --no-install runner-fleet onboard --model "$CELL_ID" --status --require-online',
+      ]);
+    }
+    const { CELL_ID: _cell, ...withoutCell } = triggered;
+    expect(stageOf(evaluatePipeline(team, withoutCell))).toEqual([["provision:missing-cell-id", "deliver"]]);
+  });
+
+  it("hands the engine, its version, the models directory and the lock timeout to every job and child pipeline as variables", () => {
+    expect(config.variables).toMatchObject({
+      RUNNER_ENGINE: "tofu",
+      RUNNER_ENGINE_VERSION: "1.9.1",
+      RUNNER_ENGINE_SHA256: "",
+      RUNNER_MODELS_DIR: "infra/models",
+      RUNNER_LOCK_TIMEOUT: "10m",
+    });
+  });
+
+  it("schedule: the drift check, in the stages given", () => {
+    expect(stageOf(evaluatePipeline(team, schedule))).toEqual([
+      ["drift:generate", "check"],
+      ["drift", "runner cells"],
+    ]);
+  });
+});
+
+describe("a team's own stages", () => {
+  it("replace the component's list (an include is merged key by key, arrays replaced), so the README says to name the component's stages in them", () => {
+    const config = resolvePipelineText(ROOT, "include:\n  - local: templates/runner-fleet.yml\nstages: [build, prepare, review, cells, provision, deploy]\n");
+    expect(config.stages).toEqual(["build", "prepare", "review", "cells", "provision", "deploy"]);
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("name the component's four stages in it too");
   });
 });

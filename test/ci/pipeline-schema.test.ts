@@ -3,6 +3,7 @@ import { join } from "node:path";
 import Ajv from "ajv";
 import { parse } from "yaml";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
 
 const ROOT = join(__dirname, "..", "..");
 const schema = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "gitlab-ci.schema.json"), "utf8")) as Record<string, unknown>;
@@ -29,6 +30,22 @@ describe("pipelines validate against GitLab's CI schema", () => {
 
   it("accepts .gitlab-ci.yml", () => {
     expect(problems(readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8"))).toEqual([]);
+  });
+
+  it("accepts the pipeline .gitlab-ci.yml makes with the component it includes", () => {
+    expect(problems(resolvePipeline(ROOT))).toEqual([]);
+  });
+
+  it.each([
+    ["its defaults", ""],
+    ["other inputs", "    inputs:\n      engine: tofu\n      apply_mode: manual\n      prepare_stage: validate\n      cells_stage: runner cells\n      models_dir: infra/models\n"],
+  ])("accepts the pipeline a models repository gets from the component with %s", (_name, inputs) => {
+    expect(problems(pipelineYaml(resolvePipelineText(ROOT, `include:\n  - local: templates/runner-fleet.yml\n${inputs}`)))).toEqual([]);
+  });
+
+  it("accepts a child pipeline that runs the installed toolkit", () => {
+    const toolkit = { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" };
+    expect(problems(renderChildPipeline({ mode: "apply", cells: ["cell-1"], removed: ["cell-9"], base: "0123abcd", toolkit }))).toEqual([]);
   });
 
   const templates = readdirSync(join(ROOT, "templates", "ci")).filter((name) => /\.ya?ml$/.test(name));

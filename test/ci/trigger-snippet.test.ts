@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { evaluatePipeline, jobNames } from "../support/gitlab-pipeline";
+import { resolvePipeline } from "../support/gitlab-include";
 
 const ROOT = join(__dirname, "..", "..");
 const snippetText = readFileSync(join(ROOT, "templates", "ci", "trigger-runner-fleet.yml"), "utf8");
@@ -49,7 +50,7 @@ describe("the trigger snippet", () => {
     );
     expect(forwarded).toEqual({ CELL_ID: "cell-7", GITLAB_URL: upstream.RUNNER_FLEET_GITLAB_URL, CLOUD: "google", REGION: "europe-west4", PROJECT: "acme-cell-7" });
     const downstream = { CI_PIPELINE_SOURCE: "pipeline", CI_COMMIT_BRANCH: "main", CI_DEFAULT_BRANCH: "main", ...forwarded };
-    expect(jobNames(evaluatePipeline(readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8"), downstream))).toEqual(["provision:triggered"]);
+    expect(jobNames(evaluatePipeline(resolvePipeline(ROOT), downstream))).toEqual(["provision:triggered"]);
   });
 
   it("documents the permission the upstream user really needs", () => {

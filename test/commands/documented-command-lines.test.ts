@@ -1,6 +1,7 @@
 /**
- * Every prepare, provision, review and status command line the README, the pipeline (.gitlab-ci.yml)
- * and the child pipelines show is one the options parsers accept: refusing combinations that mean
+ * Every prepare, provision, review and status command line the README, the pipeline (.gitlab-ci.yml
+ * with the CI/CD component it includes, and the component as a models repository includes it) and
+ * the child pipelines show is one the options parsers accept: refusing combinations that mean
  * nothing must not refuse one a person or a pipeline is told to run.
  */
 import { readFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import { parseStatusOptions } from "../../app/commands/status-options";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { REPO_ROOT } from "../support/cli";
 import { parsedCommandLine } from "../support/command-line";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
 
 const PARSERS = {
   prepare: (args: readonly string[]) => parsePrepareOptions(parsedCommandLine(prepareCommand(), args)).mode.kind,
@@ -38,13 +40,16 @@ function words(line: string): string[] {
   return [...expanded.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]);
 }
 
-/** `./bin/<command> ...` in a text, one per command (split at &&, ;, | and >, comments dropped). */
+/** How a line starts a toolkit command: this checkout's ./bin/<command> or ./bin/runner-fleet.js <command>, or the installed package's. */
+const TOOLKIT = String.raw`(?:\.\/bin\/(?:runner-fleet\.js\s+)?|npx\s+--no-install\s+runner-fleet\s+)`;
+
+/** `./bin/<command> ...` (or `npx --no-install runner-fleet <command> ...`) in a text, one per command (split at &&, ;, | and >, comments dropped). */
 function commandLines(text: string, origin: string): { origin: string; command: Parsed; args: string[] }[] {
   return text
     .split("\n")
     .flatMap((line) => line.replace(/\s#\s.*$/, "").split(/&&|;|\||>/))
     // A command starts its part, after variables set for it; `echo '... ./bin/provision ...'` is prose.
-    .map((part) => /^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*\.\/bin\/(prepare|provision|review|status|import)\b(.*)$/.exec(part.trim()))
+    .map((part) => new RegExp(String.raw`^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*${TOOLKIT}(prepare|provision|review|status|import)\b(.*)$`).exec(part.trim()))
     .filter((match): match is RegExpExecArray => match !== null)
     .map((match) => ({ origin, command: match[1] as Parsed, args: words(match[2]) }));
 }
@@ -57,20 +62,24 @@ function pipelineScripts(yaml: string): string {
 
 const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
 const shellBlocks = [...readme.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((match) => match[1].replace(/\\\n/g, " ")).join("\n");
-const ciFile = pipelineScripts(readFileSync(join(REPO_ROOT, ".gitlab-ci.yml"), "utf8")).replace(/\\\n/g, " ");
-const childPipelines = (["plan", "apply", "drift"] as const).map((mode) =>
+const ciFile = pipelineScripts(resolvePipeline(REPO_ROOT)).replace(/\\\n/g, " ");
+const componentDefaults = pipelineScripts(pipelineYaml(resolvePipelineText(REPO_ROOT, "include:\n  - local: templates/runner-fleet.yml\n"))).replace(/\\\n/g, " ");
+const installedToolkit = { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" };
+const childPipelines = (["plan", "apply", "drift"] as const).flatMap((mode) => [
   pipelineScripts(renderChildPipeline({ mode, cells: ["cell-1"], removed: ["cell-9"], base: "HEAD~1", applyMode: "manual" })),
-);
+  pipelineScripts(renderChildPipeline({ mode, cells: ["cell-1"], removed: ["cell-9"], base: "HEAD~1", toolkit: installedToolkit })),
+]);
 
 const LINES = [
   ...commandLines(shellBlocks, "README.md"),
   ...commandLines(ciFile, ".gitlab-ci.yml"),
-  ...childPipelines.flatMap((text, index) => commandLines(text, `child pipeline (${["plan", "apply", "drift"][index]})`)),
+  ...commandLines(componentDefaults, "component"),
+  ...childPipelines.flatMap((text, index) => commandLines(text, `child pipeline (${["plan", "apply", "drift"][Math.floor(index / 2)]})`)),
 ];
 
 test("finds the command lines it checks", () => {
   const seen = new Set(LINES.map((line) => `${line.command} in ${line.origin.replace(/ \(.*/, "")}`));
-  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "import in README.md", "review in .gitlab-ci.yml", "provision in child pipeline"]) {
+  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "import in README.md", "review in .gitlab-ci.yml", "prepare in component", "review in component", "provision in child pipeline"]) {
     expect(seen).toContain(expected);
   }
   expect(LINES.length).toBeGreaterThan(20);

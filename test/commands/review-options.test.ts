@@ -22,10 +22,21 @@ describe("review's modes", () => {
       { kind: "review", base: "b", head: "h", changedOnly: true, markdownFile: "review.md", post: true, tokenEnv: "T" },
     ],
     [["--changed-cells", "--base", "b", "--head", "h"], { kind: "changed-cells", base: "b", head: "h" }],
-    [["--child-pipeline", "child.yml", "--base", "b", "--mode", "plan"], { kind: "child-pipeline", file: "child.yml", pipeline: "plan", applyMode: "auto", cells: { changedSince: "b" } }],
+    [["--child-pipeline", "child.yml", "--base", "b", "--mode", "plan"], { kind: "child-pipeline", file: "child.yml", pipeline: "plan", applyMode: "auto", cells: { changedSince: "b" }, toolkit: {} }],
     [
       ["--child-pipeline", "child.yml", "--mode", "apply", "--apply-mode", "manual", "--all", "--image", "node:22"],
-      { kind: "child-pipeline", file: "child.yml", pipeline: "apply", applyMode: "manual", image: "node:22", cells: "all" },
+      { kind: "child-pipeline", file: "child.yml", pipeline: "apply", applyMode: "manual", image: "node:22", cells: "all", toolkit: {} },
+    ],
+    [
+      ["--child-pipeline", "child.yml", "--mode", "plan", "--base", "b", "--toolkit-command", "npx --no-install runner-fleet", "--toolkit-dir", "node_modules/runner-fleet"],
+      {
+        kind: "child-pipeline",
+        file: "child.yml",
+        pipeline: "plan",
+        applyMode: "auto",
+        cells: { changedSince: "b" },
+        toolkit: { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" },
+      },
     ],
   ])("%j is %j", (args, mode) => {
     expect(parse(args).mode).toEqual(mode);
@@ -42,6 +53,13 @@ describe("review refuses", () => {
     [[], "--base <git-ref> is required"],
     [["--base", "b", "--mode", "plan", "--all"], "--mode and --all go with --child-pipeline"],
     [["--base", "b", "--image", "x"], "--image goes with --child-pipeline"],
+    [["--base", "b", "--toolkit-command", "npx runner-fleet"], "--toolkit-command goes with --child-pipeline"],
+    // Written into the child pipeline's shell lines: anything a shell would interpret is refused.
+    [
+      ["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--toolkit-command", "npx runner-fleet; curl x | sh"],
+      '--toolkit-command must be plain words (letters, digits, _ . / @ = - and spaces), e.g. npx --no-install runner-fleet, got "npx runner-fleet; curl x | sh"',
+    ],
+    [["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--toolkit-dir", "$(id)"], '--toolkit-dir must be a path of letters, digits and _ . @ / -, e.g. node_modules/runner-fleet, got "$(id)"'],
     [["--changed-cells", "--base", "b", "--post", "--markdown", "r.md"], "--changed-cells only lists the cells to plan: it cannot be combined with --post or --markdown"],
     [["--changed-cells", "--child-pipeline", "c.yml", "--base", "b", "--mode", "plan"], "--child-pipeline writes a pipeline: it cannot be combined with --changed-cells"],
     [["--child-pipeline", "c.yml", "--base", "b"], "--child-pipeline needs --mode plan, apply or drift"],

@@ -123,6 +123,6 @@ describe("path classification", () => {
     expect(modelCellOf("models/sub/cell-7.yaml", "models")).toBeUndefined();
     expect(modelCellOf("other/cell-7.yaml", "models")).toBeUndefined();
     expect(["constructs/google/x.ts", "stacks/cell-stack.ts", "app/cdktf-app.ts", "templates/config.toml.hbs", "package-lock.json", "cdktf.json"].every(isSharedCode)).toBe(true);
-    expect(["templates/ci/trigger-runner-fleet.yml", ".gitlab-ci.yml", "test/x.test.ts", "docs/a.md", "bin/review"].some(isSharedCode)).toBe(false);
+    expect(["templates/ci/trigger-runner-fleet.yml", "templates/runner-fleet.yml", ".gitlab-ci.yml", "test/x.test.ts", "docs/a.md", "bin/review"].some(isSharedCode)).toBe(false);
   });
 });
