@@ -88,7 +88,8 @@ export function parseTrace(text: string, file: string): JobTrace {
   return trace;
 }
 
-function parseTime(text: string): number | undefined {
+/** Unix seconds of an RFC 3339 time with an offset, or of Unix seconds written as a number; undefined otherwise. */
+export function parseTime(text: string): number | undefined {
   if (NUMBER.test(text)) return Number(text);
   if (!RFC3339.test(text)) return undefined;
   const ms = Date.parse(text.replace(" ", "T"));

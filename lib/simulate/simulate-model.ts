@@ -8,7 +8,7 @@ import type { RunnerModel, Shard } from "../model/schema";
 import { UserInputError } from "../process/errors";
 import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS, fleetConfigOf, type FleetConfig } from "./fleet-config";
 import type { JobTrace } from "./job-trace";
-import { routeJobs } from "./route-jobs";
+import { routeJobs, type JobRouting } from "./route-jobs";
 import { simulateFleet, type FleetRun, type SimulationWindow } from "./simulate-fleet";
 import { summariseWaits, worstHourByP95, type WaitSummary } from "./wait-statistics";
 
@@ -64,7 +64,33 @@ export interface SimulationReport {
   readonly prices: { readonly as_of: string; readonly file: string; readonly hours_per_month: number };
 }
 
-export function simulateModel(model: RunnerModel, trace: JobTrace, options: SimulateOptions = {}): SimulationReport {
+export interface ShardLoad {
+  readonly shard: Shard;
+  /** The shard's place in the model. */
+  readonly index: number;
+  readonly fleet: FleetConfig;
+  readonly createdAt: Float64Array;
+  readonly duration: Float64Array;
+  readonly recorded: Float64Array;
+  readonly sharedWithLater: number;
+  readonly workerHourly: number | null;
+  readonly managerHourly: number | null;
+}
+
+export interface PreparedSimulation {
+  readonly window: SimulationWindow;
+  readonly windowHours: number;
+  readonly hoursPerMonth: number;
+  readonly bootSeconds: number;
+  readonly checkIntervalSeconds: number;
+  readonly inWindow: number;
+  readonly routing: JobRouting;
+  readonly loads: readonly ShardLoad[];
+  readonly prices: { readonly asOf: string; readonly file: string };
+}
+
+/** Everything a run needs before the first event: the window, each selected shard's jobs, fleet and prices. */
+export function prepareSimulation(model: RunnerModel, trace: JobTrace, options: SimulateOptions = {}): PreparedSimulation {
   const selected = selectShards(model, options.shards);
   const window = simulationWindow(trace, options);
   const inWindow = jobsInWindow(trace, window);
@@ -72,8 +98,7 @@ export function simulateModel(model: RunnerModel, trace: JobTrace, options: Simu
   const bootSeconds = options.bootSeconds ?? DEFAULT_BOOT_SECONDS[model.cloud.provider];
   const checkIntervalSeconds = options.checkIntervalSeconds ?? DEFAULT_CHECK_INTERVAL_SECONDS;
   const cost = estimateCellCost(model);
-  const windowHours = (window.endSeconds - window.startSeconds) / 3600;
-  const shards = selected.map((shard, position): ShardSimulation => {
+  const loads = selected.map((shard): ShardLoad => {
     const index = model.shards.indexOf(shard);
     const jobs = routing.jobsOf[index];
     const createdAt = new Float64Array(jobs.length);
@@ -86,56 +111,67 @@ export function simulateModel(model: RunnerModel, trace: JobTrace, options: Simu
     }
     let fleet = fleetConfigOf(shard, { bootSeconds, checkIntervalSeconds });
     if (options.adjustFleet) fleet = options.adjustFleet(shard, fleet);
-    const run = simulateFleet(fleet, { createdAt, duration }, window);
-    options.onShard?.(shard.name, position, selected.length);
     const shardCost = cost.shards[index];
-    return shardReport(shard, run, { jobs: jobs.length, shared: routing.sharedWithLater[index], createdAt, recorded, window, windowHours, hoursPerMonth: cost.hoursPerMonth, workerHourly: shardCost.workers.hourly, managerHourly: shardCost.managers.hourly });
+    return { shard, index, fleet, createdAt, duration, recorded, sharedWithLater: routing.sharedWithLater[index], workerHourly: shardCost.workers.hourly, managerHourly: shardCost.managers.hourly };
   });
   return {
-    cell: model.cell.id,
-    window: { from: new Date(window.startSeconds * 1000).toISOString(), to: new Date(window.endSeconds * 1000).toISOString(), hours: windowHours },
-    boot_seconds: bootSeconds,
-    check_interval_seconds: checkIntervalSeconds,
-    trace: { jobs: trace.count, in_window: inWindow.count, unmatched: routing.unmatched, unmatched_tag_sets: routing.unmatchedTagSets.slice(0, 10) },
-    shards,
-    prices: { as_of: cost.prices.asOf, file: cost.prices.file, hours_per_month: cost.hoursPerMonth },
+    window,
+    windowHours: (window.endSeconds - window.startSeconds) / 3600,
+    hoursPerMonth: cost.hoursPerMonth,
+    bootSeconds,
+    checkIntervalSeconds,
+    inWindow: inWindow.count,
+    routing,
+    loads,
+    prices: { asOf: cost.prices.asOf, file: cost.prices.file },
   };
 }
 
-interface ShardContext {
-  readonly jobs: number;
-  readonly shared: number;
-  readonly createdAt: Float64Array;
-  readonly recorded: Float64Array;
-  readonly window: SimulationWindow;
-  readonly windowHours: number;
-  readonly hoursPerMonth: number;
-  readonly workerHourly: number | null;
-  readonly managerHourly: number | null;
+export function simulateModel(model: RunnerModel, trace: JobTrace, options: SimulateOptions = {}): SimulationReport {
+  const prepared = prepareSimulation(model, trace, options);
+  const shards = prepared.loads.map((load, position): ShardSimulation => {
+    const run = simulateFleet(load.fleet, load, prepared.window);
+    options.onShard?.(load.shard.name, position, prepared.loads.length);
+    return shardReport(load, run, prepared);
+  });
+  return {
+    cell: model.cell.id,
+    window: { from: new Date(prepared.window.startSeconds * 1000).toISOString(), to: new Date(prepared.window.endSeconds * 1000).toISOString(), hours: prepared.windowHours },
+    boot_seconds: prepared.bootSeconds,
+    check_interval_seconds: prepared.checkIntervalSeconds,
+    trace: { jobs: trace.count, in_window: prepared.inWindow, unmatched: prepared.routing.unmatched, unmatched_tag_sets: prepared.routing.unmatchedTagSets.slice(0, 10) },
+    shards,
+    prices: { as_of: prepared.prices.asOf, file: prepared.prices.file, hours_per_month: prepared.hoursPerMonth },
+  };
 }
 
-function shardReport(shard: Shard, run: FleetRun, context: ShardContext): ShardSimulation {
+/** Workers' instance-hours and the managers over the window, priced; null when a price is unknown. */
+export function windowCost(load: ShardLoad, instanceSeconds: number, windowHours: number): number | null {
+  if (load.workerHourly === null || load.managerHourly === null) return null;
+  return (instanceSeconds / 3600) * load.workerHourly + load.fleet.managers * windowHours * load.managerHourly;
+}
+
+function shardReport(load: ShardLoad, run: FleetRun, prepared: PreparedSimulation): ShardSimulation {
   const total = run.instanceSeconds / 3600;
   const busy = run.busyInstanceSeconds / 3600;
-  const recordedJobs = context.recorded.reduce((count, value) => (Number.isNaN(value) ? count : count + 1), 0);
-  const worst = worstHourByP95(context.createdAt, run.waitSeconds, context.window.startSeconds);
-  const managers = shard.managers.count;
-  const cost = context.workerHourly === null || context.managerHourly === null ? null : total * context.workerHourly + managers * context.windowHours * context.managerHourly;
+  const recordedJobs = load.recorded.reduce((count, value) => (Number.isNaN(value) ? count : count + 1), 0);
+  const worst = worstHourByP95(load.createdAt, run.waitSeconds, prepared.window.startSeconds);
+  const cost = windowCost(load, run.instanceSeconds, prepared.windowHours);
   return {
-    name: shard.name,
-    jobs: context.jobs,
-    jobs_also_matching_later_shards: context.shared,
+    name: load.shard.name,
+    jobs: load.createdAt.length,
+    jobs_also_matching_later_shards: load.sharedWithLater,
     wait_seconds: summariseWaits(run.waitSeconds),
     pickup_wait_seconds: summariseWaits(run.pickupSeconds),
-    recorded_queued_seconds: recordedJobs === 0 ? null : { ...summariseWaits(context.recorded), jobs: recordedJobs },
+    recorded_queued_seconds: recordedJobs === 0 ? null : { ...summariseWaits(load.recorded), jobs: recordedJobs },
     worst_hour: worst ? { start: new Date(worst.startSeconds * 1000).toISOString(), jobs: worst.jobs, p95_wait_seconds: worst.p95 } : null,
     instance_hours: { busy, idle: total - busy, total },
     peak_instances: run.peakInstances,
     instances_created: run.instancesCreated,
     jobs_waited_on: { max_instances: run.waitedOnMaxInstances, concurrent: run.waitedOnConcurrent },
     cost_usd: cost,
-    monthly_cost_usd: cost === null ? null : (cost * context.hoursPerMonth) / context.windowHours,
-    prices: { worker_hourly: context.workerHourly, manager_hourly: context.managerHourly, managers },
+    monthly_cost_usd: cost === null ? null : (cost * prepared.hoursPerMonth) / prepared.windowHours,
+    prices: { worker_hourly: load.workerHourly, manager_hourly: load.managerHourly, managers: load.fleet.managers },
     hourly: { demand: Array.from(run.hourlyDemand), capacity: Array.from(run.hourlyCapacity) },
   };
 }
