@@ -13,6 +13,7 @@ import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResu
 import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
 import { costChanges } from "../../lib/review/cost-change";
+import { queueChanges } from "../../lib/review/queue-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
 import { modelWarnings } from "../../lib/review/model-warnings";
 import { diffStacks } from "../../lib/review/stack-diff";
@@ -68,6 +69,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
     costs: await costChanges(changed, { cwd, head: options.head }),
     modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
+    queues: await queueChanges(changed, { cwd, head: options.head }),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);

@@ -11,7 +11,6 @@ import type * as SimulateOptionsModule from "./simulate-options";
 import type { SimulateCliOptions } from "./simulate-options";
 import { loadModelFile } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
-import { parseGoDurationSeconds } from "../../lib/model/duration";
 import type { RunnerModel } from "../../lib/model/schema";
 import { UserInputError } from "../../lib/process/errors";
 import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS } from "../../lib/simulate/fleet-config";
@@ -20,8 +19,9 @@ import { adviseIdleCounts, type PeriodAdvice } from "../../lib/simulate/idle-cou
 import type { JobTrace } from "../../lib/simulate/job-trace";
 import { formatTraceCsv, readTraceFile } from "../../lib/simulate/read-trace";
 import { simulateModel, type SimulateOptions, type SimulationReport } from "../../lib/simulate/simulate-model";
-import { DEFAULT_JOBS_PER_SHARD, DEFAULT_SEED, DEFAULT_SYNTHETIC_START, SYNTHETIC_PROFILES, syntheticWeek } from "../../lib/simulate/synthetic-week";
-import { mermaidWeekChart, svgWeekChart, type ChartSeries } from "../../lib/simulate/week-chart";
+import { syntheticTraceFor } from "../../lib/simulate/model-synthetic-week";
+import { DEFAULT_JOBS_PER_SHARD, DEFAULT_SEED, DEFAULT_SYNTHETIC_START, SYNTHETIC_PROFILES } from "../../lib/simulate/synthetic-week";
+import { chartSeries, mermaidWeekChart, svgWeekChart } from "../../lib/simulate/week-chart";
 
 export const DEFAULT_TARGET_WAIT = "30s";
 /** Above this many jobs a run reports its progress on stderr. */
@@ -67,29 +67,6 @@ async function loadTrace(model: RunnerModel, options: RunSimulateOptions): Promi
   if (options.load.kind === "synthetic") return syntheticTraceFor(model, { seed: options.seed, jobs: options.jobs, timezone: options.timezone, startDate: options.startDate });
   if (!options.exportTrace) throw new UserInputError("--export is not available here");
   return options.exportTrace(model);
-}
-
-/** The synthetic office week for a model's shards, in its office-hours zone unless told otherwise. */
-export function syntheticTraceFor(model: RunnerModel, options: { readonly seed?: number; readonly jobs?: number; readonly timezone?: string; readonly startDate?: string } = {}): JobTrace {
-  return syntheticWeek({
-    profile: "office-week",
-    shards: model.shards.map((shard) => ({ tags: shard.tags, runUntagged: shard.run_untagged, maxDurationSeconds: parseGoDurationSeconds(shard.maximum_timeout) ?? 3600 })),
-    seed: options.seed ?? DEFAULT_SEED,
-    ...(options.jobs === undefined ? {} : { jobs: options.jobs }),
-    timezone: options.timezone ?? officeTimezone(model),
-    ...(options.startDate === undefined ? {} : { startDate: options.startDate }),
-  });
-}
-
-/** The zone of the model's first policy not in UTC: where its office hours are. */
-export function officeTimezone(model: RunnerModel): string {
-  for (const shard of model.shards) for (const policy of shard.autoscaling.policies) if (policy.timezone !== "UTC") return policy.timezone;
-  return "UTC";
-}
-
-export function chartSeries(report: SimulationReport): ChartSeries[] {
-  const startSeconds = Date.parse(report.window.from) / 1000;
-  return report.shards.map((shard) => ({ name: `${report.cell}/${shard.name}`, startSeconds, demand: shard.hourly.demand, capacity: shard.hourly.capacity }));
 }
 
 /** An SVG, or Markdown with a Mermaid chart per shard when the file ends in .md. */

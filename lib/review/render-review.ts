@@ -10,6 +10,8 @@ import type { ChangedCellsResult } from "./changed-cells";
 import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";
 import type { CellModelWarnings } from "./model-warnings";
+import type { CellQueueChange } from "./queue-change";
+import { queueMarkdown, queueTextLines } from "./render-queue";
 import { describeManagerChanges } from "./manager-changes";
 import type { RenderedFileChange } from "./rendered-diff";
 import type { AttributeChange, EntryChange } from "./entry-change";
@@ -30,6 +32,8 @@ export interface ReviewReport {
   readonly costs?: readonly CellCostChange[];
   /** The model warnings of each planned cell at the head (as `prepare` prints them). */
   readonly modelWarnings?: readonly CellModelWarnings[];
+  /** Queue wait and cost simulated at the base and the head, per cell whose shards' scaling changed. */
+  readonly queues?: readonly CellQueueChange[];
 }
 
 /** Rows of one table shown before the rest folds into <details>. */
@@ -62,6 +66,8 @@ export function renderReviewText(report: ReviewReport): string {
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
     const cost = costLine(report, cell.cell);
     if (cost) lines.push(`  ${cost}`);
+    const queue = report.queues?.find((entry) => entry.cell === cell.cell);
+    if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
     for (const warning of warningsOf(report, cell.cell)) lines.push(`  ${isSecurityWarning(warning) ? "security-relevant model warning" : "model warning"}: ${warning}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
     const roll = describeRollForReview(cell.managers);
@@ -105,6 +111,8 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
     const cost = costLine(report, cell.cell);
     if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
+    const queue = report.queues?.find((entry) => entry.cell === cell.cell);
+    if (queue) out.push("", ...queueMarkdown(queue));
     for (const warning of warningsOf(report, cell.cell)) {
       out.push("", isSecurityWarning(warning) ? `> :lock: **Security-relevant model warning**: ${escapeCell(warning)}` : `> :warning: Model warning: ${escapeCell(warning)}`);
     }

@@ -5,12 +5,20 @@
  *   request notes: demand as bars, capacity as a line;
  * - SVG, for people outside GitLab (`--chart <file>`): one panel per shard, days marked.
  */
+import type { SimulationReport } from "./simulate-model";
+
 export interface ChartSeries {
   readonly name: string;
   /** Unix seconds of the first hour. */
   readonly startSeconds: number;
   readonly demand: readonly number[];
   readonly capacity: readonly number[];
+}
+
+/** One series per shard of a report. */
+export function chartSeries(report: SimulationReport): ChartSeries[] {
+  const startSeconds = Date.parse(report.window.from) / 1000;
+  return report.shards.map((shard) => ({ name: `${report.cell}/${shard.name}`, startSeconds, demand: shard.hourly.demand, capacity: shard.hourly.capacity }));
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
