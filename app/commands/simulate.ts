@@ -8,11 +8,11 @@ import { writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import type * as SimulateOptionsModule from "./simulate-options";
+import { exportFromGitLab, exportWindow } from "./simulate-export";
 import type { SimulateCliOptions } from "./simulate-options";
 import { loadModelFile } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import type { RunnerModel } from "../../lib/model/schema";
-import { UserInputError } from "../../lib/process/errors";
 import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS } from "../../lib/simulate/fleet-config";
 import { formatSimulationReport } from "../../lib/simulate/format-report";
 import { adviseIdleCounts, type PeriodAdvice } from "../../lib/simulate/idle-count-advice";
@@ -38,21 +38,25 @@ export interface RunSimulateOptions extends SimulateCliOptions {
   readonly log?: (line: string) => void;
   /** A model already loaded (tests), instead of --model's file. */
   readonly runnerModel?: RunnerModel;
-  /** Loads a trace from GitLab for --export (lib/simulate/export-trace.ts). */
+  /** Loads a trace from GitLab for --export instead of the model's GitLab (tests). */
   readonly exportTrace?: (model: RunnerModel) => Promise<JobTrace>;
+  /** For --export: the model's token variable. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export async function runSimulate(options: RunSimulateOptions): Promise<SimulateRun> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const model = options.runnerModel ?? loadModelFile(resolveModelArgument(options.model, modelsDir(options.modelsDir))).model;
-  const trace = await loadTrace(model, options);
+  // An export is simulated over the window it was read for (whole minutes), not only the hours its jobs fill.
+  const window = options.load.kind === "export" ? exportWindow({ fromSeconds: options.fromSeconds, toSeconds: options.toSeconds }) : undefined;
+  const trace = await loadTrace(model, { ...options, log, ...(window ? { fromSeconds: window.fromSeconds, toSeconds: window.toSeconds } : {}) });
   if (options.out) writeFileSync(options.out, formatTraceCsv(trace));
   const simulateOptions: SimulateOptions = {
     shards: options.shards,
     bootSeconds: options.bootSeconds,
     checkIntervalSeconds: options.checkIntervalSeconds,
-    fromSeconds: options.fromSeconds,
-    toSeconds: options.toSeconds,
+    fromSeconds: window ? Math.floor(window.fromSeconds / 60) * 60 : options.fromSeconds,
+    toSeconds: window ? window.toSeconds : options.toSeconds,
     ...(trace.count > PROGRESS_ABOVE_JOBS ? { onShard: (name: string, index: number, total: number) => log(`simulated shard ${name} (${index + 1}/${total})`) } : {}),
   };
   const report = simulateModel(model, trace, simulateOptions);
@@ -65,8 +69,7 @@ export async function runSimulate(options: RunSimulateOptions): Promise<Simulate
 async function loadTrace(model: RunnerModel, options: RunSimulateOptions): Promise<JobTrace> {
   if (options.load.kind === "trace") return readTraceFile(options.load.file);
   if (options.load.kind === "synthetic") return syntheticTraceFor(model, { seed: options.seed, jobs: options.jobs, timezone: options.timezone, startDate: options.startDate });
-  if (!options.exportTrace) throw new UserInputError("--export is not available here");
-  return options.exportTrace(model);
+  return options.exportTrace ? options.exportTrace(model) : exportFromGitLab(model, { fromSeconds: options.fromSeconds, toSeconds: options.toSeconds, env: options.env, log: options.log ?? ((line) => process.stderr.write(`${line}\n`)) });
 }
 
 /** An SVG, or Markdown with a Mermaid chart per shard when the file ends in .md. */
@@ -88,11 +91,12 @@ export function simulateCommand(): Command {
     .addOption(modelsDirOption())
     .addOption(new Option("--trace <file>", "job trace CSV: created_at, duration, tags[, queued_duration]"))
     .addOption(new Option("--synthetic <profile>", "simulate the synthetic week instead of a trace").choices(SYNTHETIC_PROFILES))
+    .option("--export", "read the fleet's jobs from GitLab (the model's token), write them to --out, and simulate them")
     .addOption(new Option("--shard <name>", "simulate only this shard (repeatable)").argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]).default([]))
     .addOption(withDefault(new Option("--boot-time <duration>", "from an instance's creation until it takes a job"), `${DEFAULT_BOOT_SECONDS.aws}s on AWS, ${DEFAULT_BOOT_SECONDS.google}s on Google Cloud`))
     .addOption(withDefault(new Option("--check-interval <duration>", "the runner's check_interval: how often a manager asks GitLab for jobs"), `${DEFAULT_CHECK_INTERVAL_SECONDS}s`, `${DEFAULT_CHECK_INTERVAL_SECONDS}s`))
-    .addOption(withDefault(new Option("--from <time>", "leave out jobs created before (RFC 3339 or Unix seconds)"), "the first job's hour"))
-    .addOption(withDefault(new Option("--to <time>", "leave out jobs created from then on"), "the end of the last job's hour"))
+    .addOption(withDefault(new Option("--from <time>", "leave out jobs created before (RFC 3339 or Unix seconds)"), "the first job's hour; --export: 7 days before --to"))
+    .addOption(withDefault(new Option("--to <time>", "leave out jobs created from then on"), "the end of the last job's hour; --export: now"))
     .addOption(withDefault(new Option("--seed <n>", "seed of the synthetic week"), String(DEFAULT_SEED), String(DEFAULT_SEED)))
     .addOption(withDefault(new Option("--jobs <n>", "jobs of the synthetic week"), `${DEFAULT_JOBS_PER_SHARD} per shard`))
     .addOption(withDefault(new Option("--timezone <zone>", "office hours' zone of the synthetic week"), "the zone of the model's first policy not in UTC"))
