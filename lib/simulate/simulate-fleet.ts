@@ -10,7 +10,10 @@
  * - [RESERVE] gitlab-org/gitlab-runner merge request 3813 ("Prevent new autoscaler thrashing
  *   instances"): with idle scaling on, the runner reserves taskscaler capacity before it asks GitLab
  *   for a job, and asks only once capacity is reserved; without it, it takes the job and acquires
- *   capacity after (an instance is created for it).
+ *   capacity after (an instance is created for it). Modelled as: reserving needs a free slot on a
+ *   running instance (a booting one is not yet capacity), so with idle scaling on a boot wait falls
+ *   before the pickup (in GitLab's queued_duration), and without it after (in the job's log,
+ *   "Preparing the docker-autoscaler executor").
  * - [ADVANCED] docs.gitlab.com/runner/configuration/advanced-configuration/: `concurrent` bounds the
  *   jobs of a manager, `limit` those of a [[runners]] entry (rendered as max_instances x
  *   capacity_per_instance), `check_interval` the seconds between a runner's requests for jobs
@@ -432,9 +435,11 @@ class FleetSimulation {
           continue;
         }
         blockedAll = false;
-        if (unclaimed <= 0 && this.reservesFirst(manager)) continue;
-        const poll = this.nextPoll(manager, time);
         const ready = unclaimed > 0 && this.readySlot(manager) >= 0;
+        // Reserving first, a manager asks for a job only with a slot of a running instance free: the
+        // job's wait for an instance's boot is then queue time in GitLab (queued_duration).
+        if (!ready && this.reservesFirst(manager)) continue;
+        const poll = this.nextPoll(manager, time);
         if (poll < chosenPoll || (poll === chosenPoll && ready && !chosenReady)) {
           chosen = manager;
           chosenPoll = poll;

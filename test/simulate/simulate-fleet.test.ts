@@ -113,12 +113,29 @@ describe("an empty fleet with max_use_count 1", () => {
   });
 });
 
+describe("where a boot wait shows: GitLab's queued_duration or the job's log", () => {
+  const twoAtOnce = () => ({ createdAt: new Float64Array([MONDAY + 600, MONDAY + 600]), duration: new Float64Array([120, 120]) });
+
+  it("with idle scaling on, the runner takes a job only onto a running instance: the second job's boot is queue time", () => {
+    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, policies: [policy({ idleCount: 1 })] }), twoAtOnce(), week(1));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 75]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 75]);
+  });
+
+  it("without idle scaling, the runner takes both at once and the boot follows the pickup", () => {
+    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, policies: [policy({ idleCount: 0 })] }), twoAtOnce(), week(1));
+    expect(Array.from(run.waitSeconds)).toEqual([75, 75]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 0]);
+  });
+});
+
 describe("a small trace worked out by hand", () => {
   it("follows idle_count, max_use_count and max_instances step by step", () => {
     // One manager; slots of one job; an instance runs two jobs; two instances at most; one idle slot.
     // t=0    the fleet starts with A ready (idle_count 1). Job 1 (100 s) starts on A; A's slot is
     //        taken, so B is created for the idle slot (ready at 60).
-    // t=10   job 2 (50 s): the runner reserves B's slot (booting) and takes it; it starts at 60 (waits 50).
+    // t=10   job 2 (50 s): no running instance has a free slot (B boots), so the runner, which reserves
+    //        capacity first (idle_count > 0), does not take it yet; at 60 B is ready: job 2 is taken and starts (waits 50).
     // t=70   job 3 (10 s): both instances busy and max_instances reached; it waits.
     // t=100  job 1 ends; A has a use left: job 3 starts on A (waits 30). A has run its two jobs.
     // t=110  jobs 2 and 3 end; A is removed (max_use_count); B stays as the idle slot to the end.
@@ -130,7 +147,7 @@ describe("a small trace worked out by hand", () => {
       week(1),
     );
     expect(Array.from(run.waitSeconds)).toEqual([0, 50, 30]);
-    expect(Array.from(run.pickupSeconds)).toEqual([0, 0, 30]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 50, 30]);
     expect(run.waitedOnMaxInstances).toBe(1);
     expect(run.instancesCreated).toBe(2);
     expect(run.instanceSeconds).toBeCloseTo(110 + 3600, 6);
