@@ -52,7 +52,7 @@ describe("the simulated queue of a review", () => {
     // Shown in the note of the merge request, in the cell's section.
     const markdown = renderReviewMarkdown(reviewOf({ ...queue, cell: "cell-a" }));
     expect(markdown).toContain("**Simulated queue wait** on the synthetic office week");
-    expect(markdown).toMatch(/\| `small-amd64` \| [\d.]+ s → [\d.]+ s \| \$[\d,.]+ → \$[\d,.]+ \|/);
+    expect(markdown).toMatch(/\| `small-amd64` \| [\d.]+ (s|min) → [\d.]+ (s|min) \| \$[\d,.]+ → \$[\d,.]+ \|/);
     expect(markdown).toContain("> :warning: **p95 wait of shard small-amd64 rises above the 30 s target:");
     expect(markdown).toContain("```mermaid\nxychart-beta");
     expect(renderReviewText(reviewOf({ ...queue, cell: "cell-a" }))).toContain("  WARNING: p95 wait of shard small-amd64 rises above the 30 s target");
