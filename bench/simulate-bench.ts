@@ -35,7 +35,7 @@ function measure<T>(name: string, steps: Step[], work: () => T): T {
   return result;
 }
 
-/** cell-1's first shard, repeated with tags of its own: shards sized for a tenth of the load each. */
+/** cell-1's first shard, repeated with tags of its own: shards sized for a tenth of the load each, scaling with it. */
 export function benchModel(shards: number): RunnerModel {
   const model = structuredClone(loadModelFile(join(PROJECT_ROOT, "models", "cell-1.yaml")).model);
   const template = model.shards[0];
@@ -46,6 +46,8 @@ export function benchModel(shards: number): RunnerModel {
     run_untagged: false,
     managers: { ...template.managers, concurrent: 400 },
     workers: { ...template.workers, max_instances: 400 },
+    // Idle capacity that grows with the load (scale_factor 1): the nightly batch is taken within a few boots.
+    autoscaling: { policies: template.autoscaling.policies.map((policy) => ({ ...policy, idle_count: 20, scale_factor: 1, scale_factor_limit: undefined })) },
   }));
   return model;
 }
