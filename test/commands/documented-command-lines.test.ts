@@ -1,5 +1,5 @@
 /**
- * Every prepare, provision, review and status command line the README, the pipeline (.gitlab-ci.yml)
+ * Every prepare, provision, review, status and simulate command line the README, the pipeline (.gitlab-ci.yml)
  * and the child pipelines show is one the options parsers accept: refusing combinations that mean
  * nothing must not refuse one a person or a pipeline is told to run.
  */
@@ -14,6 +14,8 @@ import { reviewCommand } from "../../app/commands/review";
 import { parseReviewOptions } from "../../app/commands/review-options";
 import { statusCommand } from "../../app/commands/status";
 import { parseStatusOptions } from "../../app/commands/status-options";
+import { simulateCommand } from "../../app/commands/simulate";
+import { parseSimulateOptions } from "../../app/commands/simulate-options";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { REPO_ROOT } from "../support/cli";
 import { parsedCommandLine } from "../support/command-line";
@@ -23,6 +25,7 @@ const PARSERS = {
   provision: (args: readonly string[]) => parseProvisionOptions(parsedCommandLine(provisionCommand(), args)).mode.kind,
   review: (args: readonly string[]) => parseReviewOptions(parsedCommandLine(reviewCommand(), args)).mode.kind,
   status: (args: readonly string[]) => (parseStatusOptions(parsedCommandLine(statusCommand(), args)).verifyTokens ? "verify" : "no-verify"),
+  simulate: (args: readonly string[]) => parseSimulateOptions(parsedCommandLine(simulateCommand(), args)).load.kind,
 };
 type Parsed = keyof typeof PARSERS;
 
@@ -41,7 +44,7 @@ function commandLines(text: string, origin: string): { origin: string; command: 
     .split("\n")
     .flatMap((line) => line.replace(/\s#\s.*$/, "").split(/&&|;|\||>/))
     // A command starts its part, after variables set for it; `echo '... ./bin/provision ...'` is prose.
-    .map((part) => /^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*\.\/bin\/(prepare|provision|review|status)\b(.*)$/.exec(part.trim()))
+    .map((part) => /^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*\.\/bin\/(prepare|provision|review|status|simulate)\b(.*)$/.exec(part.trim()))
     .filter((match): match is RegExpExecArray => match !== null)
     .map((match) => ({ origin, command: match[1] as Parsed, args: words(match[2]) }));
 }
@@ -67,7 +70,7 @@ const LINES = [
 
 test("finds the command lines it checks", () => {
   const seen = new Set(LINES.map((line) => `${line.command} in ${line.origin.replace(/ \(.*/, "")}`));
-  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "review in .gitlab-ci.yml", "provision in child pipeline"]) {
+  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "simulate in README.md", "review in .gitlab-ci.yml", "provision in child pipeline"]) {
     expect(seen).toContain(expected);
   }
   expect(LINES.length).toBeGreaterThan(20);
