@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
 import type * as SimulateOptionsModule from "./simulate-options";
-import { exportFromGitLab, exportWindow } from "./simulate-export";
+import type * as SimulateExportModule from "./simulate-export";
 import type { SimulateCliOptions } from "./simulate-options";
 import { loadModelFile } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
@@ -48,7 +48,7 @@ export async function runSimulate(options: RunSimulateOptions): Promise<Simulate
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const model = options.runnerModel ?? loadModelFile(resolveModelArgument(options.model, modelsDir(options.modelsDir))).model;
   // An export is simulated over the window it was read for (whole minutes), not only the hours its jobs fill.
-  const window = options.load.kind === "export" ? exportWindow({ fromSeconds: options.fromSeconds, toSeconds: options.toSeconds }) : undefined;
+  const window = options.load.kind === "export" ? gitlabExport().exportWindow({ fromSeconds: options.fromSeconds, toSeconds: options.toSeconds }) : undefined;
   const trace = await loadTrace(model, { ...options, log, ...(window ? { fromSeconds: window.fromSeconds, toSeconds: window.toSeconds } : {}) });
   if (options.out) writeFileSync(options.out, formatTraceCsv(trace));
   const simulateOptions: SimulateOptions = {
@@ -66,10 +66,15 @@ export async function runSimulate(options: RunSimulateOptions): Promise<Simulate
   return { report, advice, targetWaitSeconds: options.targetWaitSeconds };
 }
 
+/** GitLab's client (and gitbeaker) is loaded only for --export: a simulation of a file does not pay for it. */
+function gitlabExport(): typeof SimulateExportModule {
+  return require("./simulate-export") as typeof SimulateExportModule;
+}
+
 async function loadTrace(model: RunnerModel, options: RunSimulateOptions): Promise<JobTrace> {
   if (options.load.kind === "trace") return readTraceFile(options.load.file);
   if (options.load.kind === "synthetic") return syntheticTraceFor(model, { seed: options.seed, jobs: options.jobs, timezone: options.timezone, startDate: options.startDate });
-  return options.exportTrace ? options.exportTrace(model) : exportFromGitLab(model, { fromSeconds: options.fromSeconds, toSeconds: options.toSeconds, env: options.env, log: options.log ?? ((line) => process.stderr.write(`${line}\n`)) });
+  return options.exportTrace ? options.exportTrace(model) : gitlabExport().exportFromGitLab(model, { fromSeconds: options.fromSeconds, toSeconds: options.toSeconds, env: options.env, log: options.log ?? ((line) => process.stderr.write(`${line}\n`)) });
 }
 
 /** An SVG, or Markdown with a Mermaid chart per shard when the file ends in .md. */
