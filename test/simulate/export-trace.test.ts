@@ -79,6 +79,15 @@ describe("simulate --export", () => {
     expect(smallPages.map((request) => new URLSearchParams(request.query).get("page"))).toEqual(["1", "2", "3"]);
     expect(new URLSearchParams(smallPages[0].query).get("order_by")).toBe("id");
     expect(new URLSearchParams(smallPages[0].query).get("sort")).toBe("desc");
+    // The budget: one listing of the cell's runners, each shard's runner read once, and its pages.
+    expect(fake.requests.map((request) => request.path)).toEqual([
+      "/api/v4/runners/all",
+      `/api/v4/runners/${small.id}`,
+      ...smallPages.map(() => `/api/v4/runners/${small.id}/jobs`),
+      `/api/v4/runners/${large.id}`,
+      `/api/v4/runners/${large.id}/jobs`,
+    ]);
+    expect(result.stderr).toMatch(/\n7 GitLab requests, /);
   });
 
   it("uses the runner's tags for a job GitLab lists without tag_list", async () => {
