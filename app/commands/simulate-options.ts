@@ -19,6 +19,8 @@ export interface SimulateCliOptions {
   readonly fromSeconds?: number;
   readonly toSeconds?: number;
   readonly seed: number;
+  /** Spot workers' reclaims per instance-hour. */
+  readonly spotInterruptionsPerHour: number;
   readonly jobs?: number;
   readonly timezone?: string;
   readonly startDate?: string;
@@ -60,6 +62,10 @@ const optionsSchema = z
     from: time.optional(),
     to: time.optional(),
     seed: wholeNumber(0),
+    spotInterruptions: z
+      .string()
+      .transform(Number)
+      .refine((value) => Number.isFinite(value) && value >= 0 && value <= 10, { error: "must be reclaims per instance-hour, from 0 to 10 (0.02: one in 50 hours)" }),
     jobs: wholeNumber(1).optional(),
     timezone: z
       .string()
@@ -95,6 +101,7 @@ const optionsSchema = z
       ...(flags.from === undefined ? {} : { fromSeconds: flags.from }),
       ...(flags.to === undefined ? {} : { toSeconds: flags.to }),
       seed: flags.seed,
+      spotInterruptionsPerHour: flags.spotInterruptions,
       ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
       ...(flags.timezone === undefined ? {} : { timezone: flags.timezone }),
       ...(flags.startDate === undefined ? {} : { startDate: flags.startDate }),

@@ -57,6 +57,8 @@ export async function runSimulate(options: RunSimulateOptions): Promise<Simulate
     checkIntervalSeconds: options.checkIntervalSeconds,
     fromSeconds: window ? Math.floor(window.fromSeconds / 60) * 60 : options.fromSeconds,
     toSeconds: window ? window.toSeconds : options.toSeconds,
+    spotInterruptionsPerHour: options.spotInterruptionsPerHour,
+    seed: options.seed,
     ...(trace.count > PROGRESS_ABOVE_JOBS ? { onShard: (name: string, index: number, total: number) => log(`simulated shard ${name} (${index + 1}/${total})`) } : {}),
   };
   const report = simulateModel(model, trace, simulateOptions);
@@ -102,7 +104,8 @@ export function simulateCommand(): Command {
     .addOption(withDefault(new Option("--check-interval <duration>", "the runner's check_interval: how often a manager asks GitLab for jobs"), `${DEFAULT_CHECK_INTERVAL_SECONDS}s`, `${DEFAULT_CHECK_INTERVAL_SECONDS}s`))
     .addOption(withDefault(new Option("--from <time>", "leave out jobs created before (RFC 3339 or Unix seconds)"), "the first job's hour; --export: 7 days before --to"))
     .addOption(withDefault(new Option("--to <time>", "leave out jobs created from then on"), "the end of the last job's hour; --export: now"))
-    .addOption(withDefault(new Option("--seed <n>", "seed of the synthetic week"), String(DEFAULT_SEED), String(DEFAULT_SEED)))
+    .addOption(withDefault(new Option("--seed <n>", "seed of the synthetic week and of spot lifetimes"), String(DEFAULT_SEED), String(DEFAULT_SEED)))
+    .addOption(withDefault(new Option("--spot-interruptions <per-hour>", "spot workers' reclaims per instance-hour; their jobs are retried"), "0", "0"))
     .addOption(withDefault(new Option("--jobs <n>", "jobs of the synthetic week"), `${DEFAULT_JOBS_PER_SHARD} per shard`))
     .addOption(withDefault(new Option("--timezone <zone>", "office hours' zone of the synthetic week"), "the zone of the model's first policy not in UTC"))
     .addOption(withDefault(new Option("--start-date <date>", "Monday the synthetic week starts (YYYY-MM-DD)"), DEFAULT_SYNTHETIC_START))

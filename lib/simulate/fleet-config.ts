@@ -31,6 +31,10 @@ export interface FleetConfig {
   readonly bootSeconds: number;
   /** How often a manager asks GitLab for jobs (check_interval); 0: at once. */
   readonly checkIntervalSeconds: number;
+  /** Spot workers: reclaims per instance-hour (a lifetime's mean is its inverse). @default 0, none */
+  readonly spotInterruptionsPerHour?: number;
+  /** Seeds the spot lifetimes. @default 1 */
+  readonly seed?: number;
 }
 
 /**
@@ -45,7 +49,15 @@ export const DEFAULT_BOOT_SECONDS: Readonly<Record<CloudName, number>> = { aws: 
 /** gitlab-runner's check_interval as runner-fleet renders it (lib/render/config-toml.ts MANAGER_DEFAULTS). */
 export const DEFAULT_CHECK_INTERVAL_SECONDS = 3;
 
-export function fleetConfigOf(shard: Shard, timing: { readonly bootSeconds: number; readonly checkIntervalSeconds: number }): FleetConfig {
+export interface FleetTiming {
+  readonly bootSeconds: number;
+  readonly checkIntervalSeconds: number;
+  /** Applied to shards with spot workers only. */
+  readonly spotInterruptionsPerHour?: number;
+  readonly seed?: number;
+}
+
+export function fleetConfigOf(shard: Shard, timing: FleetTiming): FleetConfig {
   return {
     managers: shard.managers.count,
     concurrent: shard.managers.concurrent,
@@ -60,6 +72,8 @@ export function fleetConfigOf(shard: Shard, timing: { readonly bootSeconds: numb
       scaleFactor: policy.scale_factor,
       ...(policy.scale_factor_limit === undefined ? {} : { scaleFactorLimit: policy.scale_factor_limit }),
     })),
-    ...timing,
+    bootSeconds: timing.bootSeconds,
+    checkIntervalSeconds: timing.checkIntervalSeconds,
+    ...(shard.workers.spot && (timing.spotInterruptionsPerHour ?? 0) > 0 ? { spotInterruptionsPerHour: timing.spotInterruptionsPerHour, seed: timing.seed } : {}),
   };
 }

@@ -31,6 +31,7 @@ function shardLines(shard: ShardSimulation): string[] {
   const hours = shard.instance_hours;
   lines.push(`    instances       ${hoursText(hours.total)} instance-hours (${hoursText(hours.busy)} busy, ${hoursText(hours.idle)} idle or booting), peak ${shard.peak_instances}, ${count(shard.instances_created)} created`);
   lines.push(`    waited on       max_instances: ${count(shard.jobs_waited_on.max_instances)} jobs, concurrent: ${count(shard.jobs_waited_on.concurrent)} jobs`);
+  if (shard.spot) lines.push(`    spot reclaims   ${count(shard.spot.interruptions)} instances, ${count(shard.spot.jobs_interrupted)} jobs retried`);
   lines.push(`    cost            ${formatUsd(shard.cost_usd)} over the window, ${formatUsd(shard.monthly_cost_usd)} a month (workers and ${shard.prices.managers} managers)`);
   return lines;
 }

@@ -26,12 +26,18 @@
  * modelled); idle instances are checked for removal once a minute, as taskscaler does on its
  * periodic scale loop rather than at once.
  *
- * Times inside are seconds from the window's start. Deterministic: the same jobs and fleet give the
- * same result (no randomness is drawn).
+ * Spot instances (optional): each is reclaimed after an exponentially distributed lifetime at
+ * `spotInterruptionsPerHour`; its jobs fail and are retried, as `retry: when: runner_system_failure`
+ * does (README, "Spot workers and retries"): a retry is a new job in GitLab's queue from the moment of
+ * the reclaim. A job's wait adds up its waits over its attempts.
+ *
+ * Times inside are seconds from the window's start. Deterministic: the same jobs, fleet and seed give
+ * the same result (randomness is drawn only for spot lifetimes, from a seeded generator).
  */
 import { EventHeap } from "./event-heap";
 import type { FleetConfig } from "./fleet-config";
 import { NO_POLICY, PolicyTimeline } from "./policy-timeline";
+import { seededRandom, type Random } from "./seeded-random";
 
 export interface FleetLoad {
   /** Creation times (Unix seconds), ascending. */
@@ -62,11 +68,19 @@ export interface FleetRun {
   /** Per hour of the window: average demand (jobs running or waiting) and capacity (slots of live instances). */
   readonly hourlyDemand: Float64Array;
   readonly hourlyCapacity: Float64Array;
+  /** Spot instances reclaimed, and job attempts they ended (each retried). */
+  readonly spotInterruptions: number;
+  readonly jobsInterrupted: number;
 }
 
 const READY = 1;
 const FINISH = 2;
 const POLL = 3;
+const RECLAIM = 4;
+
+const WAITING = 0;
+const RUNNING = 1;
+const DONE = 2;
 
 const BOOTING = 1;
 const LIVE_READY = 2;
@@ -85,6 +99,18 @@ class FleetSimulation {
   private readonly created: Float64Array;
   private readonly waits: Float64Array;
   private readonly pickups: Float64Array;
+  /** Since when each job waits in GitLab's queue: its creation, or the reclaim that ended its last attempt. */
+  private readonly queuedSince: Float64Array;
+  private readonly jobState: Uint8Array;
+  private readonly jobInstance: Int32Array;
+  /** When each job's running attempt ends: a FINISH event at another time belongs to an attempt a reclaim ended. */
+  private readonly finishAt: Float64Array;
+  /** Retries of reclaimed jobs, oldest first, served with the arrivals in order of queuedSince. */
+  private readonly retries: number[] = [];
+  private retryHead = 0;
+  private readonly random: Random | undefined;
+  private spotInterruptions = 0;
+  private jobsInterrupted = 0;
   private readonly windowEnd: number;
   /** Slots a new instance offers: capacity_per_instance, or fewer when max_use_count is lower. */
   private readonly slotsPerInstance: number;
@@ -142,6 +168,11 @@ class FleetSimulation {
     for (let job = 0; job < this.jobCount; job += 1) this.created[job] = load.createdAt[job] - window.startSeconds;
     this.waits = new Float64Array(this.jobCount);
     this.pickups = new Float64Array(this.jobCount);
+    this.queuedSince = Float64Array.from(this.created);
+    this.jobState = new Uint8Array(this.jobCount);
+    this.jobInstance = new Int32Array(this.jobCount);
+    this.finishAt = new Float64Array(this.jobCount);
+    this.random = (config.spotInterruptionsPerHour ?? 0) > 0 ? seededRandom(config.seed ?? 1) : undefined;
     this.windowEnd = window.endSeconds - window.startSeconds;
     this.timeline = new PolicyTimeline(config.policies, window.startSeconds);
     this.slotsPerInstance = config.maxUseCount > 0 ? Math.min(config.capacityPerInstance, config.maxUseCount) : config.capacityPerInstance;
@@ -187,7 +218,8 @@ class FleetSimulation {
         this.heap.pop();
         if (kind === READY) this.onReady(subject, nextEvent);
         else if (kind === FINISH) this.onFinish(subject, nextEvent);
-        else this.onPoll(subject, nextEvent);
+        else if (kind === POLL) this.onPoll(subject, nextEvent);
+        else this.onReclaim(subject, nextEvent);
       } else {
         this.advance(nextArrival);
         this.arrived += 1;
@@ -206,6 +238,8 @@ class FleetSimulation {
       peakInstances: this.peakInstances,
       hourlyDemand: this.hourlyDemand.map((area) => area / 3600),
       hourlyCapacity: this.hourlyCapacity.map((area) => area / 3600),
+      spotInterruptions: this.spotInterruptions,
+      jobsInterrupted: this.jobsInterrupted,
     };
   }
 
@@ -218,7 +252,7 @@ class FleetSimulation {
       this.instanceSeconds += this.liveTotal * span;
       this.busyInstanceSeconds += this.busyInstances * span;
       const hour = Math.min(this.hourlyDemand.length - 1, Math.floor(from / 3600));
-      this.hourlyDemand[hour] += (this.runningTotal + this.pendingTotal + this.arrived - this.queueHead) * span;
+      this.hourlyDemand[hour] += (this.runningTotal + this.pendingTotal + this.arrived - this.queueHead + this.retries.length - this.retryHead) * span;
       this.hourlyCapacity[hour] += this.liveTotal * this.config.capacityPerInstance * span;
     }
     this.lastTime = time;
@@ -266,6 +300,7 @@ class FleetSimulation {
     this.peakInstances = Math.max(this.peakInstances, this.liveTotal);
     this.freeSlots[manager] += this.slotsPerInstance;
     this.heap.push(time + this.config.bootSeconds, READY, instance);
+    if (this.random) this.heap.push(time - (Math.log(1 - this.random()) / this.config.spotInterruptionsPerHour!) * 3600, RECLAIM, instance);
     return instance;
   }
 
@@ -331,7 +366,11 @@ class FleetSimulation {
     }
   }
 
-  private onFinish(instance: number, time: number): void {
+  private onFinish(job: number, time: number): void {
+    // An attempt a reclaim ended has no finish of its own.
+    if (this.jobState[job] !== RUNNING || this.finishAt[job] !== time) return;
+    this.jobState[job] = DONE;
+    const instance = this.jobInstance[job];
     const manager = this.owner[instance];
     const before = this.slots(instance);
     this.busy[instance] -= 1;
@@ -392,6 +431,34 @@ class FleetSimulation {
     }
   }
 
+  /** A spot instance reclaimed: gone at once, its jobs' attempts ended and retried. */
+  private onReclaim(instance: number, time: number): void {
+    const state = this.state[instance];
+    if (state !== BOOTING && state !== LIVE_READY) return;
+    this.spotInterruptions += 1;
+    const manager = this.owner[instance];
+    const slotsBefore = this.slots(instance);
+    if (this.busy[instance] > 0) {
+      // Rare (a rate per instance-hour): the running jobs are found by a scan rather than kept per instance.
+      for (let job = 0; job < this.arrived; job += 1) {
+        if (this.jobState[job] !== RUNNING || this.jobInstance[job] !== instance) continue;
+        this.jobState[job] = WAITING;
+        this.queuedSince[job] = time;
+        this.retries.push(job);
+        this.jobsInterrupted += 1;
+      }
+      this.running[manager] -= this.busy[instance];
+      this.runningTotal -= this.busy[instance];
+      this.busyInstances -= 1;
+      this.busy[instance] = 0;
+      // The free slots counted for it were those beside its jobs; remove() takes away what it has now.
+      this.freeSlots[manager] += this.slots(instance) - slotsBefore;
+    }
+    this.remove(instance);
+    this.dispatch(time);
+    this.scaleUp(manager, time);
+  }
+
   private start(job: number, instance: number, time: number): void {
     const manager = this.owner[instance];
     const before = this.slots(instance);
@@ -401,11 +468,14 @@ class FleetSimulation {
     this.freeSlots[manager] += this.slots(instance) - before;
     this.running[manager] += 1;
     this.runningTotal += 1;
-    const created = this.created[job];
-    this.waits[job] = time - created;
-    if (this.lastBlockedOnMax >= created) this.waitedOnMaxInstances += 1;
-    if (this.lastBlockedOnConcurrent >= created) this.waitedOnConcurrent += 1;
-    this.heap.push(time + this.load.duration[job], FINISH, instance);
+    const since = this.queuedSince[job];
+    this.waits[job] += time - since;
+    if (this.lastBlockedOnMax >= since) this.waitedOnMaxInstances += 1;
+    if (this.lastBlockedOnConcurrent >= since) this.waitedOnConcurrent += 1;
+    this.jobState[job] = RUNNING;
+    this.jobInstance[job] = instance;
+    this.finishAt[job] = time + this.load.duration[job];
+    this.heap.push(this.finishAt[job], FINISH, job);
   }
 
   /**
@@ -414,7 +484,7 @@ class FleetSimulation {
    * or else able to create an instance for it.
    */
   private dispatch(time: number): void {
-    while (this.queueHead < this.arrived) {
+    while (this.queueHead < this.arrived || this.retryHead < this.retries.length) {
       let chosen = -1;
       let chosenPoll = Infinity;
       let chosenReady = false;
@@ -460,9 +530,16 @@ class FleetSimulation {
         }
         return;
       }
-      const job = this.queueHead;
-      this.queueHead += 1;
-      this.pickups[job] = time - this.created[job];
+      // Oldest first: a retry joins the queue at its reclaim, after the jobs created before it.
+      let job: number;
+      if (this.retryHead < this.retries.length && (this.queueHead >= this.arrived || this.queuedSince[this.retries[this.retryHead]] < this.created[this.queueHead])) {
+        job = this.retries[this.retryHead];
+        this.retryHead += 1;
+      } else {
+        job = this.queueHead;
+        this.queueHead += 1;
+      }
+      this.pickups[job] += time - this.queuedSince[job];
       this.pending[chosen].push(job);
       this.pendingTotal += 1;
       this.startPending(chosen, time);

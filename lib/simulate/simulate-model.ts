@@ -23,6 +23,10 @@ export interface SimulateOptions {
   readonly fromSeconds?: number;
   /** Unix seconds; jobs created at or after are left out. @default the end of the last job's hour */
   readonly toSeconds?: number;
+  /** Spot workers' reclaims per instance-hour (shards with workers.spot only). @default 0 */
+  readonly spotInterruptionsPerHour?: number;
+  /** Seeds the spot lifetimes. @default 1 */
+  readonly seed?: number;
   /** Changes the fleet of a shard before it is simulated (the advice tries other idle counts). */
   readonly adjustFleet?: (shard: Shard, fleet: FleetConfig) => FleetConfig;
   /** Called as each shard is done (progress on long runs). */
@@ -45,6 +49,8 @@ export interface ShardSimulation {
   readonly peak_instances: number;
   readonly instances_created: number;
   readonly jobs_waited_on: { readonly max_instances: number; readonly concurrent: number };
+  /** Spot workers reclaimed (with --spot-interruptions) and the job attempts that ended with them (each retried). */
+  readonly spot: { readonly interruptions: number; readonly jobs_interrupted: number } | null;
   /** Workers' instance-hours and the managers over the window, priced; null when a price is unknown. */
   readonly cost_usd: number | null;
   /** cost_usd scaled from the window to a month of the price table's hours. */
@@ -109,7 +115,7 @@ export function prepareSimulation(model: RunnerModel, trace: JobTrace, options: 
       duration[at] = inWindow.duration[jobs[at]];
       recorded[at] = inWindow.queuedDuration[jobs[at]];
     }
-    let fleet = fleetConfigOf(shard, { bootSeconds, checkIntervalSeconds });
+    let fleet = fleetConfigOf(shard, { bootSeconds, checkIntervalSeconds, spotInterruptionsPerHour: options.spotInterruptionsPerHour, seed: options.seed });
     if (options.adjustFleet) fleet = options.adjustFleet(shard, fleet);
     const shardCost = cost.shards[index];
     return { shard, index, fleet, createdAt, duration, recorded, sharedWithLater: routing.sharedWithLater[index], workerHourly: shardCost.workers.hourly, managerHourly: shardCost.managers.hourly };
@@ -169,6 +175,7 @@ function shardReport(load: ShardLoad, run: FleetRun, prepared: PreparedSimulatio
     peak_instances: run.peakInstances,
     instances_created: run.instancesCreated,
     jobs_waited_on: { max_instances: run.waitedOnMaxInstances, concurrent: run.waitedOnConcurrent },
+    spot: load.fleet.spotInterruptionsPerHour ? { interruptions: run.spotInterruptions, jobs_interrupted: run.jobsInterrupted } : null,
     cost_usd: cost,
     monthly_cost_usd: cost === null ? null : (cost * prepared.hoursPerMonth) / prepared.windowHours,
     prices: { worker_hourly: load.workerHourly, manager_hourly: load.managerHourly, managers: load.fleet.managers },

@@ -67,6 +67,14 @@ describe("simulate on the examples' synthetic week", () => {
     }
   });
 
+  it("reclaims spot workers only, at --spot-interruptions, and retries their jobs", async () => {
+    const spot = JSON.parse((await runInProcess("simulate", ["--model", "cell-2", "--synthetic", "office-week", "--spot-interruptions", "0.2", "--json", "--no-advice"])).stdout);
+    expect(spot.shards[0].spot.interruptions).toBeGreaterThan(0);
+    expect(spot.shards[0].spot.jobs_interrupted).toBeGreaterThan(0);
+    const onDemand = JSON.parse((await runInProcess("simulate", ["--model", "cell-1", "--synthetic", "office-week", "--spot-interruptions", "0.2", "--json", "--no-advice"])).stdout);
+    expect(onDemand.shards.map((shard: { spot: unknown }) => shard.spot)).toEqual([null, null]);
+  });
+
   it("runs as the bin/ executable", () => {
     const result = runBin("simulate", ["--model", "cell-2", "--synthetic", "office-week", "--no-advice"]);
     expect(result.status).toBe(0);

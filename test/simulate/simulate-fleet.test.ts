@@ -211,3 +211,31 @@ describe("determinism", () => {
     expect(second.instanceSeconds).toBe(first.instanceSeconds);
   });
 });
+
+describe("spot workers with an interruption rate", () => {
+  it("retries the jobs of a reclaimed instance, counting their waits over both attempts", () => {
+    // A fixed fleet of one instance, reclaimed after a lifetime of mean 1 h: a 4 h job is certain to meet reclaims.
+    const config = fleet({ maxInstances: 1, bootSeconds: 60, policies: [policy({ idleCount: 1 })], spotInterruptionsPerHour: 1, seed: 3 });
+    const load = { createdAt: new Float64Array([MONDAY + 60]), duration: new Float64Array([4 * 3600]) };
+    const run = simulateFleet(config, load, week(48));
+    expect(run.spotInterruptions).toBeGreaterThan(1);
+    expect(run.jobsInterrupted).toBeGreaterThan(0);
+    // Each retry waits at least one boot (the replacement instance); the first attempt started at once.
+    expect(run.waitSeconds[0]).toBeGreaterThanOrEqual(60 * run.jobsInterrupted);
+    // The instance-hours include the lost attempts: more busy time than the job's own duration.
+    expect(run.busyInstanceSeconds).toBeGreaterThan(4 * 3600);
+  });
+
+  it("is the same run for the same seed, and no reclaim without a rate", () => {
+    const load = poissonLoad(300, 1 / 60, 600, 21);
+    const spot = fleet({ maxInstances: 20, maxUseCount: 1, policies: [policy({ idleCount: 2 })], spotInterruptionsPerHour: 0.5, seed: 9 });
+    const first = simulateFleet(spot, load, week(6));
+    const again = simulateFleet(spot, load, week(6));
+    expect(again.jobsInterrupted).toBe(first.jobsInterrupted);
+    expect(Array.from(again.waitSeconds)).toEqual(Array.from(first.waitSeconds));
+    expect(first.jobsInterrupted).toBeGreaterThan(0);
+    const steady = simulateFleet({ ...spot, spotInterruptionsPerHour: 0 }, load, week(6));
+    expect(steady.spotInterruptions).toBe(0);
+    expect(steady.jobsInterrupted).toBe(0);
+  });
+});
