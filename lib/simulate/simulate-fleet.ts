@@ -35,6 +35,7 @@
  * the same result (randomness is drawn only for spot lifetimes, from a seeded generator).
  */
 import { EventHeap } from "./event-heap";
+import { BOOTING, InstanceTable, LIVE_READY, REMOVED } from "./instance-table";
 import type { FleetConfig } from "./fleet-config";
 import { NO_POLICY, PolicyTimeline } from "./policy-timeline";
 import { seededRandom, type Random } from "./seeded-random";
@@ -82,9 +83,6 @@ const WAITING = 0;
 const RUNNING = 1;
 const DONE = 2;
 
-const BOOTING = 1;
-const LIVE_READY = 2;
-const REMOVED = 3;
 
 const TICK_SECONDS = 60;
 
@@ -118,15 +116,7 @@ class FleetSimulation {
   private readonly jobCeiling: number;
   private readonly ceilingIsConcurrent: boolean;
 
-  // Instances, by id (never reused).
-  private instanceCount = 0;
-  private state = new Uint8Array(256);
-  private owner = new Int32Array(256);
-  private busy = new Int32Array(256);
-  private uses = new Int32Array(256);
-  private idleSince = new Float64Array(256);
-  private livePosition = new Int32Array(256);
-  private inStack = new Uint8Array(256);
+  private readonly instances = new InstanceTable();
 
   // Managers.
   private readonly live: number[][];
@@ -234,7 +224,7 @@ class FleetSimulation {
       busyInstanceSeconds: this.busyInstanceSeconds,
       waitedOnMaxInstances: this.waitedOnMaxInstances,
       waitedOnConcurrent: this.waitedOnConcurrent,
-      instancesCreated: this.instanceCount,
+      instancesCreated: this.instances.count,
       peakInstances: this.peakInstances,
       hourlyDemand: this.hourlyDemand.map((area) => area / 3600),
       hourlyCapacity: this.hourlyCapacity.map((area) => area / 3600),
@@ -289,12 +279,8 @@ class FleetSimulation {
   }
 
   private create(manager: number, time: number): number {
-    if (this.instanceCount === this.state.length) this.growInstances();
-    const instance = this.instanceCount;
-    this.instanceCount += 1;
-    this.state[instance] = BOOTING;
-    this.owner[instance] = manager;
-    this.livePosition[instance] = this.live[manager].length;
+    const instance = this.instances.add(manager);
+    this.instances.livePosition[instance] = this.live[manager].length;
     this.live[manager].push(instance);
     this.liveTotal += 1;
     this.peakInstances = Math.max(this.peakInstances, this.liveTotal);
@@ -305,24 +291,23 @@ class FleetSimulation {
   }
 
   private remove(instance: number): void {
-    const manager = this.owner[instance];
+    const manager = this.instances.owner[instance];
     this.freeSlots[manager] -= this.slots(instance);
-    this.state[instance] = REMOVED;
+    this.instances.state[instance] = REMOVED;
     const list = this.live[manager];
-    const position = this.livePosition[instance];
+    const position = this.instances.livePosition[instance];
     const last = list[list.length - 1];
     list[position] = last;
-    this.livePosition[last] = position;
+    this.instances.livePosition[last] = position;
     list.pop();
     this.liveTotal -= 1;
   }
 
   /** Slots of an instance free for a new job: capacity left, and uses left under max_use_count. */
   private slots(instance: number): number {
-    const state = this.state[instance];
-    if (state !== BOOTING && state !== LIVE_READY) return 0;
-    const free = this.config.capacityPerInstance - this.busy[instance];
-    return this.config.maxUseCount > 0 ? Math.min(free, this.config.maxUseCount - this.uses[instance]) : free;
+    if (!this.instances.isLive(instance)) return 0;
+    const free = this.config.capacityPerInstance - this.instances.busy[instance];
+    return this.config.maxUseCount > 0 ? Math.min(free, this.config.maxUseCount - this.instances.uses[instance]) : free;
   }
 
   /** Once a minute: the policy in force, idle instances past idle_time, and the idle target met. */
@@ -333,7 +318,7 @@ class FleetSimulation {
       const list = this.live[manager];
       for (let position = list.length - 1; position >= 0; position -= 1) {
         const instance = list[position];
-        if (this.state[instance] !== LIVE_READY || this.busy[instance] > 0 || time - this.idleSince[instance] < idleTime) continue;
+        if (this.instances.state[instance] !== LIVE_READY || this.instances.busy[instance] > 0 || time - this.instances.idleSince[instance] < idleTime) continue;
         // Removed only while the idle capacity left still meets the target (gitlab-runner issue 37673).
         if (this.freeSlots[manager] - this.slots(instance) >= this.pendingCount(manager) + this.idleTarget(manager)) this.remove(instance);
       }
@@ -345,24 +330,24 @@ class FleetSimulation {
   // --- jobs ---------------------------------------------------------------------------------------
 
   private onReady(instance: number, time: number): void {
-    if (this.state[instance] !== BOOTING) return;
+    if (this.instances.state[instance] !== BOOTING) return;
     this.markReady(instance, time);
-    const manager = this.owner[instance];
+    const manager = this.instances.owner[instance];
     this.startPending(manager, time);
     this.dispatch(time);
     this.scaleUp(manager, time);
   }
 
   private markReady(instance: number, time: number): void {
-    this.state[instance] = LIVE_READY;
-    this.idleSince[instance] = time;
+    this.instances.state[instance] = LIVE_READY;
+    this.instances.idleSince[instance] = time;
     this.offer(instance);
   }
 
   private offer(instance: number): void {
-    if (this.inStack[instance] === 0 && this.slots(instance) > 0) {
-      this.inStack[instance] = 1;
-      this.freeStack[this.owner[instance]].push(instance);
+    if (this.instances.inStack[instance] === 0 && this.slots(instance) > 0) {
+      this.instances.inStack[instance] = 1;
+      this.freeStack[this.instances.owner[instance]].push(instance);
     }
   }
 
@@ -371,19 +356,19 @@ class FleetSimulation {
     if (this.jobState[job] !== RUNNING || this.finishAt[job] !== time) return;
     this.jobState[job] = DONE;
     const instance = this.jobInstance[job];
-    const manager = this.owner[instance];
+    const manager = this.instances.owner[instance];
     const before = this.slots(instance);
-    this.busy[instance] -= 1;
+    this.instances.busy[instance] -= 1;
     this.running[manager] -= 1;
     this.runningTotal -= 1;
     this.finished += 1;
-    if (this.busy[instance] === 0) {
+    if (this.instances.busy[instance] === 0) {
       this.busyInstances -= 1;
-      this.idleSince[instance] = time;
+      this.instances.idleSince[instance] = time;
     }
     // An instance that ran max_use_count jobs is removed once its last job ends [AUTOSCALER].
-    if (this.config.maxUseCount > 0 && this.uses[instance] >= this.config.maxUseCount) {
-      if (this.busy[instance] === 0) this.remove(instance);
+    if (this.config.maxUseCount > 0 && this.instances.uses[instance] >= this.config.maxUseCount) {
+      if (this.instances.busy[instance] === 0) this.remove(instance);
     } else {
       this.freeSlots[manager] += this.slots(instance) - before;
       this.offer(instance);
@@ -403,9 +388,9 @@ class FleetSimulation {
     const stack = this.freeStack[manager];
     while (stack.length > 0) {
       const instance = stack[stack.length - 1];
-      if (this.state[instance] === LIVE_READY && this.slots(instance) > 0) return instance;
+      if (this.instances.state[instance] === LIVE_READY && this.slots(instance) > 0) return instance;
       stack.pop();
-      this.inStack[instance] = 0;
+      this.instances.inStack[instance] = 0;
     }
     return -1;
   }
@@ -433,12 +418,11 @@ class FleetSimulation {
 
   /** A spot instance reclaimed: gone at once, its jobs' attempts ended and retried. */
   private onReclaim(instance: number, time: number): void {
-    const state = this.state[instance];
-    if (state !== BOOTING && state !== LIVE_READY) return;
+    if (!this.instances.isLive(instance)) return;
     this.spotInterruptions += 1;
-    const manager = this.owner[instance];
+    const manager = this.instances.owner[instance];
     const slotsBefore = this.slots(instance);
-    if (this.busy[instance] > 0) {
+    if (this.instances.busy[instance] > 0) {
       // Rare (a rate per instance-hour): the running jobs are found by a scan rather than kept per instance.
       for (let job = 0; job < this.arrived; job += 1) {
         if (this.jobState[job] !== RUNNING || this.jobInstance[job] !== instance) continue;
@@ -447,10 +431,10 @@ class FleetSimulation {
         this.retries.push(job);
         this.jobsInterrupted += 1;
       }
-      this.running[manager] -= this.busy[instance];
-      this.runningTotal -= this.busy[instance];
+      this.running[manager] -= this.instances.busy[instance];
+      this.runningTotal -= this.instances.busy[instance];
       this.busyInstances -= 1;
-      this.busy[instance] = 0;
+      this.instances.busy[instance] = 0;
       // The free slots counted for it were those beside its jobs; remove() takes away what it has now.
       this.freeSlots[manager] += this.slots(instance) - slotsBefore;
     }
@@ -460,11 +444,11 @@ class FleetSimulation {
   }
 
   private start(job: number, instance: number, time: number): void {
-    const manager = this.owner[instance];
+    const manager = this.instances.owner[instance];
     const before = this.slots(instance);
-    if (this.busy[instance] === 0) this.busyInstances += 1;
-    this.busy[instance] += 1;
-    this.uses[instance] += 1;
+    if (this.instances.busy[instance] === 0) this.busyInstances += 1;
+    this.instances.busy[instance] += 1;
+    this.instances.uses[instance] += 1;
     this.freeSlots[manager] += this.slots(instance) - before;
     this.running[manager] += 1;
     this.runningTotal += 1;
@@ -556,19 +540,4 @@ class FleetSimulation {
     return phase + ticks * interval;
   }
 
-  private growInstances(): void {
-    const size = this.state.length * 2;
-    const grow = <T extends Uint8Array | Int32Array | Float64Array>(array: T, make: new (n: number) => T): T => {
-      const copy = new make(size);
-      copy.set(array);
-      return copy;
-    };
-    this.state = grow(this.state, Uint8Array);
-    this.owner = grow(this.owner, Int32Array);
-    this.busy = grow(this.busy, Int32Array);
-    this.uses = grow(this.uses, Int32Array);
-    this.idleSince = grow(this.idleSince, Float64Array);
-    this.livePosition = grow(this.livePosition, Int32Array);
-    this.inStack = grow(this.inStack, Uint8Array);
-  }
 }
