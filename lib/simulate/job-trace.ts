@@ -27,6 +27,11 @@ export class JobTraceBuilder {
   private readonly tagSetIndex = new Map<string, number>();
 
   add(createdAt: number, duration: number, tags: readonly string[], queuedDuration = Number.NaN): void {
+    this.addWithTagSet(createdAt, duration, this.internTags(tags), queuedDuration);
+  }
+
+  /** The index of a tag set (in any order, repeats allowed), added on first sight. */
+  internTags(tags: readonly string[]): number {
     const sorted = [...new Set(tags)].sort();
     const key = sorted.join("\u0000");
     let index = this.tagSetIndex.get(key);
@@ -35,9 +40,14 @@ export class JobTraceBuilder {
       this.tagSets.push(sorted);
       this.tagSetIndex.set(key, index);
     }
+    return index;
+  }
+
+  /** A job whose tags internTags already gave an index (a reader's fast path for repeated tag fields). */
+  addWithTagSet(createdAt: number, duration: number, tagSet: number, queuedDuration = Number.NaN): void {
     this.createdAt.push(createdAt);
     this.duration.push(duration);
-    this.tagSet.push(index);
+    this.tagSet.push(tagSet);
     this.queued.push(queuedDuration);
   }
 

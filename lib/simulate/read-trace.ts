@@ -52,6 +52,7 @@ export function parseTrace(text: string, file: string): JobTrace {
   }
   const [createdColumn, durationColumn, tagsColumn, queuedColumn] = [column("created_at"), column("duration"), column("tags"), column("queued_duration")];
   const builder = new JobTraceBuilder();
+  const tagSetOfField = new Map<string, number>();
   for (let index = 1; index < lines.length; index += 1) {
     const line = lines[index];
     if (line.trim() === "") continue;
@@ -71,17 +72,20 @@ export function parseTrace(text: string, file: string): JobTrace {
     const durationField = field(durationColumn, "duration");
     const duration = parseSeconds(durationField.text.trim());
     if (duration === undefined) fail(durationField, "duration", 'seconds (330) or a Go duration ("5m30s")');
-    const tags = field(tagsColumn, "tags")
-      .text.split(";")
-      .map((tag) => tag.trim())
-      .filter((tag) => tag !== "");
+    // A trace repeats few tag fields a million times: each is split and interned once.
+    const rawTags = field(tagsColumn, "tags").text;
+    let tagSet = tagSetOfField.get(rawTags);
+    if (tagSet === undefined) {
+      tagSet = builder.internTags(rawTags.split(";").map((tag) => tag.trim()).filter((tag) => tag !== ""));
+      tagSetOfField.set(rawTags, tagSet);
+    }
     let queued = Number.NaN;
     if (queuedColumn >= 0 && fields[queuedColumn] !== undefined && fields[queuedColumn].text.trim() !== "") {
       const parsed = parseSeconds(fields[queuedColumn].text.trim());
       if (parsed === undefined) fail(fields[queuedColumn], "queued_duration", "seconds (12.5), or empty when unknown");
       queued = parsed!;
     }
-    builder.add(createdAt!, duration!, tags, queued);
+    builder.addWithTagSet(createdAt!, duration!, tagSet, queued);
   }
   const trace = builder.build();
   if (trace.count === 0) throw new UserInputError(`${file}:2:1: the trace has a header but no jobs`);
