@@ -2,8 +2,13 @@
 import { listPrice, PRICE_TABLE } from "../../lib/cost/price-table";
 import { JobTraceBuilder } from "../../lib/simulate/job-trace";
 import { routeJobs } from "../../lib/simulate/route-jobs";
-import { simulateModel } from "../../lib/simulate/simulate-model";
-import { modelWith } from "../support/models";
+import { adviseIdleCounts } from "../../lib/simulate/idle-count-advice";
+import { syntheticTraceFor } from "../../lib/simulate/model-synthetic-week";
+import { PolicyTimeline } from "../../lib/simulate/policy-timeline";
+import { simulateFleet } from "../../lib/simulate/simulate-fleet";
+import { prepareSimulation, simulateModel } from "../../lib/simulate/simulate-model";
+import { percentileOfSorted } from "../../lib/simulate/wait-statistics";
+import { exampleModel, modelWith } from "../support/models";
 import { MONDAY } from "./fleet-fixture";
 
 describe("routing a trace to shards", () => {
@@ -67,5 +72,31 @@ describe("recorded waits", () => {
     const report = simulateModel(model, builder.build(), { shards: ["large-amd64"] });
     expect(report.shards[0].recorded_queued_seconds).toMatchObject({ jobs: 2, mean: 90, max: 100 });
     expect(report.shards[0].jobs).toBe(3);
+  });
+});
+
+describe("idle_count advice", () => {
+  it("gives the smallest idle_count that keeps the period's p95 under the target: one less does not", () => {
+    const model = exampleModel("cell-1");
+    const trace = syntheticTraceFor(model, { seed: 2, jobs: 4000 });
+    const target = 20;
+    const advice = adviseIdleCounts(model, trace, target, { shards: ["small-amd64"] });
+    expect(advice.map((entry) => entry.policy)).toEqual([0, 1]);
+    const prepared = prepareSimulation(model, trace, { shards: ["small-amd64"] });
+    const [load] = prepared.loads;
+    const timeline = new PolicyTimeline(load.fleet.policies, prepared.window.startSeconds);
+    /** p95 wait of the jobs created while `policy` is in force, with that policy keeping `idleCount` idle slots. */
+    const p95With = (policy: number, idleCount: number): number => {
+      const fleet = { ...load.fleet, policies: load.fleet.policies.map((other, index) => (index === policy ? { ...other, idleCount } : other)) };
+      const run = simulateFleet(fleet, load, prepared.window);
+      const waits = Array.from(run.waitSeconds).filter((_, job) => timeline.at(Math.floor((load.createdAt[job] - prepared.window.startSeconds) / 60)) === policy);
+      return percentileOfSorted(Float64Array.from(waits).sort(), 0.95);
+    };
+    for (const entry of advice) {
+      expect(entry.advised_idle_count).not.toBeNull();
+      expect(p95With(entry.policy, entry.advised_idle_count!)).toBeLessThanOrEqual(target);
+      if (entry.advised_idle_count! > 0) expect(p95With(entry.policy, entry.advised_idle_count! - 1)).toBeGreaterThan(target);
+      expect(entry.p95_wait_seconds).toBeCloseTo(p95With(entry.policy, entry.idle_count), 9);
+    }
   });
 });
