@@ -88,6 +88,8 @@ const optionsSchema = z
       const synthOnly = (["jobs", "timezone", "startDate"] as const).filter((key) => flags[key] !== undefined);
       if (synthOnly.length > 0) context.addIssue({ code: "custom", message: `${synthOnly.map((key) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(" and ")} go with --synthetic` });
     }
+    if (flags.from !== undefined && flags.to !== undefined && flags.to <= flags.from) context.addIssue({ code: "custom", message: "--to must be after --from" });
+    if (flags.from !== undefined && flags.from % 60 !== 0) context.addIssue({ code: "custom", message: "--from must be a whole minute (the simulation's clock ticks by the minute)" });
     if (flags.export === true && flags.out === undefined) context.addIssue({ code: "custom", message: "--export writes the trace to the file --out names; add --out <file>" });
   })
   .transform(

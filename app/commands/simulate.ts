@@ -18,7 +18,7 @@ import { formatSimulationReport } from "../../lib/simulate/format-report";
 import { adviseIdleCounts, type PeriodAdvice } from "../../lib/simulate/idle-count-advice";
 import type { JobTrace } from "../../lib/simulate/job-trace";
 import { formatTraceCsv, readTraceFile } from "../../lib/simulate/read-trace";
-import { simulateModel, type SimulateOptions, type SimulationReport } from "../../lib/simulate/simulate-model";
+import { selectShards, simulateModel, type SimulateOptions, type SimulationReport } from "../../lib/simulate/simulate-model";
 import { syntheticTraceFor } from "../../lib/simulate/model-synthetic-week";
 import { DEFAULT_JOBS_PER_SHARD, DEFAULT_SEED, DEFAULT_SYNTHETIC_START, SYNTHETIC_PROFILES } from "../../lib/simulate/synthetic-week";
 import { chartSeries, mermaidWeekChart, svgWeekChart } from "../../lib/simulate/week-chart";
@@ -47,6 +47,8 @@ export interface RunSimulateOptions extends SimulateCliOptions {
 export async function runSimulate(options: RunSimulateOptions): Promise<SimulateRun> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const model = options.runnerModel ?? loadModelFile(resolveModelArgument(options.model, modelsDir(options.modelsDir))).model;
+  // Refused before anything is read from GitLab or written.
+  selectShards(model, options.shards);
   // An export is simulated over the window it was read for (whole minutes), not only the hours its jobs fill.
   const window = options.load.kind === "export" ? gitlabExport().exportWindow({ fromSeconds: options.fromSeconds, toSeconds: options.toSeconds }) : undefined;
   const trace = await loadTrace(model, { ...options, log, ...(window ? { fromSeconds: window.fromSeconds, toSeconds: window.toSeconds } : {}) });

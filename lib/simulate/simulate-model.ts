@@ -183,7 +183,8 @@ function shardReport(load: ShardLoad, run: FleetRun, prepared: PreparedSimulatio
   };
 }
 
-function selectShards(model: RunnerModel, names: readonly string[] | undefined): Shard[] {
+/** The shards --shard names (every shard without it); a UserInputError for a name the model lacks. */
+export function selectShards(model: RunnerModel, names: readonly string[] | undefined): Shard[] {
   if (!names || names.length === 0) return model.shards;
   return names.map((name) => {
     const shard = model.shards.find((candidate) => candidate.name === name);

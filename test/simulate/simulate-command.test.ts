@@ -1,5 +1,5 @@
 /** ./bin/simulate as a person runs it: both examples on the synthetic week, charts, and refusals (exit 2). */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
@@ -105,13 +105,20 @@ describe("simulate refuses bad input (exit 2, no stack trace, nothing on stdout)
   });
 
   it("fails on an unknown shard, a bad boot time, and synthetic-only flags with a trace", async () => {
-    const shard = await runInProcess("simulate", ["--model", "cell-1", "--synthetic", "office-week", "--shard", "tiny"]);
+    const out = join(dir, "never.csv");
+    const shard = await runInProcess("simulate", ["--model", "cell-1", "--synthetic", "office-week", "--shard", "tiny", "--out", out]);
     expect(shard.status).toBe(2);
+    expect(existsSync(out)).toBe(false);
     expect(shard.stderr).toContain('--shard "tiny": cell cell-1 has no such shard; expected one of small-amd64, large-amd64');
     const boot = await runInProcess("simulate", ["--model", "cell-1", "--synthetic", "office-week", "--boot-time", "fast"]);
     expect(boot.status).toBe(2);
     expect(boot.stderr).toContain('--boot-time must be a boot time: seconds or a Go duration such as "90s" or "2m", got "fast"');
     const jobs = await runInProcess("simulate", ["--model", "cell-1", "--trace", "x.csv", "--jobs", "10"]);
     expect(jobs.stderr).toContain("--jobs go with --synthetic");
+    const window = await runInProcess("simulate", ["--model", "cell-1", "--synthetic", "office-week", "--from", "2024-01-09T00:00:00Z", "--to", "2024-01-08T00:00:00Z"]);
+    expect(window.status).toBe(2);
+    expect(window.stderr).toContain("--to must be after --from");
+    const second = await runInProcess("simulate", ["--model", "cell-1", "--synthetic", "office-week", "--from", "2024-01-09T00:00:30Z"]);
+    expect(second.stderr).toContain("--from must be a whole minute");
   });
 });
