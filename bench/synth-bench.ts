@@ -23,6 +23,7 @@ import { PROJECT_ROOT } from "../lib/files/project-root";
 import { DRY_RUN_GOAL, measureDryRunRatio } from "./dry-run-ratio";
 import { formatGitLabBench, runGitLabBench } from "./gitlab-bench";
 import { SUITE_BUDGET_SECONDS, measureSuite } from "./suite-time";
+import { formatPackageBench, measurePackage } from "./package-bench";
 import { ensureStockDependencies, STOCK_DIR, stockTsNodeRegister, stockTypeScript } from "./stock-deps";
 
 interface Measurement {
@@ -134,6 +135,9 @@ async function main(): Promise<void> {
       `(${dryRun.dryRunRangeMs.map((ms) => ms.toFixed(0)).join("-")} ms) vs node -e 0 median ${dryRun.nodeStartMs.toFixed(0)} ms: ` +
       `${dryRun.ratio.toFixed(2)}x  ${dryRunOk ? "within" : "OVER"} goal (<= ${DRY_RUN_GOAL}x)`,
   );
+
+  process.stderr.write("bench: the package (npm pack, npm ci --offline of the tarball)...\n");
+  rows.push(...formatPackageBench(measurePackage()));
 
   if (values.suite) {
     process.stderr.write("bench: the test suite (jest)...\n");

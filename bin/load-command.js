@@ -19,14 +19,17 @@ const Module = require("node:module");
 const { dirname, join } = require("node:path");
 const vm = require("node:vm");
 
-module.exports = function loadCommand(command, factory) {
+/** `options.name`: the name the command's help and errors give it (`runner-fleet provision`). @default command */
+module.exports = function loadCommand(command, factory, options = {}) {
   const bundle = join(__dirname, "..", "dist", "bundle", `${command}.js`);
   if (!existsSync(bundle)) {
     process.stderr.write(`error: ${bundle} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
     process.exit(1);
   }
   const exports = process.sourceMapsEnabled ? require(bundle) : runWithCodeCache(bundle);
-  exports.main(exports[factory]());
+  const program = exports[factory]();
+  if (options.name !== undefined) program.name(options.name);
+  exports.main(program);
 };
 
 /** Runs a CommonJS file as require would, compiled with (and leaving behind) a V8 code cache. */

@@ -5,16 +5,14 @@
  */
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
-import { TerraformStack } from "cdktf";
+import { TerraformOutput, TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
-import { AwsCellFleet } from "../constructs/aws/aws-cell-fleet";
-import { GoogleCellFleet } from "../constructs/google/google-cell-fleet";
+import { TOOLKIT_VERSION_OUTPUT, toolkitVersion } from "../lib/files/toolkit-version";
 import { shardLabels, stackName } from "../lib/model/names";
 import type { RunnerModel } from "../lib/model/schema";
 import { renderCellFiles, type RenderedShardFiles } from "../lib/render/rendered-files";
-import { awsFleetProps } from "./aws-fleet-props";
 import { configureBackend } from "./backend";
-import { googleFleetProps } from "./google-fleet-props";
+import { addCellFleet } from "./cell-fleet";
 import { escapeLiteralTextIn } from "./literal-text";
 import { holdManagerSlots } from "./manager-holds";
 
@@ -26,6 +24,20 @@ export interface CellStackProps {
   readonly heldManagerSlots?: ReadonlySet<string>;
   /** The files the cell's VMs boot with, as the synth checked and writes them. @default - rendered here */
   readonly rendered?: readonly RenderedShardFiles[];
+}
+
+export { TOOLKIT_VERSION_OUTPUT } from "../lib/files/toolkit-version";
+
+/**
+ * An output, not a label or tag: a label on every resource would update every resource at each
+ * release, while an output changes nothing in the cloud. Terraform writes outputs to the state at
+ * apply, so the state says which version applied the cell last.
+ */
+export function recordToolkitVersion(stack: TerraformStack): void {
+  new TerraformOutput(stack, TOOLKIT_VERSION_OUTPUT, {
+    value: toolkitVersion(),
+    description: "The runner-fleet version that synthesized this stack (recorded in the state at apply).",
+  }).overrideLogicalId(TOOLKIT_VERSION_OUTPUT);
 }
 
 export class CellStack extends TerraformStack {
@@ -44,7 +56,6 @@ export class CellStack extends TerraformStack {
       const google = new GoogleProvider(this, "google", { project: model.cloud.project, region: model.cloud.region });
       // Set through an override: cdktf snake-cases the keys of provider-level maps ("gitlab-cell" -> "gitlab_cell").
       google.addOverride("default_labels", shardLabels(model));
-      new GoogleCellFleet(this, "fleet", googleFleetProps({ ...model, cloud: model.cloud }, rendered));
     } else {
       new AwsProvider(this, "aws", {
         region: model.cloud.region,
@@ -52,9 +63,11 @@ export class CellStack extends TerraformStack {
         allowedAccountIds: model.cloud.account_id ? [model.cloud.account_id] : undefined,
         defaultTags: [{ tags: shardLabels(model) }],
       });
-      new AwsCellFleet(this, "fleet", awsFleetProps({ ...model, cloud: model.cloud }, rendered));
     }
+    // The same call a user's own CDKTF app makes (the package's entry point): one fleet either way.
+    addCellFleet(this, "fleet", model, rendered);
     holdManagerSlots(this, props.heldManagerSlots ?? new Set());
+    recordToolkitVersion(this);
   }
 
   /**

@@ -3,17 +3,14 @@
  * - `cliCommand(name)`: a commander Command with `-V, --version` (the package version) and the shared help format.
  * - Defaults are declared on the option (`withDefault`), never written into its description, and
  *   `--help` shows them one way: a trailing "(default: <value>)", unquoted.
- * - `--model`: `modelsOption()` where a command acts on several models, `singleModelOption()` where it
- *   acts on one; the latter refuses a second --model instead of silently keeping the last.
+ * - `--model`: `modelsOption()`, repeatable: every command acts on each model named.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
-import { PROJECT_ROOT } from "../../lib/files/project-root";
+import { Command, Option } from "commander";
+import { toolkitVersion } from "../../lib/files/toolkit-version";
 
 /** The toolkit's version, from its package.json. */
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  return toolkitVersion();
 }
 
 /** A command with the shared conventions: `--version` and one help format. */
@@ -58,18 +55,6 @@ export function modelsOption(whenOmitted?: string): Option {
     (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
   );
   return whenOmitted ? withDefault(option, whenOmitted, []) : option.default([]);
-}
-
-/** `-m, --model` for commands that act on exactly one model: a second --model is refused, not silently preferred. */
-export function singleModelOption(): Option {
-  return new Option("-m, --model <model>", "model path or name in the models directory (one)").makeOptionMandatory().argParser(
-    (value: string, previous: string | undefined) => {
-      if (previous !== undefined) {
-        throw new InvalidArgumentError(`this command acts on one model; got --model ${previous} and --model ${value} (run it once per model)`);
-      }
-      return value;
-    },
-  );
 }
 
 /** `--models-dir`, resolved later by modelsDir() so the environment is read when the command runs. */

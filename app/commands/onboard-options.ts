@@ -22,6 +22,8 @@ export interface OnboardFlags {
   readonly prune?: boolean;
   /** With prune: managers not seen for this long are stale ("7d", "36h"). @default 1d */
   readonly staleAfter?: string;
+  /** With prune: also read every runner without the cell's tag (runners of shards removed before onboard tagged them). */
+  readonly searchUntagged?: boolean;
   /** With status: exit 1 unless every shard has an online manager. */
   readonly requireOnline?: boolean;
   /** Limit to these shard names (--shard, repeatable). */
@@ -40,7 +42,7 @@ export interface OnboardFlags {
 export type OnboardMode =
   | { readonly kind: ReconcileMode; readonly dryRun: boolean; readonly shards: readonly string[]; readonly lockWaitMs: number }
   | { readonly kind: "status"; readonly dryRun: boolean; readonly shards: readonly string[]; readonly requireOnline: boolean }
-  | { readonly kind: "prune"; readonly dryRun: boolean; readonly staleAfterMs: number; readonly lockWaitMs: number };
+  | { readonly kind: "prune"; readonly dryRun: boolean; readonly staleAfterMs: number; readonly searchUntagged: boolean; readonly lockWaitMs: number };
 
 export interface OnboardRequest {
   readonly mode: OnboardMode;
@@ -51,7 +53,7 @@ export interface OnboardRequest {
 
 const MODE_FLAGS = ["rotate", "remove", "status", "prune"] as const;
 /** The flags OnboardFlags names, by the key their command-line flag has (--shard: `shard`). */
-const FLAG_KEYS = ["dryRun", ...MODE_FLAGS, "staleAfter", "requireOnline", "concurrency", "retryTimeout", "lockWait", "rateLimit"] as const;
+const FLAG_KEYS = ["dryRun", ...MODE_FLAGS, "staleAfter", "searchUntagged", "requireOnline", "concurrency", "retryTimeout", "lockWait", "rateLimit"] as const;
 
 const duration = z.union([z.string(), z.number()]).refine(isDuration, { error: 'must be a Go duration such as "2m" or "90s"' });
 const shared = {
@@ -78,7 +80,7 @@ const staleAfter = z.string().transform((value, context) => {
 
 /** Why flags do not go with `mode`. */
 function refuse(mode: OnboardMode["kind"]): (flags: readonly string[]) => string {
-  const owner: Record<string, string> = { "--require-online": "--status", "--stale-after": "--prune", "--lock-wait": "runs that change GitLab (not --status)" };
+  const owner: Record<string, string> = { "--require-online": "--status", "--stale-after": "--prune", "--search-untagged": "--prune", "--lock-wait": "runs that change GitLab (not --status)" };
   return (flags) => {
     const modes = flags.filter((flag) => (MODE_FLAGS as readonly string[]).includes(flag.slice(2)));
     const others = flags.filter((flag) => !modes.includes(flag));
@@ -94,7 +96,7 @@ const optionsSchema = selectMode((flags) => MODE_FLAGS.find((flag) => flags[flag
   modeFlags("rotate", { ...shared, ...shards, ...lock, rotate: z.literal(true) }, refuse("rotate")),
   modeFlags("remove", { ...shared, ...shards, ...lock, remove: z.literal(true) }, refuse("remove")),
   modeFlags("status", { ...shared, ...shards, status: z.literal(true), requireOnline: z.literal(true).optional() }, refuse("status")),
-  modeFlags("prune", { ...shared, ...lock, prune: z.literal(true), staleAfter: staleAfter.optional() }, refuse("prune")),
+  modeFlags("prune", { ...shared, ...lock, prune: z.literal(true), staleAfter: staleAfter.optional(), searchUntagged: z.literal(true).optional() }, refuse("prune")),
 ]);
 
 /** Names flags in messages: parse-options spells a key as its flag ("lockWait" -> --lock-wait). */
@@ -110,7 +112,13 @@ export function parseOnboardOptions(flags: OnboardFlags, env: NodeJS.ProcessEnv)
     parsed["selected-mode"] === "status"
       ? { kind: "status", ...common, shards: shardNames, requireOnline: "requireOnline" in parsed && parsed.requireOnline === true }
       : parsed["selected-mode"] === "prune"
-        ? { kind: "prune", ...common, staleAfterMs: ("staleAfter" in parsed ? parsed.staleAfter : undefined) ?? parseStaleAfter(DEFAULT_STALE_AFTER), lockWaitMs: changing() }
+        ? {
+            kind: "prune",
+            ...common,
+            staleAfterMs: ("staleAfter" in parsed ? parsed.staleAfter : undefined) ?? parseStaleAfter(DEFAULT_STALE_AFTER),
+            searchUntagged: "searchUntagged" in parsed && parsed.searchUntagged === true,
+            lockWaitMs: changing(),
+          }
         : { kind: parsed["selected-mode"], ...common, shards: shardNames, lockWaitMs: changing() };
   return {
     mode,
@@ -127,3 +135,15 @@ function given(flags: OnboardFlags): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0)));
 }
 
+
+const cellConcurrency = z
+  .union([z.number(), z.string()])
+  .transform(Number)
+  .refine((value) => Number.isInteger(value) && value >= 1 && value <= 64, { error: "must be a whole number from 1 to 64" });
+
+/** --cell-concurrency: cells handled at once; a UserInputError (exit 2) names the flag and the value. */
+export function parseCellConcurrency(value: number | string): number {
+  const parsed = cellConcurrency.safeParse(value);
+  if (!parsed.success) throw new UserInputError(`--cell-concurrency must be a whole number from 1 to 64, received ${JSON.stringify(value)}`);
+  return parsed.data;
+}

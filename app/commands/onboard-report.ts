@@ -35,6 +35,16 @@ export interface OnboardResult {
   readonly requests?: RequestTally;
 }
 
+/** Several cells onboarded in one run (runOnboardCells in ./onboard.ts). */
+export interface OnboardCellsResult {
+  readonly ok: boolean;
+  readonly exitCode: 0 | 1;
+  /** In the order the cells were given. */
+  readonly cells: readonly OnboardResult[];
+  /** Over every cell (waiting counted once where cells waited at the same time). */
+  readonly requests: RequestTally;
+}
+
 export interface IntendedRunner {
   readonly shard: string;
   readonly checkedAgainstGitLab: false;
@@ -48,6 +58,7 @@ const ACTION_WORDS: Record<ShardOutcome["action"], [done: string, planned: strin
   create: ["created", "would create"],
   update: ["updated", "would update"],
   adopt: ["recovered", "would recover"],
+  "adopt-existing": ["adopted", "would adopt"],
   rotate: ["rotated", "would rotate"],
   delete: ["deleted", "would delete"],
   none: ["unchanged", "unchanged"],
@@ -94,4 +105,12 @@ function describeIntended({ runner, secret }: IntendedRunner): string[] {
     `  tags ${runner.tag_list.length > 0 ? runner.tag_list.join(", ") : "(none)"}; run untagged: ${runner.run_untagged ? "yes" : "no"}; maximum timeout ${runner.maximum_timeout}s; ${runner.access_level}${runner.paused ? "; paused" : ""}${runner.locked ? "; locked" : ""}`,
     `  token would be stored in ${secret}`,
   ];
+}
+
+/** Each cell's report whole, in the order given, then one line for the run. */
+export function formatOnboardCellsReport(result: OnboardCellsResult): string {
+  const failed = result.cells.filter((cell) => cell.exitCode !== 0).map((cell) => cell.cell);
+  const verdict = failed.length === 0 ? `${result.cells.length} cell(s) ok` : `${failed.length} of ${result.cells.length} cell(s) failed: ${failed.join(", ")}`;
+  const blocks = result.cells.map((cell) => `== ${cell.cell} (${cell.model})\n${formatOnboardReport(cell)}`);
+  return `${blocks.join("\n")}\n${redactSecrets(`${verdict}; in all ${describeTally(result.requests, formatMs)}`)}\n`;
 }

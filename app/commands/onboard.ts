@@ -3,13 +3,20 @@
  * model's secret store (--rotate, --remove, --dry-run, --status, --prune). Options are
  * parsed once into a mode (./onboard-options.ts, on app/cli/parse-options.ts); reconciling is a pure plan and its
  * execution (lib/onboard/). Progress goes to stderr, results to stdout.
+ *
+ * Several cells at once (--model repeated, or --all): runOnboardCells, `--cell-concurrency` at
+ * a time, each cell one runOnboard with its own lock, store and report, all sharing one
+ * GitLabTraffic (lib/gitlab/traffic.ts): cells on the same GitLab and token share its request
+ * rate and what was learnt of its runners, cells on other GitLabs go at their own pace.
+ * Progress is held per cell and printed as one block when the cell is done, and the report
+ * lists the cells in the order given, so the output reads cell by cell however runs interleave.
  */
 import { rotationText } from "../../lib/review/render-summary";
 import { rotationMode } from "../../lib/model/rotation-mode";
 import { Option, type Command } from "commander";
 import pLimit from "p-limit";
-import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
-import { UserInputError } from "../../lib/process/errors";
+import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
@@ -19,7 +26,7 @@ import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
 import { collectShardStatus } from "../../lib/gitlab/status";
 import { loadModelFile } from "../../lib/model/load";
-import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
+import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import type { RunnerModel, Shard } from "../../lib/model/schema";
 import { uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../lib/onboard/outcome";
 import type { ExecuteContext } from "../../lib/onboard/execute-context";
@@ -28,18 +35,20 @@ import { createSecretStore } from "../../lib/secrets/create-store";
 import { acquireCellLock, describeHolder, describeTakeover, stateDirectory, type HeldCellLock } from "../../lib/state/cell-lock";
 import { redactSecrets, redactValue } from "../../lib/text/redact";
 import type { SecretStore } from "../../lib/secrets/store";
-import { DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RATE_LIMIT_ENV, RETRY_TIMEOUT_ENV } from "../cli/gitlab-settings";
+import { DEFAULT_CELL_CONCURRENCY, DEFAULT_CONCURRENCY, LOCK_WAIT_ENV, RATE_LIMIT_ENV, RETRY_TIMEOUT_ENV, requestsPerMinute } from "../cli/gitlab-settings";
 import type * as OnboardOptionsModule from "./onboard-options";
 import type { OnboardFlags, OnboardMode } from "./onboard-options";
-import { formatOnboardReport, type OnboardResult } from "./onboard-report";
+import { formatOnboardCellsReport, formatOnboardReport, type OnboardCellsResult, type OnboardResult } from "./onboard-report";
 
-export { formatOnboardReport, type OnboardResult };
+export { formatOnboardCellsReport, formatOnboardReport, type OnboardCellsResult, type OnboardResult };
 
 export interface OnboardOptions extends OnboardFlags {
   /** --model: a path, or a name in the models directory. */
   readonly model?: string;
   /** A model already loaded (tests, bin/provision); wins over `model`. */
   readonly runnerModel?: RunnerModel;
+  /** The file `runnerModel` was loaded from, for the report. @default "(given)" */
+  readonly modelFile?: string;
   readonly modelsDir?: string;
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
@@ -96,7 +105,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const head = { mode: mode.kind, dryRun: mode.dryRun, model: file, cell: model.cell.id, gitlabUrl: model.gitlab.url };
 
   if (!adminToken) {
-    if (mode.kind !== "status" && mode.kind !== "prune" && mode.dryRun) {
+    if (!needsToken(mode)) {
       // No credentials: say what onboarding would look at, and touch nothing.
       // The notice is part of the report (stdout, or --json), so it is not logged too: printed once.
       const notice = `$${tokenEnv} is not set: GitLab was not queried; every shard is reconciled when onboard runs with a token`;
@@ -136,6 +145,11 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
 
   const result = await runMode(session, mode);
   return { ...result, requests: pacer.tally() };
+}
+
+/** A dry run of the shards can say what it would ask GitLab without a token; every other mode needs one. */
+function needsToken(mode: OnboardMode): boolean {
+  return mode.kind === "status" || mode.kind === "prune" || !mode.dryRun;
 }
 
 function runMode(session: Session, mode: OnboardMode): Promise<OnboardResult> {
@@ -197,7 +211,7 @@ async function withCellLock(session: Session, mode: ChangingMode, run: (notices:
 
 async function onboardPrune(session: Session, mode: Extract<OnboardMode, { kind: "prune" }>, notices: readonly string[]): Promise<OnboardResult> {
   const { model, client, census, store, readSecrets, rememberSecret, clock, log, concurrency } = session;
-  const prune = await pruneCell({ model, client, census, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, now: clock.now, concurrency, log });
+  const prune = await pruneCell({ model, client, census, store, dryRun: mode.dryRun, readSecrets, rememberSecret, staleAfterMs: mode.staleAfterMs, searchUntagged: mode.searchUntagged, now: clock.now, concurrency, log });
   const cleaned: PruneReport = JSON.parse(session.redact(JSON.stringify(prune))) as PruneReport;
   const exitCode = cleaned.problems.length > 0 ? 1 : 0;
   return { ...session.head, ok: exitCode === 0, exitCode, shards: [], prune: cleaned, problems: cleaned.problems, notices: [...cleaned.notices, ...notices] };
@@ -230,8 +244,79 @@ function withShard(shard: string, message: string): string {
   return message.includes(`shard ${shard}`) ? message : `shard ${shard}: ${message}`;
 }
 
+export interface OnboardCellsOptions extends Omit<OnboardOptions, "model" | "runnerModel" | "modelFile" | "traffic" | "log"> {
+  /** The cells, loaded, in the order the report lists them. */
+  readonly runnerModels: readonly RunnerModel[];
+  /** The files they were loaded from, in the same order, for the report. */
+  readonly modelFiles?: readonly string[];
+  /** Cells onboarded at once (a number, or its text from the command line). @default 4 */
+  readonly cellConcurrency?: number | string;
+  /** One cell's progress, as a block of lines, when the cell is done. @default stderr */
+  readonly log?: (lines: readonly string[]) => void;
+}
+
+export async function runOnboardCells(options: OnboardCellsOptions): Promise<OnboardCellsResult> {
+  const { runnerModels, modelFiles, cellConcurrency, log, ...each } = options;
+  const env = options.env ?? process.env;
+  // Every flag and every shard is checked before any cell starts: a bad value fails the run (exit 2) with nothing done.
+  const { parseOnboardOptions, parseCellConcurrency } = require("./onboard-options") as typeof OnboardOptionsModule;
+  const { mode } = parseOnboardOptions(each, env);
+  if (runnerModels.length > 1 && "shards" in mode && mode.shards.length > 0) {
+    throw new UserInputError("--shard goes with one --model: shard names are the cell's own");
+  }
+  for (const model of runnerModels) for (const shard of selectShards(model, "shards" in mode ? mode.shards : [])) desiredRunner(model, shard);
+  const tokenless = needsToken(mode) ? runnerModels.filter((model) => !env[model.gitlab.token_env]) : [];
+  if (tokenless.length > 0) {
+    const missing = tokenless.map((model) => `$${model.gitlab.token_env} (cell ${model.cell.id})`);
+    throw new UserInputError(`${[...new Set(missing)].join(", ")} not set: onboard needs a GitLab token with the api scope for every cell, in the variable its model names in gitlab.token_env`);
+  }
+  const limit = pLimit(cellConcurrency === undefined ? DEFAULT_CELL_CONCURRENCY : parseCellConcurrency(cellConcurrency));
+  const traffic = new GitLabTraffic(
+    { requestsPerMinute: requestsPerMinute(options.rateLimit ?? env[RATE_LIMIT_ENV]) },
+    { now: options.now ?? SYSTEM_CLOCK.now, sleep: options.sleep ?? SYSTEM_CLOCK.sleep },
+  );
+  const print = log ?? ((lines: readonly string[]) => process.stderr.write(lines.map((line) => `${line}\n`).join("")));
+  const cells = await Promise.all(
+    runnerModels.map((model, index) =>
+      limit(async () => {
+        const lines: string[] = [];
+        try {
+          return await runOnboard({ ...each, runnerModel: model, modelFile: modelFiles?.[index], traffic, log: (line) => lines.push(line) });
+        } catch (error) {
+          // A cell that fails as a whole (its lock held elsewhere, its store unwritable) fails alone: the others' reports stand.
+          if (!(error instanceof OperationalError)) throw error;
+          return cellFailure(model, modelFiles?.[index], mode, error, env[model.gitlab.token_env]);
+        } finally {
+          print([`== cell ${model.cell.id}`, ...lines]);
+        }
+      }),
+    ),
+  );
+  const exitCode = cells.some((cell) => cell.exitCode !== 0) ? 1 : 0;
+  // The traffic's own count: waits of cells sharing a pacer overlap, and count once.
+  return { ok: exitCode === 0, exitCode, cells, requests: traffic.tally() };
+}
+
+function cellFailure(model: RunnerModel, file: string | undefined, mode: OnboardMode, error: OperationalError, adminToken: string | undefined): OnboardResult {
+  const message = redactSecrets(adminToken ? redactValue(error.message, adminToken) : error.message);
+  const head = { mode: mode.kind, dryRun: mode.dryRun, model: file ?? "(given)", cell: model.cell.id, gitlabUrl: model.gitlab.url };
+  return { ...head, ok: false, exitCode: 1, shards: [], problems: [message], notices: [] };
+}
+
+/** The model files the command line names: --all for every model in the directory, else each --model. */
+function modelFilesOf(models: readonly string[], all: boolean, dir: string | undefined): string[] {
+  if (all && models.length > 0) throw new UserInputError("--all onboards every model in the models directory: leave out --model, or leave out --all");
+  if (all) {
+    const files = listModelFiles(modelsDir(dir));
+    if (files.length === 0) throw new UserInputError(`--all: no model in ${modelsDir(dir)} (files named <cell>.yaml)`);
+    return files;
+  }
+  if (models.length === 0) throw new UserInputError("--model is required: a model file, or a name in the models directory (cell-1); repeat it, or use --all, for several cells");
+  return models.map((name) => resolveModelArgument(name, modelsDir(dir)));
+}
+
 function loadModel(options: OnboardOptions): { model: RunnerModel; file: string } {
-  if (options.runnerModel) return { model: options.runnerModel, file: "(given)" };
+  if (options.runnerModel) return { model: options.runnerModel, file: options.modelFile ?? "(given)" };
   if (!options.model) throw new UserInputError("--model is required: a model file, or a name in the models directory (cell-1)");
   const file = resolveModelArgument(options.model, modelsDir(options.modelsDir));
   return { model: loadModelFile(file).model, file };
@@ -250,30 +335,44 @@ function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
 export function onboardCommand(): Command {
   return cliCommand("onboard")
     .description("Create or update the model's runners in GitLab and keep their tokens in the model's secret store.")
-    .addOption(singleModelOption())
+    .addOption(modelsOption())
+    .option("--all", "every model in the models directory")
     .addOption(modelsDirOption())
-    .option("--shard <name>", "only this shard (repeatable)", collect, [])
+    .option("--shard <name>", "only this shard (repeatable; with one --model)", collect, [])
     .option("--dry-run", "print the plan: what would change, step by step; write nothing to GitLab or the secret store")
     .option("--rotate", "reset the shards' runner tokens and store the new ones")
     .option("--remove", "delete the shards' runners from GitLab and their secrets")
     .option("--status", "show each shard's runner, its managers, and whether the stored token still works")
     .option("--require-online", "with --status: exit 1 unless every shard has an online manager and a working stored token")
     .option("--prune", "delete runners that carry this cell's marker but belong to no shard of the model, and stale runner managers, with their secrets (with --dry-run: list them)")
+    .option("--search-untagged", "with --prune: also read every runner without the cell's tag, to find runners of shards removed before onboard tagged them (one request per runner on the instance)")
     .addOption(withDefault(new Option("--stale-after <duration>", 'with --prune: a manager not seen for this long is stale, e.g. "7d", "36h" (at least 2h)'), DEFAULT_STALE_AFTER))
-    .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once"), String(DEFAULT_CONCURRENCY)))
+    .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once, per cell"), String(DEFAULT_CONCURRENCY)))
+    .addOption(withDefault(new Option("--cell-concurrency <n>", "cells handled at once, with several --model or --all"), String(DEFAULT_CELL_CONCURRENCY)))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
-    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to GitLab, spread over the run (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
+    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to each GitLab, shared by its cells, spread over the run (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
     .addOption(withDefault(new Option("--lock-wait <duration>", "how long to wait while another onboard of the cell holds its lock, e.g. 5m"), `$${LOCK_WAIT_ENV} or 2m`))
     .addOption(jsonOption())
     .addHelpText(
       "after",
-      "\nThe GitLab token is read from the variable named by gitlab.token_env in the model (default: GITLAB_TOKEN).\nExit codes: 0 ok, 1 GitLab or secret store failure (or no online manager with --require-online), 2 invalid model or usage.",
+      "\nEach cell's GitLab token is read from the variable named by gitlab.token_env in its model (default: GITLAB_TOKEN).\n" +
+        "With several cells, each cell's progress is printed as one block when it is done, and the report lists the cells in the order given.\n" +
+        "Exit codes: 0 ok, 1 GitLab or secret store failure in any cell (or no online manager with --require-online), 2 invalid model or usage.",
     )
     .action(async (flags: Record<string, unknown>) => {
       // Handed over as given: runOnboard parses them (./onboard-options.ts), as it does for every caller.
-      const { model, modelsDir: dir, shard, json, ...rest } = flags;
-      const result = await runOnboard({ ...(rest as OnboardFlags), model: model as string, modelsDir: dir as string | undefined, shards: shard as string[] });
-      process.stdout.write(json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardReport(result));
+      const { model, all, modelsDir: dir, shard, json, cellConcurrency, ...rest } = flags;
+      const files = modelFilesOf(model as string[], Boolean(all), dir as string | undefined);
+      if (files.length === 1 && !all) {
+        const result = await runOnboard({ ...(rest as OnboardFlags), model: files[0], shards: shard as string[] });
+        process.stdout.write(json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardReport(result));
+        process.exitCode = result.exitCode;
+        return;
+      }
+      // Every model is loaded (and refused, exit 2) before any cell starts.
+      const runnerModels = files.map((file) => loadModelFile(file).model);
+      const result = await runOnboardCells({ ...(rest as OnboardFlags), runnerModels, modelFiles: files, shards: shard as string[], cellConcurrency: cellConcurrency as string | undefined });
+      process.stdout.write(json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardCellsReport(result));
       process.exitCode = result.exitCode;
     });
 }

@@ -41,6 +41,8 @@ import { sumReports } from "../../lib/review/terraform-report";
 import { refuseLocalStateInCi } from "../../lib/terraform/local-state-guard";
 import { cellMarker, renderSummaryMarkdown } from "../../lib/review/render-summary";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote } from "../../lib/gitlab/merge-request-note";
+import { describeTally } from "../../lib/gitlab/request-pacer";
+import { formatMs } from "../../lib/gitlab/retry";
 import { constructPaths, readResourceShards, readSynthesizedStack } from "../../lib/review/stack-files";
 import { backendEnvironment } from "../../lib/terraform/backend-env";
 import { DEFAULT_LOCK_TIMEOUT, detectEngine, isLockTimeout } from "../../lib/terraform/engine";
@@ -155,7 +157,7 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   if (noteTarget) {
     for (const [index, cell] of cells.entries()) {
       const note = await upsertMergeRequestNote(noteTarget, renderSummaryMarkdown(cell.summary), cellMarker(cell.cell));
-      log(`[${cell.cell}] ${note.action} merge request note ${note.noteId}`);
+      log(`[${cell.cell}] ${note.action} merge request note ${note.noteId}; ${describeTally(note.requests, formatMs)}`);
       cells[index] = { ...cell, note };
     }
   }

@@ -10,12 +10,15 @@ import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/opt
 import type * as ReviewOptionsModule from "./review-options";
 import { DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
+import { describeTally } from "../../lib/gitlab/request-pacer";
+import { formatMs } from "../../lib/gitlab/retry";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
 import { costChanges } from "../../lib/review/cost-change";
 import { queueChanges } from "../../lib/review/queue-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
 import { modelWarnings } from "../../lib/review/model-warnings";
+import { importedModelNotes } from "../../lib/review/imported-models";
 import { diffStacks } from "../../lib/review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 
@@ -69,6 +72,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
     costs: await costChanges(changed, { cwd, head: options.head }),
     modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
+    importNotes: await importedModelNotes(changed, { cwd, head: options.head }),
     queues: await queueChanges(changed, { cwd, head: options.head }),
   };
   const markdown = renderReviewMarkdown(report);
@@ -196,7 +200,7 @@ export function reviewCommand(): Command {
         process.stdout.write(`${JSON.stringify({ ...payload, note: result.note ?? null }, null, 2)}\n`);
       } else {
         process.stdout.write(renderReviewText(result.report));
-        if (result.note) process.stdout.write(`review note ${result.note.action} (note ${result.note.noteId})\n`);
+        if (result.note) process.stdout.write(`review note ${result.note.action} (note ${result.note.noteId}); ${describeTally(result.note.requests, formatMs)}\n`);
       }
     });
 }

@@ -51,7 +51,13 @@ const wholeNumber = (min: number) =>
 
 const optionsSchema = z
   .strictObject({
-    model: z.string(),
+    // One cell a run: the trace, --out and --chart belong to one cell's shards.
+    model: z.array(z.string()).refine((models) => models.length === 1, {
+      error: (issue) => {
+        const models = issue.input as string[];
+        return models.length === 0 ? "is required: the cell to simulate" : `simulate acts on one model; got ${models.map((model) => `--model ${model}`).join(" and ")} (run it once per model)`;
+      },
+    }),
     modelsDir: z.string().optional(),
     trace: z.string().optional(),
     synthetic: z.enum(SYNTHETIC_PROFILES, { error: `must be ${SYNTHETIC_PROFILES.join(", ")}` }).optional(),
@@ -94,7 +100,7 @@ const optionsSchema = z
   })
   .transform(
     (flags): SimulateCliOptions => ({
-      model: flags.model,
+      model: flags.model[0],
       modelsDir: flags.modelsDir,
       load: flags.trace !== undefined ? { kind: "trace", file: flags.trace } : flags.synthetic !== undefined ? { kind: "synthetic", profile: flags.synthetic } : { kind: "export" },
       shards: flags.shard,

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
-import { cliCommand, jsonOption, modelsDirOption, singleModelOption, withDefault } from "../cli/options";
+import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
 import type * as SimulateOptionsModule from "./simulate-options";
 import type * as SimulateExportModule from "./simulate-export";
 import type { SimulateCliOptions } from "./simulate-options";
@@ -96,7 +96,7 @@ export function simulationJson(run: SimulateRun): string {
 export function simulateCommand(): Command {
   return cliCommand("simulate")
     .description("Replay a job load against a model's autoscaling: queue wait, instance-hours and cost per shard.")
-    .addOption(singleModelOption())
+    .addOption(modelsOption())
     .addOption(modelsDirOption())
     .addOption(new Option("--trace <file>", "job trace CSV: created_at, duration, tags[, queued_duration]"))
     .addOption(new Option("--synthetic <profile>", "simulate the synthetic week instead of a trace").choices(SYNTHETIC_PROFILES))

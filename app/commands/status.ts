@@ -24,6 +24,7 @@ import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../../lib/gitlab/status";
 import type { TokenCheck } from "../../lib/gitlab/verify-token";
 import { relativeTime } from "../../lib/time/relative-time";
+import { recordedToolkitVersion, type RecordedVersion } from "../../lib/terraform/recorded-version";
 import { shardHealth } from "../../lib/fleet/shard-health";
 import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
@@ -56,6 +57,8 @@ export interface StatusOptions {
   readonly secretStore?: (model: RunnerModel) => SecretStore;
   /** Resolves a relative secrets.local_dir. @default process.cwd() */
   readonly secretsBaseDir?: string;
+  /** Resolves a relative local state path (the version that applied each cell). @default process.cwd() */
+  readonly workDir?: string;
   /** @default Date.now */
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -92,6 +95,8 @@ export interface CellReport {
   readonly cell: string;
   readonly model: string;
   readonly gitlabUrl: string;
+  /** The runner-fleet version that last applied the cell (its stack's runner_fleet_version output), where the state can be read offline. */
+  readonly provisionedBy: RecordedVersion;
   /** False when GitLab could not be asked at all (no token). */
   readonly checked: boolean;
   readonly shards: readonly ShardReport[];
@@ -145,7 +150,7 @@ interface CellContext extends StatusOptions {
 }
 
 async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): Promise<CellReport> {
-  const head = { cell: model.cell.id, model: file, gitlabUrl: model.gitlab.url };
+  const head = { cell: model.cell.id, model: file, gitlabUrl: model.gitlab.url, provisionedBy: recordedToolkitVersion(model, ctx.workDir) };
   const adminToken = ctx.env[model.gitlab.token_env];
   if (!adminToken) {
     const why = `cell ${model.cell.id}: not checked: $${model.gitlab.token_env} is not set (a GitLab token with the api scope)`;
@@ -247,10 +252,14 @@ const TOKEN_WORDS: Record<TokenState, string> = {
   "not-checked": "token not checked",
 };
 
+function describeProvisionedBy(recorded: RecordedVersion): string {
+  return recorded.version === null ? `applied by runner-fleet ? (${recorded.reason})` : `applied by runner-fleet ${recorded.version}`;
+}
+
 export function formatStatusReport(report: StatusReport): string {
   const lines: string[] = [];
   for (const cell of report.cells) {
-    lines.push(`${cell.cell}  ${cell.gitlabUrl}${cell.checked ? "" : "  (not checked)"}`);
+    lines.push(`${cell.cell}  ${cell.gitlabUrl}${cell.checked ? "" : "  (not checked)"}  ${describeProvisionedBy(cell.provisionedBy)}`);
     for (const shard of cell.shards) {
       const runner = shard.runnerId === undefined ? "no runner" : `runner #${shard.runnerId}${shard.paused ? " (paused)" : ""}`;
       const jobs = shard.jobs.running === null ? `jobs ?/${shard.jobs.max}` : `jobs ${shard.jobs.running}/${shard.jobs.max} running`;

@@ -10,6 +10,8 @@ import type { PlanJson } from "../../lib/terraform/plan-json";
 import type { EngineDriver } from "../../lib/terraform/engine";
 import { synthesizeCells } from "../../stacks/synthesize";
 import { runOnboard } from "../commands/onboard";
+import { addTallies, describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { formatMs } from "../../lib/gitlab/retry";
 import { MANAGER_SLOTS_FILE, type SlotKey } from "../../lib/roll/manager-slots";
 import { rollPlanOf, type RollPlan } from "../../lib/roll/roll-plan";
 import { runRoll, type RollTiming, type SeenManager } from "../../lib/roll/run-roll";
@@ -49,24 +51,35 @@ export async function rollCell(cell: CellRoll): Promise<void> {
   const cellId = loaded.model.cell.id;
   const outdir = resolve(stackDir, "..", "..");
   let phase = 0;
-  await runRoll(loaded.model, cell.roll, {
-    log: cell.log,
-    plan: async (held: ReadonlySet<SlotKey>) => {
-      phase += 1;
-      synthesizeCells([loaded], { outdir, heldManagerSlots: new Map([[cellId, held]]) });
-      const planned = await driver.plan({ out: join(stackDir, `${cellId}.roll-${phase}.tfplan`) });
-      const plan = await driver.showPlanJson(planned.planFile);
-      return { planFile: planned.planFile, changes: planned.changes, replaces: rollOfPlan(loaded, plan, stackDir).changing };
-    },
-    apply: (planFile) => driver.apply(planFile),
-    managers: async (shards) => {
-      const result = await runOnboard({ runnerModel: loaded.model, status: true, shards: [...shards], env: cell.env, log: () => {}, onSecret: cell.onSecret });
-      const seen = new Map<string, readonly SeenManager[]>();
-      for (const entry of result.status ?? []) seen.set(entry.shard, entry.managers.map((manager) => ({ systemId: manager.systemId, contactedAt: manager.contactedAt })));
-      return seen;
-    },
-    now: cell.clock?.now ?? Date.now,
-    sleep: cell.clock?.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms))),
-    timing: cell.clock?.timing,
-  });
+  // What asking GitLab about the managers cost over the whole roll, said once when it ends (done or not).
+  const lookups: RequestTally[] = [];
+  try {
+    await roll();
+  } finally {
+    if (lookups.length > 0) cell.log(`[${cellId}] roll: ${lookups.length} manager lookup(s), ${describeTally(addTallies(lookups), formatMs)}`);
+  }
+
+  function roll(): Promise<void> {
+    return runRoll(loaded.model, cell.roll, {
+      log: cell.log,
+      plan: async (held: ReadonlySet<SlotKey>) => {
+        phase += 1;
+        synthesizeCells([loaded], { outdir, heldManagerSlots: new Map([[cellId, held]]) });
+        const planned = await driver.plan({ out: join(stackDir, `${cellId}.roll-${phase}.tfplan`) });
+        const plan = await driver.showPlanJson(planned.planFile);
+        return { planFile: planned.planFile, changes: planned.changes, replaces: rollOfPlan(loaded, plan, stackDir).changing };
+      },
+      apply: (planFile) => driver.apply(planFile),
+      managers: async (shards) => {
+        const result = await runOnboard({ runnerModel: loaded.model, status: true, shards: [...shards], env: cell.env, log: () => {}, onSecret: cell.onSecret });
+        if (result.requests) lookups.push(result.requests);
+        const seen = new Map<string, readonly SeenManager[]>();
+        for (const entry of result.status ?? []) seen.set(entry.shard, entry.managers.map((manager) => ({ systemId: manager.systemId, contactedAt: manager.contactedAt })));
+        return seen;
+      },
+      now: cell.clock?.now ?? Date.now,
+      sleep: cell.clock?.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms))),
+      timing: cell.clock?.timing,
+    });
+  }
 }

@@ -10,6 +10,8 @@
 import { UserInputError } from "../process/errors";
 import type * as ClientModule from "./client";
 import type { GitLabClientOptions } from "./client";
+import { RequestPacer, type RequestTally } from "./request-pacer";
+import { SYSTEM_CLOCK } from "./retry";
 
 export const DEFAULT_TOKEN_VARIABLES: readonly string[] = ["GITLAB_REVIEW_TOKEN", "GITLAB_TOKEN"];
 
@@ -25,6 +27,8 @@ export interface MergeRequestNoteTarget {
 export interface NoteUpsertResult {
   readonly action: "created" | "updated";
   readonly noteId: number;
+  /** What posting asked GitLab: requests, and time waiting for a 429 (counted as onboard and status count theirs). */
+  readonly requests: RequestTally;
 }
 
 /**
@@ -67,8 +71,11 @@ export async function upsertMergeRequestNote(target: MergeRequestNoteTarget, bod
   const where = `merge request !${target.mergeRequestIid} of project ${target.projectId}`;
   // gitbeaker loads only when a note is posted: review and provision start without it.
   const { createMergeRequestNotesClient } = require("./client") as typeof ClientModule;
+  // Two or three requests: counted, not paced (a 429 still holds them back).
+  const pacer = new RequestPacer({ requestsPerMinute: 0 }, connection.clock ?? SYSTEM_CLOCK);
   const client = createMergeRequestNotesClient({
     ...connection,
+    pacer,
     url: target.serverUrl,
     token: target.token,
     tokenEnv: target.tokenVariable,
@@ -82,8 +89,8 @@ export async function upsertMergeRequestNote(target: MergeRequestNoteTarget, bod
   const existing = notes.find((note) => !note.system && note.body.includes(marker));
   if (existing) {
     await client.editMergeRequestNote(mergeRequest, existing.id, body, `update the review note on ${where}`);
-    return { action: "updated", noteId: existing.id };
+    return { action: "updated", noteId: existing.id, requests: pacer.tally() };
   }
   const created = await client.createMergeRequestNote(mergeRequest, body, `post the review note on ${where}`);
-  return { action: "created", noteId: created.id };
+  return { action: "created", noteId: created.id, requests: pacer.tally() };
 }

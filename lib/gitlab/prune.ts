@@ -11,11 +11,14 @@
  * jobs until provision removes them). Only runners whose marker names exactly this cell are touched: a runner without the
  * marker, or with another cell's (cell-10 next to cell-1), is never deleted.
  *
- * Cost: the listing shows no maintenance note, and a removed shard's runner may have any
- * description and tags, so the search for them reads every runner the token can list, once;
- * the shards' own lookups then reuse those reads (the run's census, ./runner-census.ts).
- * So prune costs the listing's pages, one read per runner listed and one managers listing
- * per shard: linear in the instance's runners, never shards × runners.
+ * Cost: the listing shows no maintenance note, but it filters by tag, and every runner of the
+ * cell carries the cell's tag (lib/model/cell-tag.ts). So prune reads the runners listed with
+ * that tag, and of the others only those named as this tool names them (runners from before
+ * the tag: see candidateIds), once; the shards' own lookups then reuse those reads (the run's
+ * census, ./runner-census.ts). It costs the listings' pages, one read per runner of the cell
+ * and one managers listing per shard: linear in the cell's shards, whatever else the
+ * instance holds. A runner from before the tag with a description of the model's, whose shard
+ * was removed before any onboard run tagged it, is found only with `--search-untagged`.
  */
 import pLimit from "p-limit";
 import { OperationalError, UserInputError } from "../process/errors";
@@ -27,6 +30,7 @@ import type { GitLabClient, RunnerDetails, RunnerManager, RunnerScope, RunnerSum
 import { GitLabApiError } from "./errors";
 import { locateRunner } from "./locate-runner";
 import type { RunnerCensus } from "./runner-census";
+import { cellTag } from "../model/cell-tag";
 import { desiredRunner } from "./runner-spec";
 import { TOKEN_CHECK_SYSTEM_ID } from "./verify-token";
 
@@ -102,6 +106,8 @@ export interface PruneContext {
   readonly readSecrets: boolean;
   readonly rememberSecret: (token: string) => void;
   readonly staleAfterMs: number;
+  /** Read every listed runner, not only those with the cell's tag or named like the cell's. @default false */
+  readonly searchUntagged?: boolean;
   readonly now: () => number;
   readonly concurrency: number;
   readonly log: (line: string) => void;
@@ -110,8 +116,8 @@ export interface PruneContext {
 export async function pruneCell(ctx: PruneContext): Promise<PruneReport> {
   const problems: string[] = [];
   const notices: string[] = [];
-  const { runners: listed, searched } = await listCandidates(ctx, notices);
-  const runners = await pruneOrphans(ctx, listed, problems);
+  const { lists, searched } = await listCandidates(ctx, notices);
+  const runners = await pruneOrphans(ctx, lists, problems);
   const limit = pLimit(ctx.concurrency);
   // Each shard's problems apart, then in the model's order: the report does not depend on timing.
   const perShard = await Promise.all(
@@ -129,35 +135,74 @@ export async function pruneCell(ctx: PruneContext): Promise<PruneReport> {
 
 const TYPES: readonly RunnerTypeName[] = ["instance_type", "group_type", "project_type"];
 
+/** A listing to search, and the same owner's runners carrying the cell's tag. */
+interface Searched {
+  readonly every: RunnerSummary[];
+  readonly tagged: RunnerSummary[];
+}
+
 /**
- * Every runner that could carry the marker. An administrator's token lists all runners of
- * the instance; an Owner's only those of the groups and projects the model names.
+ * Where runners of removed shards may be: an administrator's token lists all runners of
+ * the instance; an Owner's only those of the groups and projects the model names. Each
+ * owner's listing is fetched whole and with the cell's tag.
  */
-async function listCandidates(ctx: PruneContext, notices: string[]): Promise<{ runners: RunnerSummary[]; searched: string }> {
-  const byId = new Map<number, RunnerSummary>();
-  const add = (runners: readonly RunnerSummary[]) => runners.forEach((runner) => byId.set(runner.id, runner));
+async function listCandidates(ctx: PruneContext, notices: string[]): Promise<{ lists: Searched[]; searched: string }> {
+  const tag = cellTag(ctx.model);
+  const search = async (scope: RunnerScope, where: string): Promise<Searched> => ({
+    every: await ctx.census.listing(scope, `list ${where} to find the ones of removed shards`),
+    tagged: await ctx.census.listing({ ...scope, tags: [tag] }, `list ${where} tagged ${tag}`),
+  });
   try {
-    for (const runnerType of TYPES) add(await ctx.census.listing({ runnerType }, `list all ${runnerType} runners to find the ones of removed shards`));
-    return { runners: [...byId.values()], searched: "every runner of the instance" };
+    const lists: Searched[] = [];
+    for (const runnerType of TYPES) lists.push(await search({ runnerType }, `all ${runnerType} runners`));
+    return { lists, searched: searchedText(ctx, "the instance") };
   } catch (error) {
     if (!(error instanceof GitLabApiError && error.kind === "forbidden")) throw error;
   }
   const scopes: RunnerScope[] = [];
   for (const id of new Set(ctx.model.shards.flatMap((shard) => (shard.group_id === undefined ? [] : [shard.group_id])))) scopes.push({ runnerType: "group_type", groupId: id });
   for (const id of new Set(ctx.model.shards.flatMap((shard) => (shard.project_id === undefined ? [] : [shard.project_id])))) scopes.push({ runnerType: "project_type", projectId: id });
-  for (const scope of scopes) add(await ctx.census.listing(scope, `list the runners of ${scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`}`));
-  const where = scopes.map((scope) => (scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`));
+  const whereOf = (scope: RunnerScope) => (scope.groupId !== undefined ? `group ${scope.groupId}` : `project ${scope.projectId}`);
+  const lists: Searched[] = [];
+  for (const scope of scopes) lists.push(await search(scope, `the runners of ${whereOf(scope)}`));
+  const where = scopes.map(whereOf);
   notices.push(
     `the token is not an administrator's: only the runners of ${where.length > 0 ? where.join(", ") : "no group or project"} were searched; instance runners of removed shards need an administrator's token`,
   );
-  return { runners: [...byId.values()], searched: where.length > 0 ? `the runners of ${where.join(", ")}` : "nothing" };
+  return { lists, searched: where.length > 0 ? searchedText(ctx, where.join(", ")) : "nothing" };
 }
 
-async function pruneOrphans(ctx: PruneContext, listed: readonly RunnerSummary[], problems: string[]): Promise<OrphanRunner[]> {
+function searchedText(ctx: PruneContext, where: string): string {
+  if (ctx.searchUntagged) return `every runner of ${where}`;
+  return `the runners of ${where} tagged ${cellTag(ctx.model)} and the untagged ones named ${ctx.model.cell.id}-… (--search-untagged reads every runner)`;
+}
+
+/**
+ * The runners whose details may show this cell's marker: those carrying the cell's tag,
+ * and, of the others, those named as this tool names runners (from before the tag: the
+ * default description `<cell>-<shard>`, or the marker itself), or all of them with
+ * `searchUntagged` (a removed shard's runner from before the tag with a description of the
+ * model's: found only so, at one read per runner of the instance). The listing carries no
+ * maintenance note, so these are read, once per run (the shards' lookups reuse the reads);
+ * the instance's other runners are not.
+ */
+function candidateIds(model: Pick<RunnerModel, "cell">, lists: readonly Searched[], searchUntagged: boolean): number[] {
+  const ids = new Set<number>();
+  for (const { every, tagged } of lists) {
+    tagged.forEach((runner) => ids.add(runner.id));
+    every.filter((runner) => searchUntagged || namedLikeTheCell(model, runner.description)).forEach((runner) => ids.add(runner.id));
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+function namedLikeTheCell(model: Pick<RunnerModel, "cell">, description: string | null | undefined): boolean {
+  if (!description) return false;
+  return description.startsWith(`${model.cell.id}-`) || description.includes(`[runner-fleet cell=${model.cell.id} `);
+}
+
+async function pruneOrphans(ctx: PruneContext, lists: readonly Searched[], problems: string[]): Promise<OrphanRunner[]> {
   const shardNames = new Set(ctx.model.shards.map((shard) => shard.name));
-  // The listing carries no maintenance note, and a removed shard's runner may have any description and tags:
-  // every listed runner is read, once per run (the shards' lookups below reuse what was read).
-  const details = await Promise.all([...listed].sort((a, b) => a.id - b.id).map((runner) => ctx.census.runner(runner.id, `read runner #${runner.id} to look for the cell's marker`)));
+  const details = await Promise.all(candidateIds(ctx.model, lists, ctx.searchUntagged ?? false).map((id) => ctx.census.runner(id, `read runner #${id} to look for the cell's marker`)));
   const orphans = details.filter((runner): runner is RunnerDetails => {
     const marker = runner ? readRunnerMarker(runner) : undefined;
     return marker !== undefined && marker.cell === ctx.model.cell.id && !shardNames.has(marker.shard);

@@ -6,7 +6,9 @@
  *
  * This is what keeps a run linear in its shards: before it, every shard listed its
  * owner's runners and read the details of the runners sharing its tags, so a cell whose
- * shards share a tag (both examples: `docker`) cost shards × runners requests.
+ * shards share a tag (both examples: `docker`) cost shards × runners requests. And the
+ * cell's tag (lib/model/cell-tag.ts) keeps it apart from the instance's other runners:
+ * only the cell's own are read.
  *
  * Details only change through this run (it keeps the marker it writes), so they are
  * not read again. Listings do change under another operator's run; a lookup that must
@@ -16,6 +18,7 @@
 import pLimit from "p-limit";
 import type { GitLabClient, NewRunner, RunnerDetails, RunnerScope, RunnerSummary } from "./client";
 import type { RunnerModel, Shard } from "../model/schema";
+import { cellTag } from "../model/cell-tag";
 import { hasRunnerMarker, runnerScope } from "./runner-spec";
 
 /** Runner details read at once while searching; the pacer (./request-pacer.ts) still sets the rate. */
@@ -87,20 +90,28 @@ export class RunnerCensus {
 
   /**
    * Runners carrying the shard's marker, oldest first. The listing gives no maintenance
-   * note, so details are read: first of the runners of the shard's owner and type whose
-   * description is the shard's (whatever their tags: the usual case), and only when none
-   * of them carries the marker, of the runners listed with the shard's tags (a runner
-   * whose description was edited by hand). Runners with neither are never read, so a
-   * lookup on an instance with thousands of runners costs the listing's pages.
+   * note, so details are read, in this order, stopping at the first step that finds one:
+   * 1. the runners listed with the cell's tag (lib/model/cell-tag.ts) whose description is
+   *    the shard's: the usual case, one read per shard;
+   * 2. the rest of the cell's tagged runners (a description edited by hand), each read
+   *    once per run whichever shard asks;
+   * 3. runners from before the cell's tag: in the owner's whole listing, those whose
+   *    description is the shard's (the next onboard run adds the tag to them).
+   * So a lookup reads only the cell's runners, never the instance's others, whatever tags
+   * they share with the cell's shards.
    */
   async markedRunners(shard: Shard, desired: NewRunner): Promise<RunnerDetails[]> {
-    const { tags: _tags, ...anyTags } = runnerScope(desired);
-    const listed = await this.listing(anyTags, `list the ${desired.runner_type} runners to find shard ${shard.name}'s`);
-    const likely = listed.filter((runner) => runner.description === desired.description).map((runner) => runner.id);
-    const matches = await this.markedAmong(shard, likely);
-    if (matches.length > 0) return matches;
-    const tagged = await this.listing(runnerScope(desired), `list the runners tagged like shard ${shard.name}`);
-    return this.markedAmong(shard, tagged.map((runner) => runner.id).filter((id) => !likely.includes(id)));
+    const tag = cellTag(this.model);
+    const tagged = await this.listing(runnerScope(desired, [tag]), `list the ${desired.runner_type} runners tagged ${tag} to find shard ${shard.name}'s`);
+    const described = (runners: readonly RunnerSummary[]) => runners.filter((runner) => runner.description === desired.description).map((runner) => runner.id);
+    const likely = described(tagged);
+    const byDescription = await this.markedAmong(shard, likely);
+    if (byDescription.length > 0) return byDescription;
+    const renamed = await this.markedAmong(shard, tagged.map((runner) => runner.id).filter((id) => !likely.includes(id)));
+    if (renamed.length > 0) return renamed;
+    const taggedIds = new Set(tagged.map((runner) => runner.id));
+    const everyRunner = await this.listing(runnerScope(desired), `list the ${desired.runner_type} runners to find shard ${shard.name}'s, from before the tag ${tag}`);
+    return this.markedAmong(shard, described(everyRunner).filter((id) => !taggedIds.has(id)));
   }
 
   private async markedAmong(shard: Shard, ids: readonly number[]): Promise<RunnerDetails[]> {

@@ -7,6 +7,7 @@ import { parseGoDurationSeconds } from "../model/duration";
 import { runnerDescription } from "../model/names";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { NewRunner, RunnerDetails, RunnerScope, RunnerSettings, RunnerTypeName } from "./client";
+import { cellTag, cellTagProblem } from "../model/cell-tag";
 
 /** The name this tool signs its runners with. */
 export const TOOL_NAME = "runner-fleet onboard";
@@ -53,6 +54,8 @@ export function desiredRunner(model: RunnerModel, shard: Shard): NewRunner {
   if (shard.tags.length === 0 && !shard.run_untagged) {
     throw new UserInputError(`${where}: needs at least one tag, or run_untagged: true (GitLab refuses a runner that can pick no job)`);
   }
+  const tagProblem = cellTagProblem(shard.tags);
+  if (tagProblem) throw new UserInputError(`${where}: tags must be ${tagProblem.expected}; received ${JSON.stringify(tagProblem.received)}`);
   const runnerType = RUNNER_TYPES[shard.runner_type];
   if (runnerType === "group_type" && shard.group_id === undefined) throw new UserInputError(`${where}: runner_type group needs group_id`);
   if (runnerType === "project_type" && shard.project_id === undefined) throw new UserInputError(`${where}: runner_type project needs project_id`);
@@ -61,7 +64,8 @@ export function desiredRunner(model: RunnerModel, shard: Shard): NewRunner {
     ...(runnerType === "group_type" ? { group_id: shard.group_id } : {}),
     ...(runnerType === "project_type" ? { project_id: shard.project_id } : {}),
     description: runnerDescription(model, shard),
-    tag_list: [...shard.tags],
+    // The cell's tag comes last: how this cell's runners are listed at once (lib/model/cell-tag.ts).
+    tag_list: [...shard.tags, cellTag(model)],
     run_untagged: shard.run_untagged,
     locked: shard.locked,
     access_level: shard.access_level,
@@ -71,9 +75,9 @@ export function desiredRunner(model: RunnerModel, shard: Shard): NewRunner {
   };
 }
 
-/** Where the shard's runner would be listed: its owner's listing, filtered by its type and tags. */
-export function runnerScope(runner: NewRunner): RunnerScope {
-  return { runnerType: runner.runner_type, groupId: runner.group_id, projectId: runner.project_id, tags: runner.tag_list };
+/** Where the shard's runner is listed: its owner's listing of its type, and there the runners carrying `tags` (all of them: none given). */
+export function runnerScope(runner: NewRunner, tags: readonly string[] = []): RunnerScope {
+  return { runnerType: runner.runner_type, groupId: runner.group_id, projectId: runner.project_id, ...(tags.length > 0 ? { tags } : {}) };
 }
 
 /** The settings whose value differs, with the desired value. Tags compare as sets. */

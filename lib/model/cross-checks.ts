@@ -15,6 +15,7 @@ import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
 import { cidrContains } from "../network/cidr";
+import { cellTagProblem } from "./cell-tag";
 import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } from "./worker-checks";
 
 
@@ -249,6 +250,8 @@ function checkShard(model: RunnerModel, shard: Shard, at: ModelPath): CrossCheck
     // GitLab answers 400 "Tags list can not be empty when runner is not allowed to pick untagged jobs".
     findings.push(error([...at, "tags"], "at least one tag, or run_untagged: true (GitLab refuses a runner that can pick no job)", []));
   }
+  const tagProblem = cellTagProblem(shard.tags);
+  if (tagProblem) findings.push(error([...at, "tags"], tagProblem.expected, tagProblem.received));
   const maximumTimeout = parseGoDurationSeconds(shard.maximum_timeout)!;
   if (maximumTimeout < MIN_MAXIMUM_TIMEOUT_SECONDS) {
     findings.push(error([...at, "maximum_timeout"], "at least 10m (GitLab's lower bound)", shard.maximum_timeout));

@@ -283,6 +283,15 @@ const managers = z
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'a pinned gitlab-runner version such as "19.5.0"')
       .describe("gitlab-runner version installed on the managers, pinned in full and quoted (\"19.5.0\"; an unquoted 19.5 is a number). From 19.2 a rotated token is taken live; before, the managers drain first. Error (exit 2): older than 16.11.0, which introduced `gitlab-runner fleeting install` the managers use to install the fleeting plugin."),
     concurrent: z.number().int().min(1).max(1000).default(20).describe("`concurrent` of each manager's config.toml: the jobs one manager runs at once. Warning either way it differs from workers.max_instances x capacity_per_instance: below it, workers beyond concurrent are never used (the message gives the effective capacity); above it, jobs wait for workers."),
+    request_concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "`request_concurrency` of each manager's config.toml: requests for new jobs kept in flight at once. When omitted, one per 10 slots of concurrent, from 1 to 10 (gitlab-runner's own default of 1 takes free slots one long poll at a time: gitlab-runner issue 29666). Set by import from a config.toml that sets it.",
+      ),
     fleeting_plugin: z
       .string()
       .refine((text) => EXACT_VERSION.test(text) || MIRROR_REFERENCE.test(text), {
@@ -404,7 +413,7 @@ const shard = z.strictObject({
     // so that onboard compares what GitLab will store and converges.
     .transform((tags) => normaliseTags(typeof tags === "string" ? [tags] : tags))
     .describe(
-      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped. Warning: the same tag twice (likely a typo for another).",
+      "Runner tags; jobs with these tags run here. A list, or one string of comma-separated tags (\"docker, linux\"). Normalised as GitLab does: split on commas, trimmed, blanks and duplicates dropped. At most 49: onboard adds the cell's own tag runner-fleet:<cell> (GitLab keeps 50), and tags starting with runner-fleet: are reserved for it. Warning: the same tag twice (likely a typo for another).",
     ),
   run_untagged: z.boolean().default(false).describe("Also run jobs without tags."),
   locked: z.boolean().default(false).describe("Lock a project runner to its current projects."),

@@ -14,11 +14,14 @@
  * - Found without a stored token of its own (found by marker, or the token is refused or
  *   belongs to another runner): adopted, i.e. its token is reset and stored (reset-token),
  *   never a second runner created.
+ * - Found by the stored id, its token not refused, and without the shard's marker: a runner that
+ *   existed before runner-fleet (`import --adopt`), adopted with its token kept (./adopt-imported.ts).
  * - rotate: the token is reset and stored; remove: the runner is deleted, then its secret.
  * - Every other runner carrying the shard's marker is a duplicate and is deleted.
  */
 import type { NewRunner, RunnerDetails, RunnerSettings } from "../gitlab/client";
 import { describeChanges, diffRunner, runnerSettings } from "../gitlab/runner-spec";
+import { importedRunnerAdoption } from "./adopt-imported";
 import type { ObservedShard } from "./observed";
 
 export type ReconcileMode = "reconcile" | "rotate" | "remove";
@@ -39,7 +42,7 @@ export type OnboardStep =
   | { readonly kind: "delete-secret" };
 
 /** What a shard's plan amounts to, in one word (the report's verb). */
-export type PlannedAction = "create" | "update" | "adopt" | "rotate" | "delete" | "none" | "blocked";
+export type PlannedAction = "create" | "update" | "adopt" | "adopt-existing" | "rotate" | "delete" | "none" | "blocked";
 
 export interface ShardPlan {
   readonly shard: string;
@@ -122,6 +125,8 @@ export function planShard(settings: PlanSettings, desired: DesiredShard, observe
   const resetToken = (because: "adopt" | "rotate"): OnboardStep[] => [{ kind: "reset-token", runnerId: runner.id, because }, ...update, ...deleteDuplicates];
 
   if (mode === "rotate") return plan("rotate", "token rotation requested", resetToken("rotate"), changes);
+  const existing = importedRunnerAdoption(observed, runner, desired.runner.maintenance_note);
+  if (existing) return plan("adopt-existing", existing, [...update, ...deleteDuplicates], changes);
   const adopt = adoptionReason(observed, runner, notes, dryRun);
   if (adopt) return plan("adopt", adopt, resetToken("adopt"), changes);
   if (update.length > 0) return plan("update", `settings of runner #${runner.id} drifted`, [...update, ...deleteDuplicates], changes);

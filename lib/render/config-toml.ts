@@ -250,7 +250,7 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
     cloneUrl: model.gitlab.clone_url ?? null,
     environment: proxyEnvironmentLines(model),
     limit: workers.max_instances * workers.capacity_per_instance,
-    requestConcurrency: requestConcurrency(shard.managers.concurrent),
+    requestConcurrency: shard.managers.request_concurrency ?? requestConcurrency(shard.managers.concurrent),
     docker: {
       image: shard.docker.image,
       privileged: shard.docker.privileged,

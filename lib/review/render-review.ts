@@ -10,6 +10,7 @@ import type { ChangedCellsResult } from "./changed-cells";
 import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";
 import type { CellModelWarnings } from "./model-warnings";
+import type { CellImportNote } from "./imported-models";
 import type { CellQueueChange } from "./queue-change";
 import { queueMarkdown, queueTextLines } from "./render-queue";
 import { describeManagerChanges } from "./manager-changes";
@@ -32,6 +33,8 @@ export interface ReviewReport {
   readonly costs?: readonly CellCostChange[];
   /** The model warnings of each planned cell at the head (as `prepare` prints them). */
   readonly modelWarnings?: readonly CellModelWarnings[];
+  /** What onboard does with the runners of a model `import` wrote, for models the change adds. */
+  readonly importNotes?: readonly CellImportNote[];
   /** Queue wait and cost simulated at the base and the head, per cell whose shards' scaling changed. */
   readonly queues?: readonly CellQueueChange[];
 }
@@ -64,6 +67,7 @@ export function renderReviewText(report: ReviewReport): string {
     lines.push("", `${cell.cell}: ${cell.status} (${countsText(cell)})`);
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
+    for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) lines.push(`  ${entry.note}`);
     const cost = costLine(report, cell.cell);
     if (cost) lines.push(`  ${cost}`);
     const queue = report.queues?.find((entry) => entry.cell === cell.cell);
@@ -109,6 +113,7 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     out.push("", `#### \`${cell.cell}\` — ${cell.status} (${countsText(cell)})`);
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
+    for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) out.push("", `> :information_source: This model was ${escapeCell(entry.note)}.`);
     const cost = costLine(report, cell.cell);
     if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
     const queue = report.queues?.find((entry) => entry.cell === cell.cell);

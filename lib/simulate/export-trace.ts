@@ -6,9 +6,10 @@
  * Requests: one listing of the cell's runners (the census), then per shard 1 + (jobs in the window
  * / 100) pages, each paced by the run's request pacer (lib/gitlab/request-pacer.ts): the same
  * budget and rate limit as every other command. A job's tags are its tag_list where GitLab gives
- * it, else the runner's tags (the job ran there, so the runner had all of its tags); jobs that never
+ * it, else the runner's tags but the cell's own (the job ran there, so the runner had all of its tags); jobs that never
  * started or have no duration yet (running) are left out.
  */
+import { isReservedTag } from "../model/cell-tag";
 import type { RunnerModel } from "../model/schema";
 import type { GitLabClient, RunnerJobTiming } from "../gitlab/client";
 import { locateRunner } from "../gitlab/locate-runner";
@@ -49,7 +50,8 @@ export async function exportTrace(ctx: ExportContext): Promise<{ readonly trace:
       shards.push({ shard: shard.name, runnerId: null, jobs: 0, pages: 0 });
       continue;
     }
-    const runnerTags = runner.tag_list ?? [...shard.tags];
+    // The cell's own tag (runner-fleet:<cell>, lib/model/cell-tag.ts) is onboard's, never a job's.
+    const runnerTags = (runner.tag_list ?? [...shard.tags]).filter((tag) => !isReservedTag(tag));
     let page: number | undefined = 1;
     let pages = 0;
     let jobs = 0;

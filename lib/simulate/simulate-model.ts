@@ -4,11 +4,12 @@
  * the instance-hours and their cost at the prices the dry run uses (lib/cost/estimate.ts).
  */
 import { estimateCellCost } from "../cost/estimate";
+import { cellTag } from "../model/cell-tag";
 import type { RunnerModel, Shard } from "../model/schema";
 import { UserInputError } from "../process/errors";
 import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS, fleetConfigOf, type FleetConfig } from "./fleet-config";
 import type { JobTrace } from "./job-trace";
-import { routeJobs, type JobRouting } from "./route-jobs";
+import { routeJobs, type JobRouting, type RoutableShard } from "./route-jobs";
 import { simulateFleet, type FleetRun, type SimulationWindow } from "./simulate-fleet";
 import { summariseWaits, worstHourByP95, type WaitSummary } from "./wait-statistics";
 
@@ -100,7 +101,7 @@ export function prepareSimulation(model: RunnerModel, trace: JobTrace, options: 
   const selected = selectShards(model, options.shards);
   const window = simulationWindow(trace, options);
   const inWindow = jobsInWindow(trace, window);
-  const routing = routeJobs(inWindow, model.shards.map((shard) => ({ name: shard.name, tags: shard.tags, runUntagged: shard.run_untagged })));
+  const routing = routeJobs(inWindow, routableShards(model));
   const bootSeconds = options.bootSeconds ?? DEFAULT_BOOT_SECONDS[model.cloud.provider];
   const checkIntervalSeconds = options.checkIntervalSeconds ?? DEFAULT_CHECK_INTERVAL_SECONDS;
   const cost = estimateCellCost(model);
@@ -181,6 +182,11 @@ function shardReport(load: ShardLoad, run: FleetRun, prepared: PreparedSimulatio
     prices: { worker_hourly: load.workerHourly, manager_hourly: load.managerHourly, managers: load.fleet.managers },
     hourly: { demand: Array.from(run.hourlyDemand), capacity: Array.from(run.hourlyCapacity) },
   };
+}
+
+/** The shards as GitLab matches jobs to their runners: the model's tags and the cell's own, which onboard adds (lib/model/cell-tag.ts). */
+export function routableShards(model: RunnerModel): RoutableShard[] {
+  return model.shards.map((shard) => ({ name: shard.name, tags: [...shard.tags, cellTag(model)], runUntagged: shard.run_untagged }));
 }
 
 /** The shards --shard names (every shard without it); a UserInputError for a name the model lacks. */

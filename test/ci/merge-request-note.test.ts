@@ -33,7 +33,9 @@ describe("upsertMergeRequestNote against the fake GitLab", () => {
     const second = await upsertMergeRequestNote(target, `${REVIEW_MARKER}\nsecond review`, REVIEW_MARKER);
 
     expect(first.action).toBe("created");
-    expect(second).toEqual({ action: "updated", noteId: first.noteId });
+    expect(second).toMatchObject({ action: "updated", noteId: first.noteId });
+    // What each post asked GitLab: the notes, then the create or the edit.
+    expect([first.requests.requests, second.requests.requests]).toEqual([2, 2]);
     expect(notes().map((note) => note.body)).toEqual([`${REVIEW_MARKER}\nsecond review`]);
   });
 
@@ -106,6 +108,7 @@ describe("upsertMergeRequestNote against the fake GitLab", () => {
 
     expect(result.action).toBe("created");
     expect(clock.waits).toEqual([4_000]);
+    expect(result.requests).toMatchObject({ requests: 3, rateLimited: 1, rateLimitWaitMs: 4_000 });
     expect(notes().map((note) => note.body)).toEqual([`${REVIEW_MARKER}\nrated`]);
   });
 

@@ -1,6 +1,6 @@
 /**
  * The conventions every command shares: --version and one format for defaults in --help,
- * checked through the real bin/* executables; --model repeated (acted on, or refused),
+ * checked through the real bin/* executables; --model repeated (acted on by every command),
  * suggestions for a missing model, and prepare --json printing the resolved model, checked
  * in process through the same runCli path.
  */
@@ -14,7 +14,7 @@ import { runnerModelSchema } from "../../lib/model/schema";
 import { REPO_ROOT, runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
-const COMMANDS = ["prepare", "onboard", "provision", "review", "status", "simulate"] as const;
+const COMMANDS = ["prepare", "onboard", "provision", "review", "status", "import", "init", "simulate"] as const;
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 let modelsDir: string;
@@ -45,14 +45,12 @@ describe.each(COMMANDS)("bin/%s", (command) => {
 });
 
 describe("--model", () => {
-  it("is refused when repeated for onboard, which acts on one model, before anything happens", async () => {
-    const result = await runInProcess("onboard", ["--models-dir", modelsDir, "--model", "cell-1", "--model", "cell-2", "--dry-run"], {
+  it("acts on every model named when repeated (onboard --dry-run, no token: nothing asked)", async () => {
+    const result = await runInProcess("onboard", ["--models-dir", modelsDir, "--model", "cell-2", "--model", "cell-1", "--dry-run", "--json"], {
       env: { ...process.env, GITLAB_TOKEN: "" },
     });
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain("acts on one model; got --model cell-1 and --model cell-2");
-    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
-    expect(result.stdout).toBe("");
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).cells.map((cell: { cell: string }) => cell.cell)).toEqual(["cell-2", "cell-1"]);
   });
 
   it("acts on every model named when repeated (prepare)", async () => {

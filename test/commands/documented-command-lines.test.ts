@@ -13,6 +13,8 @@ import { parseProvisionOptions } from "../../app/commands/provision-options";
 import { reviewCommand } from "../../app/commands/review";
 import { parseReviewOptions } from "../../app/commands/review-options";
 import { statusCommand } from "../../app/commands/status";
+import { importCommand } from "../../app/commands/import";
+import { parseImportOptions } from "../../app/commands/import-options";
 import { parseStatusOptions } from "../../app/commands/status-options";
 import { simulateCommand } from "../../app/commands/simulate";
 import { parseSimulateOptions } from "../../app/commands/simulate-options";
@@ -25,6 +27,7 @@ const PARSERS = {
   provision: (args: readonly string[]) => parseProvisionOptions(parsedCommandLine(provisionCommand(), args)).mode.kind,
   review: (args: readonly string[]) => parseReviewOptions(parsedCommandLine(reviewCommand(), args)).mode.kind,
   status: (args: readonly string[]) => (parseStatusOptions(parsedCommandLine(statusCommand(), args)).verifyTokens ? "verify" : "no-verify"),
+  import: (args: readonly string[]) => (parseImportOptions(parsedCommandLine(importCommand(), args)).adopt ? "adopt" : "import"),
   simulate: (args: readonly string[]) => parseSimulateOptions(parsedCommandLine(simulateCommand(), args)).load.kind,
 };
 type Parsed = keyof typeof PARSERS;
@@ -44,7 +47,7 @@ function commandLines(text: string, origin: string): { origin: string; command: 
     .split("\n")
     .flatMap((line) => line.replace(/\s#\s.*$/, "").split(/&&|;|\||>/))
     // A command starts its part, after variables set for it; `echo '... ./bin/provision ...'` is prose.
-    .map((part) => /^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*\.\/bin\/(prepare|provision|review|status|simulate)\b(.*)$/.exec(part.trim()))
+    .map((part) => /^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*\.\/bin\/(prepare|provision|review|status|import|simulate)\b(.*)$/.exec(part.trim()))
     .filter((match): match is RegExpExecArray => match !== null)
     .map((match) => ({ origin, command: match[1] as Parsed, args: words(match[2]) }));
 }
@@ -70,7 +73,7 @@ const LINES = [
 
 test("finds the command lines it checks", () => {
   const seen = new Set(LINES.map((line) => `${line.command} in ${line.origin.replace(/ \(.*/, "")}`));
-  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "simulate in README.md", "review in .gitlab-ci.yml", "provision in child pipeline"]) {
+  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "import in README.md", "simulate in README.md", "review in .gitlab-ci.yml", "provision in child pipeline"]) {
     expect(seen).toContain(expected);
   }
   expect(LINES.length).toBeGreaterThan(20);

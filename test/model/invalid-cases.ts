@@ -92,6 +92,9 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "a CIDR with host bits set", content: withAppended("network:\n  cidr: 10.0.0.1/16"), line: 20, column: 9, mentions: ["no host bits", '"10.0.0.1/16"'] },
   { name: "a secret store of the other cloud", content: withAppended("secrets:\n  store: aws-ssm"), line: 20, column: 10, mentions: ["google-secret-manager or local", '"aws-ssm"'] },
   { name: "untagged jobs refused and no tags", content: withLine(12, "    tags: []"), line: 12, column: 11, mentions: ["at least one tag"] },
+  // onboard adds runner-fleet:<cell> to every runner (lib/model/cell-tag.ts): a shard naming it would route jobs by the tool's index.
+  { name: "a tag in the tool's reserved namespace", content: withLine(12, "    tags: [docker, Runner-Fleet:cell-1]"), line: 12, column: 11, mentions: ['do not start with "runner-fleet:"', '["Runner-Fleet:cell-1"]'] },
+  { name: "50 tags (GitLab keeps 50, and the cell's tag is one)", content: withLine(12, `    tags: [${Array.from({ length: 50 }, (_, index) => `t${index}`).join(", ")}]`), line: 12, column: 11, mentions: ["at most 49 tags", "50 tags"] },
   { name: "an AWS instance type on Google Cloud", content: withLine(17, "      machine_type: m7i.large"), line: 17, column: 21, mentions: ["Google Cloud machine type", '"m7i.large"'] },
   { name: "a Google machine type on AWS", content: AWS_BASE.replace("m7i.large", "n2d-standard-2"), line: 16, column: 21, mentions: ["EC2 instance type", '"n2d-standard-2"'] },
   { name: "an invalid access level", content: withLine(12, "    tags: [docker]\n    access_level: protected"), line: 13, column: 19, mentions: ['"not_protected", "ref_protected"', '"protected"'] },

@@ -173,8 +173,9 @@ test("--dry-run without a token shows each shard's intended runner, marked not y
   expect((text.stdout + text.stderr).split(warning)).toHaveLength(2);
   const report = JSON.parse(json.stdout);
   expect(report.intended.map((wanted: { shard: string; checkedAgainstGitLab: boolean; runner: { runner_type: string; tag_list: string[] } }) => [wanted.shard, wanted.checkedAgainstGitLab, wanted.runner.runner_type, wanted.runner.tag_list])).toEqual([
-    ["small-amd64", false, "instance_type", setup.model.shards[0].tags],
-    ["large-amd64", false, "instance_type", setup.model.shards[1].tags],
+    // The model's tags, then the cell's own (lib/model/cell-tag.ts).
+    ["small-amd64", false, "instance_type", [...setup.model.shards[0].tags, "runner-fleet:cell-1"]],
+    ["large-amd64", false, "instance_type", [...setup.model.shards[1].tags, "runner-fleet:cell-1"]],
   ]);
   expect(fake.writeCalls()).toEqual([]);
   expect(fake.requests).toHaveLength(0);

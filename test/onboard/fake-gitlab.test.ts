@@ -109,3 +109,20 @@ test("takes a CI job token on artifact downloads only", async () => {
   expect((await withJobToken("/runners/all")).status).toBe(401);
   expect(gitlab.fake.requests.map((request) => request.credentials)).toEqual([["job-token"], ["job-token"], ["job-token"]]);
 });
+
+test("refuses more than 50 tags on a create and on an update, as Ci::Runner#tag_constraints does", async () => {
+  const send = (method: string, path: string, body: Record<string, unknown>) =>
+    fetch(`${gitlab.fake.url}/api/v4${path}`, { method, headers: { "PRIVATE-TOKEN": gitlab.fake.adminToken, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const tags = (count: number) => Array.from({ length: count }, (_, index) => `t${index}`);
+  const refusal = { message: { tags_list: ["Too many tags specified. Please limit the number of tags to 50"] } };
+
+  const tooMany = await send("POST", "/user/runners", { runner_type: "instance_type", tag_list: tags(51) });
+  expect([tooMany.status, await tooMany.json()]).toEqual([400, refusal]);
+  const fifty = await send("POST", "/user/runners", { runner_type: "instance_type", tag_list: tags(50) });
+  expect(fifty.status).toBe(201);
+  const { id } = (await fifty.json()) as { id: number };
+
+  const update = await send("PUT", `/runners/${id}`, { tag_list: tags(51) });
+  expect([update.status, await update.json()]).toEqual([400, refusal]);
+  expect(gitlab.fake.runners.get(id)!.tag_list).toHaveLength(50);
+});

@@ -10,7 +10,8 @@ test.each<[string, OnboardFlags, object]>([
   ["--remove", { remove: true }, { kind: "remove" }],
   ["--status --require-online", { status: true, requireOnline: true }, { kind: "status", requireOnline: true, shards: [] }],
   ["--prune --stale-after 36h", { prune: true, staleAfter: "36h" }, { kind: "prune", staleAfterMs: 36 * 3600_000 }],
-  ["--prune (1d by default)", { prune: true }, { kind: "prune", staleAfterMs: 86_400_000 }],
+  ["--prune (1d by default)", { prune: true }, { kind: "prune", staleAfterMs: 86_400_000, searchUntagged: false }],
+  ["--prune --search-untagged", { prune: true, searchUntagged: true }, { kind: "prune", searchUntagged: true }],
 ])("%s", (_name, flags, mode) => {
   expect(parse(flags).mode).toMatchObject(mode);
 });
@@ -31,6 +32,7 @@ test.each<[string, OnboardFlags, string]>([
   ["three modes", { status: true, prune: true, remove: true }, "--remove cannot be combined with --status or --prune"],
   ["--require-online without --status", { requireOnline: true }, "--require-online goes with --status"],
   ["--stale-after without --prune", { staleAfter: "7d" }, "--stale-after goes with --prune"],
+  ["--search-untagged without --prune", { status: true, searchUntagged: true }, "--search-untagged goes with --prune"],
   ["--lock-wait with --status, which takes no lock", { status: true, lockWait: "1m" }, "--lock-wait goes with runs that change GitLab (not --status)"],
   ["--prune with --shard", { prune: true, shards: ["a"] }, "--prune works on the whole cell: leave out --shard"],
   ["--stale-after below GitLab's online window", { prune: true, staleAfter: "1h" }, "at least 2h"],

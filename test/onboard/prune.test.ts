@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { parseStaleAfter, readRunnerMarker, staleReason } from "../../lib/gitlab/prune";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
+import { cellTag } from "../../lib/model/cell-tag";
 import type { RunnerModel } from "../../lib/model/schema";
 import { runBinAsync, STACK_TRACE_LINE } from "../support/cli";
 import { type FakeRunner } from "../support/fake-gitlab";
@@ -109,13 +110,72 @@ test("deletes the removed shard's runner and its secret, and the stale managers 
   expect(gitlab.fake.writeCalls().filter((request) => request.method === "DELETE" && request.path.startsWith("/api/v4/runners/") && request.path !== "/api/v4/runners/managers").map((request) => request.path)).toEqual([
     `/api/v4/runners/${large.id}`,
   ]);
-  // An administrator's search covers every runner of the instance, not only the ones the token "owns"
-  // (the listings after it are the kept shards' own lookups, which also look for duplicates).
-  expect(gitlab.fake.requests.slice(before).filter((request) => request.path === "/api/v4/runners/all").map((request) => new URLSearchParams(request.query).get("type")).slice(0, 3)).toEqual([
-    "instance_type",
-    "group_type",
-    "project_type",
-  ]);
+  // An administrator's search covers every runner of the instance, not only the ones the token "owns":
+  // each type whole, and each with the cell's tag.
+  const listed = gitlab.fake.requests
+    .slice(before)
+    .filter((request) => request.path === "/api/v4/runners/all")
+    .map((request) => new URLSearchParams(request.query))
+    .map((query) => `${query.get("type")} ${query.getAll("tag_list[]").join(",")}`.trim());
+  expect([...new Set(listed)].sort()).toEqual(["group_type", "group_type runner-fleet:cell-1", "instance_type", "instance_type runner-fleet:cell-1", "project_type", "project_type runner-fleet:cell-1"]);
+});
+
+describe("where the runners of removed shards are looked for", () => {
+  const reads = (from: number) => gitlab.fake.requests.slice(from).filter((request) => request.method === "GET" && /^\/api\/v4\/runners\/\d+$/.test(request.path)).map((request) => Number(request.path.split("/").pop()));
+
+  /** large-amd64's runner as a version without the cell's tag left it. */
+  function fromBeforeTheTag(description?: string): FakeRunner {
+    const large = runnerOf("cell-1", "large-amd64");
+    large.tag_list = large.tag_list.filter((tag) => tag !== cellTag(shrunk));
+    if (description !== undefined) large.description = description;
+    return large;
+  }
+
+  test("a runner from before the cell's tag with the default description (<cell>-<shard>) is found; the instance's other runners are never read", async () => {
+    const large = fromBeforeTheTag("cell-1-large-amd64");
+    const before = gitlab.fake.requests.length;
+
+    const result = await prune({ dryRun: true });
+
+    expect(result.prune!.runners.map((runner) => runner.runnerId)).toEqual([large.id]);
+    expect(reads(before)).not.toContain(foreign.id);
+    expect(reads(before)).not.toContain(lookalike.id);
+  });
+
+  test("a runner from before the cell's tag with the model's own description is found with --search-untagged, which reads every runner", async () => {
+    const large = fromBeforeTheTag();
+
+    const plain = await prune({ dryRun: true });
+    expect(plain.prune!.runners).toEqual([]);
+    expect(formatOnboardReport(plain)).toContain("(--search-untagged reads every runner)");
+
+    const before = gitlab.fake.requests.length;
+    const searched = await prune({ dryRun: true, searchUntagged: true });
+    expect(searched.prune!.runners.map((runner) => runner.runnerId)).toEqual([large.id]);
+    expect(searched.prune!.searched).toBe("every runner of the instance");
+    expect(reads(before)).toEqual(expect.arrayContaining([foreign.id, lookalike.id]));
+  });
+
+  test("a tagged runner whose description was changed by hand is found by its tag", async () => {
+    const large = runnerOf("cell-1", "large-amd64");
+    large.description = "renamed by someone";
+
+    const result = await prune({ dryRun: true });
+
+    expect(result.prune!.runners.map((runner) => runner.runnerId)).toEqual([large.id]);
+  });
+
+  test("someone else's runner carrying the cell's tag but not its marker is read, and never deleted", async () => {
+    const impostor = gitlab.fake.seedRunner({ description: "team-z runner", maintenance_note: "made by hand", tag_list: ["team-z", cellTag(shrunk)] });
+    const large = runnerOf("cell-1", "large-amd64");
+    const before = gitlab.fake.requests.length;
+
+    const result = await prune();
+
+    expect(reads(before)).toContain(impostor.id);
+    expect(gitlab.fake.runners.has(impostor.id)).toBe(true);
+    expect(result.prune!.runners.map((runner) => runner.runnerId)).toEqual([large.id]);
+  });
 });
 
 test("with a group Owner's token, searches the model's groups, prunes there, and says what it could not search", async () => {
@@ -135,7 +195,7 @@ test("with a group Owner's token, searches the model's groups, prunes there, and
 
   const result = await runOnboard({ runnerModel: remaining, env: ownerEnv, ...fakeClock(), now: Date.now, log: () => {}, prune: true });
 
-  expect(result.prune!.searched).toBe("the runners of group 10");
+  expect(result.prune!.searched).toBe("the runners of group 10 tagged runner-fleet:cell-20 and the untagged ones named cell-20-… (--search-untagged reads every runner)");
   expect(result.notices).toEqual([expect.stringContaining("not an administrator's")]);
   expect(result.prune!.runners).toEqual([expect.objectContaining({ runnerId: removed.id, deleted: true })]);
   expect(gitlab.fake.runners.has(removed.id)).toBe(false);

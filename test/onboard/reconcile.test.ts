@@ -2,7 +2,8 @@
 import { existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
-import { maintenanceNote, runnerMarker } from "../../lib/gitlab/runner-spec";
+import { desiredRunner, maintenanceNote, runnerMarker } from "../../lib/gitlab/runner-spec";
+import { cellTag } from "../../lib/model/cell-tag";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { runnerDescription, secretLocation } from "../../lib/model/names";
 import { runnerModelSchema, type RunnerModelInput, type Shard } from "../../lib/model/schema";
@@ -63,7 +64,8 @@ describe("first run", () => {
       expect(runner).toMatchObject({
         runner_type: "instance_type",
         description: runnerDescription(setup.model, shard),
-        tag_list: shard.tags,
+        // The model's tags, then the cell's (lib/model/cell-tag.ts).
+        tag_list: [...shard.tags, cellTag(setup.model)],
         run_untagged: shard.run_untagged,
         locked: shard.locked,
         access_level: shard.access_level,
@@ -118,7 +120,7 @@ describe("later runs", () => {
     const writes = runnerChanges(fake.requests.slice(before));
     expect(writes.map((request) => `${request.method} ${request.path}`)).toEqual([`PUT /api/v4/runners/${runner.id}`]);
     expect(Object.keys(writes[0].body).sort()).toEqual(["paused", "tag_list"]);
-    expect(runner).toMatchObject({ tag_list: shard.tags, paused: shard.paused });
+    expect(runner).toMatchObject({ tag_list: [...shard.tags, cellTag(setup.model)], paused: shard.paused });
     expect(result.shards[0]).toMatchObject({ action: "update", changedFields: expect.arrayContaining(["paused", "tag_list"]) });
   });
 
@@ -156,19 +158,41 @@ describe("later runs", () => {
     expect(await verifyStatus(lostToken)).toBe(403);
   });
 
-  test("search every page of the listing for the marker", async () => {
+  test("a runner from before the cell's tag, its token lost: found by its description on any page of the owner's listing, then tagged", async () => {
     const shard = setup.model.shards[0];
     for (let index = 0; index < 150; index += 1) fake.seedRunner({ description: `someone else's runner ${index}`, tag_list: [...shard.tags] });
     await onboard({ shards: [shard.name] });
+    const [runner] = runnersOf(shard);
+    runner.tag_list = [...shard.tags];
     unlinkSync(storedFile(shard));
 
     const result = await onboard({ shards: [shard.name] });
 
     const listings = fake.requests.filter((request) => request.path === "/api/v4/runners/all");
     expect(listings.some((request) => new URLSearchParams(request.query).get("page") === "2")).toBe(true);
-    expect(result.shards[0]).toMatchObject({ action: "adopt", runnerId: runnersOf(shard)[0].id });
+    expect(result.shards[0]).toMatchObject({ action: "adopt", runnerId: runner.id });
     expect(runnersOf(shard)).toHaveLength(1);
+    expect(runner.tag_list).toEqual([...shard.tags, cellTag(setup.model)]);
     expect(fake.runners.size).toBe(151);
+  });
+
+  test("runners from before the cell's tag, tokens stored: a dry run shows the tag added, a run adds it with one PUT each, the next run writes nothing", async () => {
+    await onboard();
+    for (const shard of setup.model.shards) runnersOf(shard)[0].tag_list = [...shard.tags];
+
+    const planned = await onboard({ dryRun: true });
+    expect(planned.plan?.map((plan) => plan.steps.map((step) => (step.kind === "update-runner" ? Object.keys(step.changes) : step.kind)))).toEqual([[["tag_list"]], [["tag_list"]]]);
+    expect(formatOnboardReport(planned)).toContain(`tag_list: ${JSON.stringify(setup.model.shards[0].tags)} -> ${JSON.stringify([...setup.model.shards[0].tags, cellTag(setup.model)])}`);
+
+    const before = runnerChanges(fake.requests).length;
+    const result = await onboard();
+    expect(result.shards.map((outcome) => outcome.action)).toEqual(["update", "update"]);
+    expect(runnerChanges(fake.requests).slice(before).map((request) => request.method)).toEqual(["PUT", "PUT"]);
+    for (const shard of setup.model.shards) expect(runnersOf(shard)[0].tag_list).toEqual([...shard.tags, cellTag(setup.model)]);
+
+    const again = runnerChanges(fake.requests).length;
+    await onboard();
+    expect(runnerChanges(fake.requests)).toHaveLength(again);
   });
 });
 
@@ -348,7 +372,7 @@ describe("tags GitLab normalises", () => {
     const model = runnerModelSchema.parse(written);
     await onboard({ runnerModel: model });
     const [runner] = runnersOf(model.shards[0]);
-    expect(runner.tag_list).toEqual(["linux", "docker"]);
+    expect(runner.tag_list).toEqual(["linux", "docker", cellTag(model)]);
     const writesAfterFirstRun = runnerChanges(fake.requests).length;
 
     const result = await onboard({ runnerModel: model });
@@ -364,7 +388,7 @@ describe("--dry-run prints the plan", () => {
     const [small, large] = setup.model.shards;
     const [runner] = runnersOf(small);
     runner.paused = !small.paused;
-    const duplicate = fake.seedRunner({ description: runnerDescription(setup.model, large), maintenance_note: maintenanceNote(setup.model, large) });
+    const duplicate = fake.seedRunner({ description: runnerDescription(setup.model, large), maintenance_note: maintenanceNote(setup.model, large), tag_list: [...desiredRunner(setup.model, large).tag_list] });
     const before = fake.writeCalls().length;
 
     const result = await onboard({ dryRun: true });

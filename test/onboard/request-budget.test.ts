@@ -1,15 +1,18 @@
 /**
  * The request budget of every command that looks runners up, pinned as exact counts
  * (they do not depend on the machine): a cell whose shards all share one tag, on an
- * instance with 150 runners of other teams (two listing pages; every tenth also carries the
- * shared tag). Each budget is a constant per shard plus the listing's pages; measured at
- * two sizes, the difference is that constant times the extra shards, so it stays linear.
+ * instance with 1000 runners of other teams (ten listing pages; every tenth also carries the
+ * shared tag). Each budget is a constant per shard plus listing pages; measured at two sizes
+ * (4 and 120 shards, one and two pages of the cell's own listing), the difference is that
+ * constant times the extra shards, so it stays linear. The instance's other runners cost
+ * listing pages where a command lists every runner (a first run, prune), never reads: every
+ * runner of the cell carries the cell's tag (lib/model/cell-tag.ts), and listings filter by it.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
-import { runOnboardCells } from "../../app/commands/onboard-cells";
+import { runOnboardCells } from "../../app/commands/onboard";
 import { runStatus } from "../../app/commands/status";
 import type { RunnerModel } from "../../lib/model/schema";
 import type { FakeGitLab } from "../support/fake-gitlab";
@@ -18,8 +21,7 @@ import { scaledEnv, scaledModel, seedUnrelatedRunners } from "../support/scaled-
 import { fakeClock } from "./helpers";
 
 const gitlab = useFakeGitLab();
-const UNRELATED = 150;
-const UNRELATED_WITH_SHARED_TAG = UNRELATED / 10;
+const UNRELATED = 1000;
 /** GitLab's page size for our listings (LIST_PAGE_SIZE). */
 const pages = (runners: number) => Math.max(1, Math.ceil(runners / 100));
 
@@ -45,17 +47,22 @@ async function measure<T extends { requests?: { requests: number } }>(run: () =>
   return { sent, result };
 }
 
+/** Runner details read (GET /runners/:id) among the last `sent` requests. */
+const detailReads = (sent: number) => fake.requests.slice(-sent).filter((request) => /^\/api\/v4\/runners\/\d+$/.test(request.path) && request.method === "GET").length;
+
 const onboard = (options: Partial<OnboardOptions> = {}) => measure(() => runOnboard({ runnerModel: model, env, ...fakeClock(), log: () => {}, ...options }));
 
-describe.each([4, 12])("a cell of %i shards sharing one tag, next to 150 unrelated runners", (shards) => {
+describe.each([4, 120])("a cell of %i shards sharing one tag, next to 1000 unrelated runners", (shards) => {
   const ours = () => shards;
   beforeEach(() => cellOf(shards));
 
-  test("first run: the listing, one tag listing, the unrelated runners with the shared tag read once, one create per shard, one listing to settle", async () => {
+  test("first run: the cell's tagged listing, the instance's listing (runners from before the tag), one create per shard, the tagged listing again to settle", async () => {
     const { sent, result } = await onboard();
 
     expect(result.exitCode).toBe(0);
-    expect(sent).toBe(pages(UNRELATED) + 1 + UNRELATED_WITH_SHARED_TAG + ours() + pages(UNRELATED + ours()));
+    expect(sent).toBe(1 + pages(UNRELATED) + ours() + pages(ours()));
+    // None of the 100 unrelated runners sharing the shards' tag was read.
+    expect(detailReads(sent)).toBe(0);
   });
 
   describe("after the first run", () => {
@@ -63,44 +70,52 @@ describe.each([4, 12])("a cell of %i shards sharing one tag, next to 150 unrelat
       await onboard();
     });
 
-    test("a no-op re-run: the listing's pages, then per shard one read and the token check (verify, and removing what it records)", async () => {
+    test("a no-op re-run: the cell's tagged listing, then per shard one read and the token check (verify, and removing what it records)", async () => {
       const { sent, result } = await onboard();
 
       expect(result.shards.every((outcome) => outcome.action === "none")).toBe(true);
-      expect(sent).toBe(pages(UNRELATED + ours()) + 3 * ours());
-      // No runner of another team was read: only the listing shows them.
-      expect(fake.requests.slice(-sent).filter((request) => /^\/api\/v4\/runners\/\d+$/.test(request.path))).toHaveLength(ours());
+      expect(sent).toBe(pages(ours()) + 3 * ours());
+      // No runner of another team was read, nor listed: only the cell's listing shows its own.
+      expect(detailReads(sent)).toBe(ours());
     });
 
     test("onboard --status: per shard one read, its managers and the token check", async () => {
       const { sent } = await onboard({ status: true });
 
-      expect(sent).toBe(pages(UNRELATED + ours()) + 4 * ours());
+      expect(sent).toBe(pages(ours()) + 4 * ours());
     });
 
     test("status: the same, and the running jobs per shard", async () => {
       const { sent, result } = await measure(() => runStatus({ runnerModels: [{ file: "cell-7", model }], env, sleep: async () => {}, log: () => {} }));
 
       expect(result.cells[0].shards).toHaveLength(ours());
-      expect(sent).toBe(pages(UNRELATED + ours()) + 5 * ours());
+      expect(sent).toBe(pages(ours()) + 5 * ours());
     });
 
     test("--rotate: per shard one read and one reset", async () => {
       const { sent } = await onboard({ rotate: true });
 
-      expect(sent).toBe(pages(UNRELATED + ours()) + 2 * ours());
+      expect(sent).toBe(pages(ours()) + 2 * ours());
     });
 
-    test("--prune --dry-run: the three listings, every listed runner read once (a removed shard's runner can only be told by its note), managers per shard", async () => {
+    test("--remove: per shard one read and one delete", async () => {
+      const { sent } = await onboard({ remove: true });
+
+      expect(sent).toBe(pages(ours()) + 2 * ours());
+    });
+
+    test("--prune --dry-run: every runner listed by type and with the cell's tag, the cell's runners read once, managers per shard", async () => {
       const { sent } = await onboard({ prune: true, dryRun: true });
 
-      expect(sent).toBe(pages(UNRELATED + ours()) + 2 + (UNRELATED + ours()) + ours());
+      // Listings: instance (every runner, then the cell's), group and project (empty, one page each, twice).
+      expect(sent).toBe(pages(UNRELATED + ours()) + pages(ours()) + 4 + ours() + ours());
+      expect(detailReads(sent)).toBe(ours());
     });
 
     test("the lookups of a roll step (onboard --status of some shards) cost the same per shard", async () => {
       const { sent } = await onboard({ status: true, shards: ["s1", "s2"] });
 
-      expect(sent).toBe(pages(UNRELATED + ours()) + 4 * 2);
+      expect(sent).toBe(pages(ours()) + 4 * 2);
     });
   });
 });
@@ -125,17 +140,13 @@ describe("several cells of 6 shards on one GitLab, in one run", () => {
   const onboardAll = (blocks: string[][] = []) =>
     measure(() => runOnboardCells({ runnerModels: models, env, ...fakeClock(), cellConcurrency: 3, log: (lines) => void blocks.push([...lines]) }));
 
-  test("onboarded together, they share the listings and the reads: each cell costs its shards, not the other cells' runners", async () => {
+  test("onboarded together, they share the instance's listing: each cell costs its shards and its own tagged listings, not the other cells' runners", async () => {
     const blocks: string[][] = [];
     const { sent, result } = await onboardAll(blocks);
 
     expect(result.exitCode).toBe(0);
-    // The listing and the tag listing once for all cells, each unrelated runner with the shared tag read once,
-    // one create per shard, and one listing per cell to settle (fresh after its creates).
-    const creates = 3 * SHARDS;
-    // (A cell settles when its shards are done: its listing holds the creates of the cells done by then.)
-    expect(sent).toBeLessThanOrEqual(pages(UNRELATED) + 1 + UNRELATED_WITH_SHARED_TAG + creates + 3 * pages(UNRELATED + creates));
-    expect(sent).toBeGreaterThanOrEqual(pages(UNRELATED) + 1 + UNRELATED_WITH_SHARED_TAG + creates + 3 * pages(UNRELATED));
+    // Per cell its tagged listing before and after its creates; the instance's listing once for all cells; one create per shard.
+    expect(sent).toBe(3 * 2 + pages(UNRELATED) + 3 * SHARDS);
     // Each cell's progress is one block, headed by its cell, holding only its own shards.
     expect(blocks.map((block) => block[0]).sort()).toEqual(["== cell cell-7", "== cell cell-8", "== cell cell-9"]);
     for (const block of blocks) {
@@ -144,11 +155,11 @@ describe("several cells of 6 shards on one GitLab, in one run", () => {
     }
   });
 
-  test("status over the cells lists the instance once, then per shard a read, managers, jobs and the token check", async () => {
+  test("status over the cells lists each cell's tagged runners, then per shard a read, managers, jobs and the token check", async () => {
     await onboardAll();
 
     const { sent } = await measure(() => runStatus({ runnerModels: models.map((model) => ({ file: model.cell.id, model })), env, sleep: async () => {}, log: () => {} }));
 
-    expect(sent).toBe(pages(UNRELATED + 3 * SHARDS) + 5 * 3 * SHARDS);
+    expect(sent).toBe(3 + 5 * 3 * SHARDS);
   });
 });

@@ -1,6 +1,7 @@
 /** A shard as the runner it should be, and the difference to what GitLab has. */
 import type { RunnerDetails } from "../../lib/gitlab/client";
 import { desiredRunner, diffRunner, hasRunnerMarker, runnerMarker, runnerSettings } from "../../lib/gitlab/runner-spec";
+import { cellTag } from "../../lib/model/cell-tag";
 import { modelWith } from "../support/models";
 
 const model = modelWith("cell-1", () => {});
@@ -41,7 +42,25 @@ test("group and project shards carry their owner", () => {
 test("a runner as the model says has no diff; tags compare as a set", () => {
   const desired = runnerSettings(desiredRunner(model, shard));
 
-  expect(diffRunner(desired, asGitLabHasIt({ tag_list: [...shard.tags].reverse() }))).toEqual({});
+  expect(diffRunner(desired, asGitLabHasIt({ tag_list: [...desired.tag_list].reverse() }))).toEqual({});
+});
+
+test("every runner carries the cell's tag after the model's tags; a shard may not name a tag in its namespace", () => {
+  expect(desiredRunner(model, shard).tag_list).toEqual([...shard.tags, "runner-fleet:cell-1"]);
+  expect(cellTag(model)).toBe("runner-fleet:cell-1");
+  const reserved = modelWith("cell-1", (draft) => {
+    draft.shards[0].tags = ["docker", "runner-fleet:cell-2"];
+  });
+
+  expect(() => desiredRunner(reserved, reserved.shards[0])).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining('received ["runner-fleet:cell-2"]') }));
+});
+
+test("fails when a shard names 50 tags: with the cell's, GitLab would refuse 51", () => {
+  const crowded = modelWith("cell-1", (draft) => {
+    draft.shards[0].tags = Array.from({ length: 50 }, (_, index) => `t${index}`);
+  });
+
+  expect(() => desiredRunner(crowded, crowded.shards[0])).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining("at most 49 tags") }));
 });
 
 test("only drifted settings are in the diff, with the model's values", () => {

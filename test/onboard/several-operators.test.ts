@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, u
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
-import { runnerMarker, maintenanceNote } from "../../lib/gitlab/runner-spec";
+import { desiredRunner, runnerMarker, maintenanceNote } from "../../lib/gitlab/runner-spec";
+import { cellTag } from "../../lib/model/cell-tag";
 import { runnerDescription, secretLocation } from "../../lib/model/names";
 import type { Shard } from "../../lib/model/schema";
 import { acquireCellLock, cellLockPath } from "../../lib/state/cell-lock";
@@ -42,12 +43,12 @@ function stored(shard: Shard): { token: string; runnerId: number } {
   return JSON.parse(readFileSync(join(setup.secretsDir, secretLocation(setup.model, shard).localFileName), "utf8"));
 }
 
-/** A runner carrying the shard's marker, as another operator's run would leave it. */
+/** A runner carrying the shard's marker and the cell's tag, as another operator's run would leave it. */
 function seedDuplicate(shard: Shard): FakeRunner {
   return fake.seedRunner({
     description: runnerDescription(setup.model, shard),
     maintenance_note: maintenanceNote(setup.model, shard),
-    tag_list: [...shard.tags],
+    tag_list: [...desiredRunner(setup.model, shard).tag_list],
     run_untagged: shard.run_untagged,
   });
 }
@@ -210,7 +211,7 @@ describe("tag change with a lost store", () => {
 
     expect(result.exitCode).toBe(0);
     expect(runnersOf(shard).map((runner) => runner.id)).toEqual([original.id]);
-    expect(original.tag_list).toEqual(["brand-new-tag"]);
+    expect(original.tag_list).toEqual(["brand-new-tag", cellTag(setup.model)]);
     expect(result.shards[0]).toMatchObject({ action: "adopt", runnerId: original.id });
     expect(stored(shard).runnerId).toBe(original.id);
     expect(fake.tokenWorks(stored(shard).token)).toBe(true);

@@ -62,7 +62,15 @@ function renderAll({ files, pipeline }: Modules): unknown {
 afterEach(() => jest.restoreAllMocks());
 
 test("the build precompiles every template under templates/", () => {
-  expect(Object.keys(buildPrecompiled()).sort()).toEqual(["ci/cells.gitlab-ci.yml.hbs", "config.toml.hbs", "startup/payload.sh.hbs"]);
+  expect(Object.keys(buildPrecompiled()).sort()).toEqual([
+    "ci/cells.gitlab-ci.yml.hbs",
+    "config.toml.hbs",
+    "init/README.md.hbs",
+    "init/gitlab-ci.yml.hbs",
+    "init/model-aws.yaml.hbs",
+    "init/model-google.yaml.hbs",
+    "startup/payload.sh.hbs",
+  ]);
 });
 
 test("precompiled templates render what compiling on first use renders, and nothing is compiled", () => {

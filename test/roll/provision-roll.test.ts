@@ -162,6 +162,11 @@ test("a runner version bump rolls one slot of each shard at a time, waiting for 
   expect(waveTwoStart).toBeGreaterThan(waveOneDone);
   const managerLookups = fake.requests.filter((request) => request.method === "GET" && /^\/api\/v4\/runners\/\d+\/managers$/.test(request.path));
   expect(managerLookups.length).toBeGreaterThanOrEqual(4 * 2);
+  // The roll says what its lookups asked GitLab, once, when it ends.
+  const said = progress.filter((line) => line.includes("manager lookup(s)"));
+  expect(said).toHaveLength(1);
+  expect(said[0]).toMatch(/^\[cell-1\] roll: \d+ manager lookup\(s\), \d+ GitLab requests, \S+ waiting for the request rate/);
+  expect(Number(said[0].match(/, (\d+) GitLab requests/)![1])).toBeGreaterThanOrEqual(managerLookups.length);
   // Each shard now has one fresh manager per slot, none of them from before the bump.
   for (const shard of SHARDS) {
     const fresh = runnerOf(shard).managers.filter((manager) => Date.now() - Date.parse(manager.contacted_at!) < 60_000);

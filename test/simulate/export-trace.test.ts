@@ -4,7 +4,7 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { runnerMarker } from "../../lib/gitlab/runner-spec";
+import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { readTraceFile } from "../../lib/simulate/read-trace";
 import type { FakeGitLab, FakeRunner } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
@@ -23,11 +23,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(fleet.dir, { recursive: true, force: true }));
 
-/** The shard's runner as onboarding leaves it: its marker in the maintenance note, the shard's tags. */
+/** The shard's runner as onboarding leaves it: its marker in the maintenance note, the shard's tags and the cell's. */
 function shardRunner(name: string): FakeRunner {
   const model = fleet.models["cell-1"];
   const shard = model.shards.find((candidate) => candidate.name === name)!;
-  return fake.seedRunner({ maintenance_note: runnerMarker(model, shard), tag_list: [...shard.tags], run_untagged: shard.run_untagged, description: shard.description ?? shard.name });
+  const desired = desiredRunner(model, shard);
+  return fake.seedRunner({ maintenance_note: desired.maintenance_note, tag_list: [...desired.tag_list], run_untagged: desired.run_untagged, description: desired.description });
 }
 
 /** `count` finished jobs `spacing` seconds apart from `start`, oldest first (ids ascend with time, as in GitLab). */
@@ -40,7 +41,8 @@ function addJobs(runner: FakeRunner, start: number, count: number, spacing: numb
       finished_at: new Date((created + 305) * 1000).toISOString(),
       duration: 300,
       queued_duration: 5,
-      tag_list: tags ?? runner.tag_list,
+      // A job's tags are what its .gitlab-ci.yml asks for: the shard's, not the cell tag onboard adds to the runner.
+      tag_list: tags ?? runner.tag_list.filter((tag) => !tag.startsWith("runner-fleet:")),
     });
   }
 }
@@ -90,7 +92,7 @@ describe("simulate --export", () => {
     expect(result.stderr).toMatch(/\n7 GitLab requests, /);
   });
 
-  it("uses the runner's tags for a job GitLab lists without tag_list", async () => {
+  it("uses the runner's tags, but the cell's own, for a job GitLab lists without tag_list", async () => {
     const large = shardRunner("large-amd64");
     fake.addJob(large.id, "success", null, { created_at: new Date((WINDOW_START + 60) * 1000).toISOString(), started_at: new Date((WINDOW_START + 70) * 1000).toISOString(), finished_at: null, duration: 60, queued_duration: null, tag_list: undefined as unknown as string[] });
     const out = join(fleet.dir, "exported.csv");
@@ -98,7 +100,8 @@ describe("simulate --export", () => {
     expect(result.status).toBe(0);
     expect(result.stderr).toContain("shard small-amd64: no runner found in GitLab");
     const trace = readTraceFile(out);
-    expect(trace.tagSets[trace.tagSet[0]]).toEqual([...large.tag_list].sort());
+    expect(large.tag_list).toContain("runner-fleet:cell-1");
+    expect(trace.tagSets[trace.tagSet[0]]).toEqual(["saas-linux-large-amd64"]);
   });
 
   it("fails without the model's token, before asking GitLab anything (exit 2)", async () => {

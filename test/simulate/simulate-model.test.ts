@@ -38,6 +38,18 @@ describe("routing a trace to shards", () => {
   });
 });
 
+describe("the cell's own tag", () => {
+  it("routes a job that asks for runner-fleet:<cell> to the cell's shards, as onboard tags every runner with it", () => {
+    const model = exampleModel("cell-1");
+    const builder = new JobTraceBuilder();
+    builder.add(MONDAY, 60, ["runner-fleet:cell-1", "saas-linux-large-amd64"]);
+    builder.add(MONDAY + 1, 60, ["runner-fleet:cell-2"]);
+    const report = simulateModel(model, builder.build(), {});
+    expect(report.shards.map((shard) => shard.jobs)).toEqual([0, 1]);
+    expect(report.trace.unmatched_tag_sets).toEqual([{ tags: ["runner-fleet:cell-2"], jobs: 1 }]);
+  });
+});
+
 describe("a fleet that never scales", () => {
   it("costs instances x hours x price, plus its managers", () => {
     // Idle capacity equal to every slot, no use limit: all 60 instances of each manager live all day.

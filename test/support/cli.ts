@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "simulate",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): CliResult {
@@ -57,7 +57,7 @@ export function runBinAsync(
   });
 }
 
-type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "simulate";
+type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "simulate";
 
 /** Each command's factory, loaded on first use: the one bin/<name> hands to the CLI entry. */
 const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").Command>> = {
@@ -66,6 +66,7 @@ const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").
   provision: () => require("../../app/commands/provision").provisionCommand(),
   review: () => require("../../app/commands/review").reviewCommand(),
   status: () => require("../../app/commands/status").statusCommand(),
+  import: () => require("../../app/commands/import").importCommand(),
   simulate: () => require("../../app/commands/simulate").simulateCommand(),
 };
 

@@ -448,6 +448,7 @@ export class FakeGitLab {
     if (tags.length === 0 && !runUntagged) {
       return new HttpAnswer(400, { message: "400 Bad request - Tags list can not be empty when runner is not allowed to pick untagged jobs" });
     }
+    if (tags.length > MAX_TAGS) return tooManyTags();
     const maximumTimeout = body.maximum_timeout === undefined ? null : Number(body.maximum_timeout);
     if (maximumTimeout !== null && maximumTimeout < 600) return new HttpAnswer(400, { message: "400 Bad request - Maximum timeout needs to be at least 10 minutes" });
     this.beforeCreate?.();
@@ -491,6 +492,7 @@ export class FakeGitLab {
       next.access_level = String(body.access_level);
     }
     if (body.maximum_timeout !== undefined) next.maximum_timeout = Number(body.maximum_timeout);
+    if (body.tag_list !== undefined && next.tag_list.length > MAX_TAGS) return tooManyTags();
     if (next.tag_list.length === 0 && !next.run_untagged) {
       return new HttpAnswer(400, { message: { tags_list: ["can not be empty when runner is not allowed to pick untagged jobs"] } });
     }
@@ -611,6 +613,16 @@ function contactStatus(contactedAt: string | null, createdAt: string): string {
 
 function toBool(value: unknown): boolean {
   return value === true || value === "true" || value === "1" || value === 1;
+}
+
+/**
+ * Ci::Runner::TAG_LIST_MAX_LENGTH, checked when the tags change (Ci::Runner#tag_constraints in
+ * gitlabhq app/models/ci/runner.rb), answered as a model error on create and update alike.
+ */
+const MAX_TAGS = 50;
+
+function tooManyTags(): HttpAnswer {
+  return new HttpAnswer(400, { message: { tags_list: [`Too many tags specified. Please limit the number of tags to ${MAX_TAGS}`] } });
 }
 
 /**

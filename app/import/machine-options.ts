@@ -1,0 +1,121 @@
+/**
+ * docker+machine `MachineOptions` ("amazonec2-region=eu-west-1", "google-preemptible") as the
+ * model's cloud, region, zone, machine type, disk and spot settings.
+ *
+ * Option names are Docker Machine's driver flags without the leading "--", as gitlab-runner passes
+ * them (docs.gitlab.com/runner/configuration/advanced-configuration.html, [runners.machine]
+ * MachineOptions; GitLab's fork gitlab.com/gitlab-org/ci-cd/docker-machine, drivers/amazonec2 and
+ * drivers/google). A flag without "=value" is a boolean set to true (google-preemptible).
+ * The AWS zone flag is the zone's letter only ("a"); the Google zone flag is the full zone.
+ *
+ * Options with no place in the model are returned by name only: several hold secrets
+ * (amazonec2-access-key, amazonec2-secret-key), so no value is ever repeated.
+ */
+
+export interface MachineCloud {
+  readonly provider?: "google" | "aws";
+  readonly region?: string;
+  readonly zones: readonly string[];
+  readonly project?: string;
+  readonly machineType?: string;
+  readonly diskSizeGb?: number;
+  readonly spot?: boolean;
+}
+
+export interface MachineOptionsReading {
+  readonly cloud: MachineCloud;
+  /** Entries with no place in the model: index in MachineOptions, option name, why. */
+  readonly unmapped: ReadonlyArray<{ readonly index: number; readonly name: string; readonly reason: string }>;
+  /** Entries whose value cannot be used: index, option name, what was expected (the value is not repeated). */
+  readonly invalid: ReadonlyArray<{ readonly index: number; readonly name: string; readonly expected: string }>;
+}
+
+const WHY: Record<string, string> = {
+  "amazonec2-access-key": "cloud credentials never go into a model: the managers use an IAM role",
+  "amazonec2-secret-key": "cloud credentials never go into a model: the managers use an IAM role",
+  "amazonec2-vpc-id": "the model creates its own network; to use this VPC, set network.existing",
+  "amazonec2-subnet-id": "the model creates its own network; to use this subnet, set network.existing",
+  "amazonec2-security-group": "the model creates the workers' security group itself",
+  "amazonec2-spot-price": "the model bids no maximum price: spot workers pay the current spot price (price-capacity-optimized)",
+  "amazonec2-ami": "docker-machine provisioned this image itself; the model's default worker image ships Docker (set workers.image to choose another)",
+  "amazonec2-use-private-address": "workers never get a public address in the model",
+  "amazonec2-private-address-only": "workers never get a public address in the model",
+  "google-network": "the model creates its own network; to use this one, set network.existing",
+  "google-subnetwork": "the model creates its own network; to use this one, set network.existing",
+  "google-use-internal-ip": "workers never get a public address in the model",
+  "google-use-internal-ip-only": "workers never get a public address in the model",
+  "google-machine-image": "docker-machine provisioned this image itself; the model's default worker image gets Docker at boot (set workers.image to choose another)",
+  "google-tags": "the model sets the workers' network tags itself",
+};
+
+/** "true", "1", "yes" as Docker Machine's boolean flags read them (a bare flag is true). */
+function flagValue(value: string | undefined): boolean | undefined {
+  if (value === undefined) return true;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  return undefined;
+}
+
+export function readMachineOptions(driver: string | undefined, options: readonly string[]): MachineOptionsReading {
+  const unmapped: Array<{ index: number; name: string; reason: string }> = [];
+  const invalid: Array<{ index: number; name: string; expected: string }> = [];
+  const cloud: { -readonly [K in keyof MachineCloud]: MachineCloud[K] } = { zones: [] };
+  if (driver === "amazonec2") cloud.provider = "aws";
+  if (driver === "google") cloud.provider = "google";
+  let awsZoneLetter: string | undefined;
+  options.forEach((option, index) => {
+    const equals = option.indexOf("=");
+    const name = (equals === -1 ? option : option.slice(0, equals)).replace(/^--/, "");
+    const value = equals === -1 ? undefined : option.slice(equals + 1);
+    const need = (expected: string, accept: (text: string) => boolean): string | undefined => {
+      if (value !== undefined && accept(value)) return value;
+      invalid.push({ index, name, expected });
+      return undefined;
+    };
+    switch (name) {
+      case "amazonec2-region":
+        cloud.provider ??= "aws";
+        cloud.region = need("an AWS region such as eu-west-1", (text) => /^[a-z]{2}(-gov)?-[a-z]+-[0-9]$/.test(text));
+        return;
+      case "amazonec2-zone":
+        awsZoneLetter = need("the zone's letter, such as a", (text) => /^[a-z]$/.test(text));
+        return;
+      case "amazonec2-instance-type":
+        cloud.machineType = need("an EC2 instance type such as m7i.large", (text) => /^[a-z0-9-]+\.[a-z0-9]+$/.test(text));
+        return;
+      case "amazonec2-root-size":
+      case "google-disk-size": {
+        const size = need("a disk size in GB", (text) => /^[0-9]+$/.test(text));
+        if (size !== undefined) cloud.diskSizeGb = Number(size);
+        return;
+      }
+      case "amazonec2-request-spot-instance":
+      case "google-preemptible": {
+        const spot = flagValue(value);
+        if (spot === undefined) invalid.push({ index, name, expected: "true or false" });
+        else cloud.spot = spot;
+        return;
+      }
+      case "google-project":
+        cloud.provider ??= "google";
+        cloud.project = need("a Google Cloud project id", (text) => text.length > 0);
+        return;
+      case "google-zone": {
+        cloud.provider ??= "google";
+        const zone = need("a Google Cloud zone such as europe-west4-b", (text) => /^[a-z]+-[a-z]+[0-9]+-[a-z]$/.test(text));
+        if (zone) {
+          cloud.zones = [zone];
+          cloud.region = zone.replace(/-[a-z]$/, "");
+        }
+        return;
+      }
+      case "google-machine-type":
+        cloud.machineType = need("a Google Cloud machine type such as n2d-standard-2", (text) => /^[a-z0-9-]+$/.test(text));
+        return;
+      default:
+        unmapped.push({ index, name, reason: WHY[name] ?? "no equivalent in the model" });
+    }
+  });
+  if (awsZoneLetter && cloud.region) cloud.zones = [`${cloud.region}${awsZoneLetter}`];
+  return { cloud, unmapped, invalid };
+}

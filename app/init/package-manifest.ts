@@ -1,0 +1,95 @@
+/**
+ * The models repository's package.json: runner-fleet pinned at an exact version (the pipeline installs
+ * what package-lock.json locks for it). A package.json already there (say, from `npm install runner-fleet`)
+ * is merged into, never replaced: its other fields are the team's.
+ */
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { UserInputError } from "../../lib/process/errors";
+
+export const PACKAGE_NAME = "runner-fleet";
+
+type Manifest = Record<string, unknown> & { dependencies?: Record<string, string>; scripts?: Record<string, string> };
+
+/**
+ * Shortcuts for the commands a team runs most; `npm run` lists them. (Not `prepare`: npm runs that on
+ * every install.) `npm run dry-run -- cell-1` names the cell after the script's --model.
+ */
+const SCRIPTS: Record<string, string> = {
+  validate: "runner-fleet prepare",
+  "dry-run": "runner-fleet provision --dry-run --model",
+  status: "runner-fleet status",
+};
+
+export interface ManifestChange {
+  readonly content: string;
+  /** Whether the dependency on runner-fleet was added or changed (the lockfile must follow). */
+  readonly dependencyChanged: boolean;
+  readonly existed: boolean;
+  readonly changed: boolean;
+  /** A pin this run left alone (without --force), to say so. */
+  readonly keptSpec?: string;
+}
+
+export function packageManifest(file: string, dir: string, version: string, force: boolean, existing: string | undefined): ManifestChange {
+  const manifest = existing === undefined ? newManifest(dir) : parseManifest(file, existing);
+  const dependencies = { ...(manifest.dependencies ?? {}) };
+  const current = dependencies[PACKAGE_NAME];
+  const pin = current === undefined || force ? version : current;
+  dependencies[PACKAGE_NAME] = pin;
+  const scripts = { ...SCRIPTS, ...(manifest.scripts ?? {}) };
+  const content = `${JSON.stringify({ ...manifest, scripts, dependencies }, null, 2)}\n`;
+  return {
+    content,
+    dependencyChanged: current !== pin,
+    existed: existing !== undefined,
+    changed: content !== existing,
+    ...(current !== undefined && current !== version && !force ? { keptSpec: current } : {}),
+  };
+}
+
+function newManifest(dir: string): Manifest {
+  return {
+    name: npmName(basename(dir)),
+    private: true,
+    description: "GitLab runner fleets of our cells: runner models provisioned by runner-fleet",
+    engines: { node: ">=20.9" },
+  };
+}
+
+/** npm's rules: lowercase, URL-safe, at most 214 characters. */
+function npmName(directory: string): string {
+  const name = directory.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[._-]+/, "").slice(0, 214);
+  return name === "" ? "runner-models" : name;
+}
+
+function parseManifest(file: string, text: string): Manifest {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UserInputError(`${file}: expected a JSON object (package.json), received text that is not JSON (${(error as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new UserInputError(`${file}: expected a JSON object (package.json), received ${Array.isArray(parsed) ? "an array" : String(parsed)}`);
+  }
+  const manifest = parsed as Manifest;
+  for (const key of ["dependencies", "scripts"] as const) {
+    const value = manifest[key];
+    if (value !== undefined && (value === null || typeof value !== "object" || Array.isArray(value))) {
+      throw new UserInputError(`${file}: ${key}: expected an object, received ${JSON.stringify(value)}`);
+    }
+  }
+  return manifest;
+}
+
+export function readIfPresent(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    // Something there that is not a readable file (a directory of that name, no permission): in the way, named.
+    throw new UserInputError(`${file}: expected a file init can read or write, received ${code === "EISDIR" ? "a directory" : `an error (${code ?? (error as Error).message})`}`);
+  }
+}

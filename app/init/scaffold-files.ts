@@ -1,0 +1,71 @@
+/**
+ * What `runner-fleet init` writes into a models repository: one commented example cell, the models'
+ * JSON Schema, a pipeline that includes the toolkit's CI/CD component, a README for the team and a
+ * .gitignore. Each file's text only; writing them (and refusing to overwrite) is app/commands/init.ts's job.
+ */
+import { template } from "../../lib/templates/template-engine";
+import { runnerModelJsonSchemaText } from "../../lib/model/json-schema";
+import { parseModel } from "../../lib/model/load";
+import { ModelValidationError, formatIssue } from "../../lib/model/issues";
+import { UserInputError } from "../../lib/process/errors";
+
+export const CLOUDS = ["google", "aws"] as const;
+export type Cloud = (typeof CLOUDS)[number];
+
+/** Where the component lives until the team says (`--component-project`): a placeholder GitLab refuses by name. */
+export const PLACEHOLDER_COMPONENT_PROJECT = "YOUR-GROUP/runner-fleet";
+
+export interface ScaffoldSettings {
+  readonly cloud: Cloud;
+  /** The example cell's id, and its file's name. */
+  readonly cell: string;
+  /** The toolkit version the pipeline includes and package.json pins. */
+  readonly version: string;
+  /** Full path of the GitLab project hosting the component, e.g. `platform/runner-fleet`. */
+  readonly componentProject: string;
+}
+
+export interface ScaffoldFile {
+  /** Relative to the repository's root, with forward slashes. */
+  readonly path: string;
+  readonly content: string;
+  /** A file the team keeps lines of its own in: merged into when it exists (never in the way), not replaced. */
+  readonly merge?: (existing: string) => string;
+}
+
+/** Paths written besides package.json: the files `init` refuses to overwrite without --force. */
+export function scaffoldFiles(settings: ScaffoldSettings): ScaffoldFile[] {
+  const context = { ...settings };
+  const modelPath = `models/${settings.cell}.yaml`;
+  const model = template<typeof context>(`init/model-${settings.cloud}.yaml.hbs`)(context);
+  checkExampleModel(model, modelPath, settings.cell);
+  return [
+    { path: modelPath, content: model },
+    { path: "models/schema.json", content: runnerModelJsonSchemaText() },
+    { path: ".gitlab-ci.yml", content: template<typeof context>("init/gitlab-ci.yml.hbs")(context) },
+    { path: "README.md", content: template<typeof context>("init/README.md.hbs")(context) },
+    { path: ".gitignore", content: GITIGNORE, merge: (existing) => withLines(existing, GITIGNORE) },
+  ];
+}
+
+/** What the commands write beside models/, and what npm installs: none of it belongs in git. */
+const GITIGNORE = ["node_modules/", "cdktf.out/", ".state/", ".terraform/", "*.tfplan", "*.tfstate", "*.tfstate.backup", ""].join("\n");
+
+/** `existing` with each line of `wanted` it lacks appended, in order. */
+function withLines(existing: string, wanted: string): string {
+  const have = new Set(existing.split("\n").map((line) => line.trim()));
+  const missing = wanted.split("\n").filter((line) => line !== "" && !have.has(line));
+  if (missing.length === 0) return existing;
+  return `${existing}${existing === "" || existing.endsWith("\n") ? "" : "\n"}# runner-fleet\n${missing.join("\n")}\n`;
+}
+
+/** The example must load as the commands will load it; a --cell the model refuses is the user's input, named as such. */
+function checkExampleModel(text: string, file: string, cell: string): void {
+  try {
+    parseModel(text, file, cell);
+  } catch (error) {
+    if (!(error instanceof ModelValidationError)) throw error;
+    const problems = error.issues.filter((issue) => issue.severity === "error").map(formatIssue);
+    throw new UserInputError(`--cell ${JSON.stringify(cell)} does not make a valid model:\n${problems.join("\n")}`);
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * `runner-fleet init` writes a models repository that works: the model it writes loads as the
+ * commands load it (and, for AWS here and Google Cloud in test/package/tarball.test.ts, goes through a
+ * dry run), the pipeline includes the component at this version, package.json pins this version.
+ * It never overwrites a file without --force, and refuses with the list of files in its way.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Ajv from "ajv";
+import { parse } from "yaml";
+import { runInit } from "../../app/commands/init";
+import { PLACEHOLDER_COMPONENT_PROJECT } from "../../app/init/scaffold-files";
+import { toolkitVersion } from "../../lib/files/toolkit-version";
+import { runnerModelJsonSchemaText } from "../../lib/model/json-schema";
+import { loadModelFile } from "../../lib/model/load";
+import { OperationalError, UserInputError } from "../../lib/process/errors";
+import { REPO_ROOT, STACK_TRACE_LINE, runBin } from "../support/cli";
+import { parsedCommandLine } from "../support/command-line";
+import { prepareCommand } from "../../app/commands/prepare";
+import { parsePrepareOptions } from "../../app/commands/prepare-options";
+import { provisionCommand } from "../../app/commands/provision";
+import { parseProvisionOptions } from "../../app/commands/provision-options";
+import { statusCommand } from "../../app/commands/status";
+import { parseStatusOptions } from "../../app/commands/status-options";
+
+/** The options parsers of the commands the team's README and scripts name. */
+const PARSERS: Record<string, (args: readonly string[]) => unknown> = {
+  prepare: (args) => parsePrepareOptions(parsedCommandLine(prepareCommand(), args)),
+  provision: (args) => parseProvisionOptions(parsedCommandLine(provisionCommand(), args)),
+  status: (args) => parseStatusOptions(parsedCommandLine(statusCommand(), args)),
+};
+
+const VERSION = toolkitVersion();
+// GitLab's CI schema (draft-07, Ajv's default dialect), as test/ci/pipeline-schema.test.ts uses it.
+const validatePipeline = new Ajv({ strict: false, allErrors: true, logger: false }).compile(
+  JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "gitlab-ci.schema.json"), "utf8")) as Record<string, unknown>,
+);
+let root: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "init-"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function read(dir: string, path: string): string {
+  return readFileSync(join(dir, path), "utf8");
+}
+
+function initBin(args: readonly string[], cwd: string) {
+  const result = spawnSync(process.execPath, [join(REPO_ROOT, "bin", "init"), ...args], { cwd, encoding: "utf8", timeout: 60_000 });
+  if (result.error) throw result.error;
+  return result;
+}
+
+describe("a new repository", () => {
+  test("google: the model (schema on its first line) loads as the commands load it, and the rest is wired to this version", () => {
+    const dir = join(root, "runner-models");
+    const result = runInit({ dir, lockfile: false });
+
+    expect(result.files.map((file) => [file.path, file.outcome])).toEqual([
+      ["models/cell-1.yaml", "created"],
+      ["models/schema.json", "created"],
+      [".gitlab-ci.yml", "created"],
+      ["README.md", "created"],
+      [".gitignore", "created"],
+      ["package.json", "created"],
+    ]);
+    const model = read(dir, "models/cell-1.yaml");
+    expect(model.split("\n")[0]).toBe("# yaml-language-server: $schema=./schema.json");
+    expect(read(dir, "models/schema.json")).toBe(runnerModelJsonSchemaText());
+    const loaded = loadModelFile(join(dir, "models", "cell-1.yaml"), { requireFileNameMatch: true });
+    expect(loaded.model.cloud.provider).toBe("google");
+    expect(loaded.model.cell.id).toBe("cell-1");
+    expect(loaded.warnings).toEqual([]);
+
+    const pipeline = parse(read(dir, ".gitlab-ci.yml")) as { include: Array<{ component: string; inputs: Record<string, string> }> };
+    expect(validatePipeline(pipeline) ? [] : validatePipeline.errors).toEqual([]);
+    expect(validatePipeline({ include: [{ component: 42 }] })).toBe(false);
+    expect(pipeline.include).toEqual([
+      { component: `$CI_SERVER_FQDN/${PLACEHOLDER_COMPONENT_PROJECT}/runner-fleet@${VERSION}`, inputs: { toolkit_version: VERSION, models_dir: "models" } },
+    ]);
+
+    const manifest = JSON.parse(read(dir, "package.json"));
+    expect(manifest).toMatchObject({ name: "runner-models", private: true, dependencies: { "runner-fleet": VERSION } });
+    // Exactly this version: no range, so the lockfile and the pipeline's include agree.
+    expect(manifest.dependencies["runner-fleet"]).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?$/);
+    expect(Object.values(manifest.scripts as Record<string, string>).every((script) => script.startsWith("runner-fleet "))).toBe(true);
+
+    const readme = read(dir, "README.md");
+    for (const part of ["## First run", "## Variables", "## Upgrade", "GITLAB_TOKEN", "GITLAB_REVIEW_TOKEN", "npx runner-fleet provision --model cell-1 --dry-run", `provisioned by runner-fleet ${VERSION}`]) {
+      expect(readme).toContain(part);
+    }
+    expect(read(dir, ".gitignore").split("\n")).toEqual(expect.arrayContaining(["node_modules/", "cdktf.out/", ".state/"]));
+    expect(result.notes).toEqual(expect.arrayContaining([expect.stringContaining(`component from ${PLACEHOLDER_COMPONENT_PROJECT}`), expect.stringContaining("no package-lock.json written (--no-lockfile)")]));
+  });
+
+  test("aws, with a cell and component project of the team's: the model goes through a dry run", () => {
+    const dir = join(root, "models-repo");
+    runInit({ dir, cloud: "aws", cell: "cell-7", componentProject: "platform/ci/runner-fleet", lockfile: false });
+
+    expect(readdirSync(join(dir, "models")).sort()).toEqual(["cell-7.yaml", "schema.json"]);
+    const loaded = loadModelFile(join(dir, "models", "cell-7.yaml"), { requireFileNameMatch: true });
+    expect(loaded.model.cloud.provider).toBe("aws");
+    expect(loaded.warnings).toEqual([]);
+    expect(read(dir, ".gitlab-ci.yml")).toContain(`- component: $CI_SERVER_FQDN/platform/ci/runner-fleet/runner-fleet@${VERSION}\n`);
+
+    const out = join(root, "out");
+    const dryRun = runBin("provision", ["--model", "cell-7", "--dry-run", "--out", out], { cwd: dir });
+    expect(dryRun.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(dryRun.status).toBe(0);
+    expect(dryRun.stdout).toContain(`cell-7: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-7")}`);
+    const stack = JSON.parse(readFileSync(join(out, "stacks", "cell-7", "cdk.tf.json"), "utf8"));
+    expect(Object.keys(stack.resource)).toEqual(expect.arrayContaining(["aws_autoscaling_group", "aws_launch_template"]));
+  });
+
+  test("a directory that only holds other files (a git repository) is used as it is", () => {
+    mkdirSync(join(root, ".git"));
+    writeFileSync(join(root, ".git", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(root, "NOTES.txt"), "ours\n");
+    runInit({ dir: root, lockfile: false });
+    expect(read(root, "NOTES.txt")).toBe("ours\n");
+    expect(read(root, ".git/HEAD")).toBe("ref: refs/heads/main\n");
+    expect(existsSync(join(root, "models", "cell-1.yaml"))).toBe(true);
+  });
+});
+
+test("every command line the team's README and package.json scripts give is one the commands accept", () => {
+  runInit({ dir: root, lockfile: false });
+  const readme = read(root, "README.md");
+  const scripts = Object.values(JSON.parse(read(root, "package.json")).scripts as Record<string, string>);
+  const lines = [...readme.matchAll(/npx (runner-fleet [^\n`#]*)/g)].map((match) => match[1].trim()).concat(scripts);
+  // A script that ends in --model takes the cell from `npm run <script> -- <cell>`.
+  const parsed = lines.map((line) => line.split(/\s+/).slice(1).concat(line.endsWith(" --model") ? ["cell-1"] : [])).filter(([command]) => command in PARSERS);
+  expect(new Set(parsed.map(([command]) => command))).toEqual(new Set(["prepare", "provision", "status"]));
+  for (const [command, ...args] of parsed) {
+    const options = PARSERS[command](args) as { models?: readonly string[] };
+    // provision acts only on the cells named: a line without --model would be refused when it runs.
+    if (command === "provision") expect(options.models?.length).toBeGreaterThan(0);
+  }
+});
+
+describe("files in the way", () => {
+  test("without --force: every file in the way is named, nothing is written, exit 2 without a trace", () => {
+    mkdirSync(join(root, "models"));
+    writeFileSync(join(root, "models", "cell-1.yaml"), "# ours\n");
+    writeFileSync(join(root, "README.md"), "# ours\n");
+
+    const result = initBin(["--no-lockfile"], root);
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      `error: ${root} already has models/cell-1.yaml, README.md; nothing was written. Move them aside, or run again with --force to overwrite them\n`,
+    );
+    expect(result.stdout).toBe("");
+    expect(readdirSync(root).sort()).toEqual(["README.md", "models"]);
+    expect(readdirSync(join(root, "models"))).toEqual(["cell-1.yaml"]);
+    expect(read(root, "README.md")).toBe("# ours\n");
+  });
+
+  test("--force overwrites them, and pins this version in a package.json whose other fields stay the team's", () => {
+    writeFileSync(join(root, "README.md"), "# ours\n");
+    writeFileSync(join(root, "package.json"), JSON.stringify({ name: "ours", dependencies: { "runner-fleet": "0.0.1", other: "1.2.3" }, scripts: { validate: "our own" } }));
+
+    const kept = runInit({ dir: join(root, "elsewhere"), lockfile: false });
+    expect(kept.files.find((file) => file.path === "package.json")?.outcome).toBe("created");
+
+    const result = runInit({ dir: root, force: true, lockfile: false });
+
+    expect(result.files.find((file) => file.path === "README.md")?.outcome).toBe("overwritten");
+    expect(read(root, "README.md")).toContain("# Runner models");
+    const manifest = JSON.parse(read(root, "package.json"));
+    expect(manifest.name).toBe("ours");
+    expect(manifest.dependencies).toEqual({ "runner-fleet": VERSION, other: "1.2.3" });
+    expect(manifest.scripts.validate).toBe("our own");
+
+    // Run again unchanged: nothing to overwrite, everything reads the same.
+    const again = runInit({ dir: root, force: true, lockfile: false });
+    expect(again.files.every((file) => file.outcome === "unchanged")).toBe(true);
+  });
+
+  test("a .gitignore of the team's is kept, with the lines it lacks appended once", () => {
+    writeFileSync(join(root, ".gitignore"), "*.log\nnode_modules/");
+    const result = runInit({ dir: root, lockfile: false });
+    expect(result.files.find((file) => file.path === ".gitignore")?.outcome).toBe("updated");
+    const lines = read(root, ".gitignore").split("\n");
+    expect(lines.slice(0, 3)).toEqual(["*.log", "node_modules/", "# runner-fleet"]);
+    expect(lines.filter((line) => line === "node_modules/")).toHaveLength(1);
+    expect(lines).toEqual(expect.arrayContaining(["cdktf.out/", ".state/"]));
+    const again = runInit({ dir: root, force: true, lockfile: false });
+    expect(again.files.find((file) => file.path === ".gitignore")?.outcome).toBe("unchanged");
+  });
+
+  test("a package.json of its own (npm install runner-fleet first) is merged into without --force, its pin kept and said", () => {
+    writeFileSync(join(root, "package.json"), JSON.stringify({ dependencies: { "runner-fleet": "file:../runner-fleet.tgz" } }));
+    const result = runInit({ dir: root, lockfile: false });
+    expect(JSON.parse(read(root, "package.json")).dependencies).toEqual({ "runner-fleet": "file:../runner-fleet.tgz" });
+    expect(result.files.find((file) => file.path === "package.json")?.outcome).toBe("updated");
+    expect(result.notes).toContain(`package.json keeps runner-fleet at file:../runner-fleet.tgz; --force pins it at ${VERSION}`);
+  });
+});
+
+describe("bad input has no side effects", () => {
+  test("a --cell the model refuses is named with what a cell id must be", () => {
+    expect(() => runInit({ dir: root, cell: "Cell_1", lockfile: false })).toThrow(UserInputError);
+    expect(() => runInit({ dir: root, cell: "Cell_1", lockfile: false })).toThrow(/^--cell "Cell_1" does not make a valid model:\nmodels\/Cell_1\.yaml:\d+:\d+: cell\.id: expected /);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  test("a package.json that is not JSON is named, and nothing is written", () => {
+    writeFileSync(join(root, "package.json"), "{ not json");
+    expect(() => runInit({ dir: root, lockfile: false })).toThrow(new RegExp(`^${join(root, "package.json")}: expected a JSON object \\(package.json\\), received text that is not JSON`));
+    expect(readdirSync(root)).toEqual(["package.json"]);
+  });
+
+  test("a directory argument that is a file, and a directory where init writes a file", () => {
+    writeFileSync(join(root, "file"), "");
+    expect(() => runInit({ dir: join(root, "file"), lockfile: false })).toThrow(`${join(root, "file")}: expected a directory (or a path to create one at), received a file`);
+    mkdirSync(join(root, "repo", "README.md"), { recursive: true });
+    expect(() => runInit({ dir: join(root, "repo"), lockfile: false })).toThrow(`${join(root, "repo", "README.md")}: expected a file init can read or write, received a directory`);
+    expect(readdirSync(join(root, "repo"))).toEqual(["README.md"]);
+  });
+
+  test("a component project that is not a project path", () => {
+    expect(() => runInit({ dir: root, componentProject: "runner-fleet", lockfile: false })).toThrow(
+      '--component-project: expected a GitLab project\'s full path such as platform/runner-fleet, received "runner-fleet"',
+    );
+    expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe("the lockfile", () => {
+  /** A stand-in for npm (npm_execpath, as npx sets it): records its arguments, then writes a lockfile or fails as npm does. */
+  function fakeNpm(behaviour: "writes" | "fails"): NodeJS.ProcessEnv {
+    const script = join(root, "fake", "npm-cli.js");
+    mkdirSync(join(root, "fake"));
+    writeFileSync(
+      script,
+      [
+        `require("node:fs").writeFileSync(${JSON.stringify(join(root, "fake", "args.json"))}, JSON.stringify(process.argv.slice(2)));`,
+        behaviour === "writes"
+          ? `require("node:fs").writeFileSync("package-lock.json", JSON.stringify({ lockfileVersion: 3, packages: { "": require(process.cwd() + "/package.json") } }));`
+          : `process.stderr.write("npm error code E404\\nnpm error 404 Not Found - GET https://registry.npmjs.org/runner-fleet\\n"); process.exit(1);`,
+      ].join("\n"),
+    );
+    return { ...process.env, npm_execpath: script };
+  }
+
+  test("is written by npm from package.json, resolving without installing", () => {
+    const dir = join(root, "repo");
+    const result = runInit({ dir, env: fakeNpm("writes") });
+    expect(JSON.parse(read(root, "fake/args.json"))).toEqual(["install", "--package-lock-only", "--no-audit", "--no-fund"]);
+    expect(JSON.parse(read(dir, "package-lock.json")).packages[""].dependencies).toEqual({ "runner-fleet": VERSION });
+    expect(result.files.at(-1)).toEqual({ path: "package-lock.json", outcome: "created" });
+  });
+
+  test("npm failing (no registry) is an environment failure that says what was written and what to run", () => {
+    const dir = join(root, "repo");
+    let error: unknown;
+    try {
+      runInit({ dir, env: fakeNpm("fails") });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(OperationalError);
+    expect((error as Error).message).toContain(`the other files are written, but npm could not write package-lock.json in ${dir}`);
+    expect((error as Error).message).toContain("npm error 404 Not Found - GET https://registry.npmjs.org/runner-fleet");
+    expect((error as Error).message).toContain("Run `npm install` there");
+    expect(existsSync(join(dir, "models", "cell-1.yaml"))).toBe(true);
+  });
+});

@@ -1,0 +1,197 @@
+/**
+ * The package as a team gets it (issue 22): `npm pack` of this checkout installed into an empty
+ * directory (test/support/installed-package.ts: offline, from the cache `npm ci` filled), then
+ * `npx runner-fleet init` and `npx runner-fleet provision --model cell-1 --dry-run` there, and the
+ * library example built against the installed package's declarations and synthesized.
+ *
+ * One pack and one install for the whole file (they are most of its time): the tests below read
+ * the same installed tree and run in order (init, then what uses its files).
+ */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { toolkitVersion } from "../../lib/files/toolkit-version";
+import { REPO_ROOT, STACK_TRACE_LINE } from "../support/cli";
+import { installOffline, linkPeers, packToolkit, type PackedToolkit } from "../support/installed-package";
+
+const VERSION = toolkitVersion();
+/** The commands of `runner-fleet` (bin/commands.js). */
+const COMMANDS = Object.keys(require(join(REPO_ROOT, "bin", "commands.js")) as Record<string, unknown>);
+let root: string;
+let repo: string;
+let packed: PackedToolkit;
+let installed: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "tarball-"));
+  packed = packToolkit(root);
+  repo = join(root, "runner-models");
+  mkdirSync(repo);
+  installOffline(packed, repo);
+  installed = join(repo, "node_modules", "runner-fleet");
+}, 300_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** `npx runner-fleet ...` in `cwd`, as a team runs it. */
+function npx(args: readonly string[], cwd = repo, env: NodeJS.ProcessEnv = process.env) {
+  const result = spawnSync("npx", ["--no-install", "runner-fleet", ...args], { cwd, env, encoding: "utf8", timeout: 120_000 });
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** The installed executable run with node directly: what `npx runner-fleet` runs, without npx's own start-up. */
+function bin(args: readonly string[], cwd = repo, env: NodeJS.ProcessEnv = process.env) {
+  return spawnSync(process.execPath, [join(repo, "node_modules", ".bin", "runner-fleet"), ...args], { cwd, env, encoding: "utf8", timeout: 120_000 });
+}
+
+/** Every file under `dir`, relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((path) => statSync(join(dir, path)).isFile())
+    .sort();
+}
+
+test("the tarball ships what runs and nothing of the repository's own (tests, fixtures, sources, synth output, source maps)", () => {
+  const files = packed.files;
+  for (const needed of [
+    "package.json",
+    "bin/runner-fleet.js",
+    "bin/load-command.js",
+    "bin/commands.js",
+    ...COMMANDS.map((command) => `dist/bundle/${command}.js`),
+    "dist/index.js",
+    "dist/index.d.ts",
+    "dist/data/prices.json",
+    "templates/config.toml.hbs",
+    "templates/init/model-google.yaml.hbs",
+    "scripts/manager/install.sh",
+    "scripts/worker/runner-fleet-worker",
+    "models/schema.json",
+    "CHANGELOG.md",
+  ]) {
+    expect(files).toContain(needed);
+  }
+  const foreign = files.filter((file) => /^(test|bench|app|lib|stacks|constructs|examples|build|tools|docs|cdktf\.out|dist\/(test|bench|app))\/|\.map$|\.ts$(?<!\.d\.ts)|^models\/.+\.yaml$/.test(file));
+  expect(foreign).toEqual([]);
+  // Small enough to fetch in a pipeline's every job: measured 2.5 MB (the command bundles are most of it).
+  expect(packed.size).toBeLessThan(4 * 1024 * 1024);
+});
+
+test("one executable: --version, --help listing every command, an unknown command refused", () => {
+  const version = npx(["--version"]);
+  expect(version.stdout).toBe(`${VERSION}\n`);
+
+  const help = bin(["--help"]);
+  expect(help.status).toBe(0);
+  expect(COMMANDS).toEqual(expect.arrayContaining(["init", "prepare", "onboard", "provision", "review", "status"]));
+  for (const command of COMMANDS) expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"));
+
+  const provisionHelp = bin(["provision", "--help"]);
+  expect(provisionHelp.stdout).toMatch(/^Usage: runner-fleet provision \[options\]/);
+
+  const unknown = bin(["provison"]);
+  expect(unknown.status).toBe(2);
+  expect(unknown.stderr.split("\n")[0]).toBe(`error: unknown command 'provison' (expected one of: ${COMMANDS.join(", ")})`);
+});
+
+test("init, then a dry run of the cell it wrote: output beside the models, nothing written into the package but its code caches", () => {
+  const before = filesUnder(installed);
+  // The CLI runs without the optional peers (cdktf, constructs, the provider bindings): its bundles hold them.
+  expect(["cdktf", "constructs", "@cdktf"].filter((name) => existsSync(join(repo, "node_modules", name)))).toEqual([]);
+
+  const init = npx(["init", "--component-project", "platform/runner-fleet"]);
+  expect(init.stderr).toBe("");
+  expect(init.status).toBe(0);
+  expect(init.stdout).toContain(`runner-fleet ${VERSION}: models repository in ${repo}`);
+  // npm install wrote package.json and its lockfile: init merged into the first and left the second.
+  expect(init.stdout).toMatch(/^ +updated +package\.json$/m);
+  expect(init.stdout).toMatch(/^ +unchanged +package-lock\.json$/m);
+  expect(readFileSync(join(repo, ".gitlab-ci.yml"), "utf8")).toContain(`component: $CI_SERVER_FQDN/platform/runner-fleet/runner-fleet@${VERSION}`);
+
+  const dryRun = npx(["provision", "--model", "cell-1", "--dry-run"]);
+  expect(dryRun.stderr).not.toMatch(STACK_TRACE_LINE);
+  expect(dryRun.status).toBe(0);
+  const stackDir = join(repo, "cdktf.out", "stacks", "cell-1");
+  expect(dryRun.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${stackDir}`);
+  expect(dryRun.stdout).toContain("+runner_fleet_version");
+  const stack = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8"));
+  expect(stack.output.runner_fleet_version.value).toBe(VERSION);
+  expect(Object.keys(stack.resource)).toEqual(expect.arrayContaining(["google_compute_instance_group_manager", "google_compute_instance_template"]));
+  // The managers boot with the scripts shipped in the package (scripts/manager/*).
+  expect(readdirSync(join(stackDir, "rendered"))).toEqual(["small-amd64"]);
+
+  const written = filesUnder(installed).filter((file) => !before.includes(file));
+  expect(written.length).toBeGreaterThan(0);
+  expect(written.filter((file) => !/^dist\/bundle\/\w+\.js\.v8-cache$/.test(file))).toEqual([]);
+});
+
+test("models anywhere: the current directory's models/, --models-dir or RUNNER_MODELS_DIR, the schema written beside those models", () => {
+  const elsewhere = join(root, "elsewhere");
+  mkdirSync(join(elsewhere, "models"), { recursive: true });
+  copyFileSync(join(repo, "models", "cell-1.yaml"), join(elsewhere, "models", "cell-1.yaml"));
+  const empty = join(root, "empty");
+  mkdirSync(empty);
+  // The installed executable, run from directories without the package (as a global install or a path would).
+  const runFrom = (cwd: string, args: readonly string[], env?: NodeJS.ProcessEnv) => bin(args, cwd, env);
+
+  const noModels = runFrom(empty, ["prepare"]);
+  expect(noModels.status).toBe(2);
+  expect(noModels.stderr).toBe("error: models directory models does not exist (set --models-dir or RUNNER_MODELS_DIR)\n");
+
+  const inCwd = runFrom(elsewhere, ["prepare"]);
+  expect(inCwd.stdout).toContain(join("models", "cell-1.yaml"));
+  expect(inCwd.status).toBe(0);
+
+  const byFlag = runFrom(empty, ["prepare", "--models-dir", join(elsewhere, "models")]);
+  expect(byFlag.stdout).toContain(join(elsewhere, "models", "cell-1.yaml"));
+  expect(byFlag.status).toBe(0);
+
+  rmSync(join(elsewhere, "models", "schema.json"));
+  const byEnv = runFrom(empty, ["prepare"], { ...process.env, RUNNER_MODELS_DIR: join(elsewhere, "models") });
+  expect(byEnv.stderr).not.toMatch(STACK_TRACE_LINE);
+  expect(byEnv.status).toBe(0);
+  expect(readFileSync(join(elsewhere, "models", "schema.json"), "utf8")).toBe(readFileSync(join(installed, "models", "schema.json"), "utf8"));
+  expect(readdirSync(empty)).toEqual([]);
+});
+
+test("a code cache that cannot be written only makes a run slower", () => {
+  // Root writes through file modes, so the stand-in for a read-only install is a cache path that is a directory.
+  const cache = join(installed, "dist", "bundle", "prepare.js.v8-cache");
+  rmSync(cache, { force: true });
+  mkdirSync(join(cache, "in-the-way"), { recursive: true });
+  const result = bin(["prepare", "--model", "cell-1"]);
+  expect(result.stderr).toBe("");
+  expect(result.status).toBe(0);
+  expect(statSync(cache).isDirectory()).toBe(true);
+  expect(readdirSync(join(installed, "dist", "bundle")).filter((name) => name.includes("prepare.js.v8-cache."))).toEqual([]);
+});
+
+test("the library: examples/own-stack type-checks against the installed declarations and synthesizes a fleet in its own stack", () => {
+  expect(linkPeers(repo).sort()).toEqual(["@cdktf/provider-aws", "@cdktf/provider-google", "cdktf", "constructs"]);
+  const example = join(repo, "example");
+  mkdirSync(example);
+  copyFileSync(join(REPO_ROOT, "examples", "own-stack", "main.ts"), join(example, "main.ts"));
+  const tsconfig = JSON.parse(readFileSync(join(REPO_ROOT, "examples", "own-stack", "tsconfig.json"), "utf8"));
+  // Node's types come from this checkout (the example's own project would have @types/node); the rest from the installed
+  // package. The example's own settings otherwise (skipLibCheck, as most apps: the build checked the declarations it emitted).
+  tsconfig.compilerOptions = { ...tsconfig.compilerOptions, typeRoots: [join(REPO_ROOT, "node_modules", "@types")] };
+  writeFileSync(join(example, "tsconfig.json"), JSON.stringify(tsconfig));
+  const tsc = spawnSync(process.execPath, [join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", example], { encoding: "utf8", timeout: 120_000 });
+  expect(tsc.stdout + tsc.stderr).toBe("");
+  expect(tsc.status).toBe(0);
+
+  const out = join(example, "cdktf.out");
+  const synth = spawnSync(process.execPath, [join(example, "main.js"), join(repo, "models", "cell-1.yaml"), out], { cwd: example, encoding: "utf8", timeout: 120_000 });
+  expect(synth.stderr).toBe("");
+  expect(synth.status).toBe(0);
+  const stack = JSON.parse(readFileSync(join(out, "stacks", "platform", "cdk.tf.json"), "utf8"));
+  expect(Object.keys(stack.resource.google_storage_bucket)).toContain("build-artifacts");
+  expect(Object.keys(stack.resource.google_compute_instance_group_manager).length).toBeGreaterThan(0);
+  // The same fleet the CLI synthesized for this model: the same resources of each type.
+  const cli = JSON.parse(readFileSync(join(repo, "cdktf.out", "stacks", "cell-1", "cdk.tf.json"), "utf8"));
+  for (const type of Object.keys(cli.resource)) {
+    expect([type, Object.keys(stack.resource[type] ?? {}).length]).toEqual([type, Object.keys(cli.resource[type]).length + (type === "google_storage_bucket" ? 1 : 0)]);
+  }
+  expect(relative(repo, out)).toBe(join("example", "cdktf.out"));
+});
