@@ -95,6 +95,15 @@ describe("simulate refuses bad input (exit 2, no stack trace, nothing on stdout)
     expect(result.stdout).toBe("");
   });
 
+  it("fails when --model is missing or given twice: a trace, --out and --chart belong to one cell", async () => {
+    const twice = await runInProcess("simulate", ["--model", "cell-1", "--model", "cell-2", "--synthetic", "office-week"]);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toContain("simulate acts on one model; got --model cell-1 and --model cell-2 (run it once per model)");
+    const none = await runInProcess("simulate", ["--synthetic", "office-week"]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain("--model is required: the cell to simulate");
+  });
+
   it("fails when no load or two loads are given", async () => {
     const none = await runInProcess("simulate", ["--model", "cell-1"]);
     expect(none.status).toBe(2);
