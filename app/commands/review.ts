@@ -16,6 +16,7 @@ import { formatMs } from "../../lib/gitlab/retry";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
 import { costChanges } from "../../lib/review/cost-change";
+import { queueChanges } from "../../lib/review/queue-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
 import { modelWarnings } from "../../lib/review/model-warnings";
 import { importedModelNotes } from "../../lib/review/imported-models";
@@ -76,6 +77,7 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     costs: await costChanges(changed, { cwd, head: options.head }),
     modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
     importNotes: await importedModelNotes(changed, { cwd, head: options.head }),
+    queues: await queueChanges(changed, { cwd, head: options.head }),
     ...(upgrade ? { toolkitUpgrade: upgrade } : {}),
   };
   const markdown = renderReviewMarkdown(report);

@@ -22,6 +22,7 @@ import {
   mergeRequestNoteShape,
   runnerDetailsShape,
   runnerJobShape,
+  runnerJobTimingShape,
   runnerManagerShape,
   runnerSummaryShape,
   resetTokenShape,
@@ -31,12 +32,13 @@ import {
   type MergeRequestNote,
   type RunnerDetails,
   type RunnerJob,
+  type RunnerJobTiming,
   type RunnerManager,
   type RunnerSummary,
   type RunnerTypeName,
 } from "./gitlab-shapes";
 
-export type { AccessLevel, IssuedToken, MergeRequestNote, RunnerDetails, RunnerJob, RunnerManager, RunnerSummary, RunnerTypeName } from "./gitlab-shapes";
+export type { AccessLevel, IssuedToken, MergeRequestNote, RunnerDetails, RunnerJob, RunnerJobTiming, RunnerManager, RunnerSummary, RunnerTypeName } from "./gitlab-shapes";
 
 /** What POST /runners/verify says of a runner token. */
 export type TokenVerification =
@@ -94,6 +96,8 @@ export interface GitLabClient {
   listRunnerManagers(id: number, action: string): Promise<RunnerManager[]>;
   /** GET /runners/:id/jobs?status=..., all pages. */
   listRunnerJobs(id: number, status: "running" | "success" | "failed" | "canceled", action: string): Promise<RunnerJob[]>;
+  /** GET /runners/:id/jobs?order_by=id&sort=desc, one page, newest first, with the jobs' timings; nextPage undefined on the last. */
+  listRunnerJobsPage(id: number, page: number, action: string): Promise<{ readonly jobs: RunnerJobTiming[]; readonly nextPage?: number }>;
   /**
    * POST /runners/verify with a runner token. Not read-only in GitLab: it records
    * `systemId` as a manager of the runner, contacted now (see ./verify-token.ts,
@@ -247,6 +251,14 @@ export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
       guard(action, async () => answer(z.array(runnerManagerShape), (await raw.get(`runners/${encodeURIComponent(id)}/managers`)).body, `GET /api/v4/runners/${id}/managers`)),
     listRunnerJobs: (id, status, action) =>
       guard(action, async () => answer(z.array(runnerJobShape), await runners.allJobs(id, { status, perPage: LIST_PAGE_SIZE }), `GET /api/v4/runners/${id}/jobs`)),
+    listRunnerJobsPage: (id, page, action) =>
+      guard(action, async () => {
+        // With `page`, gitbeaker fetches that page alone; showExpanded gives its pagination headers.
+        const listed = await runners.allJobs(id, { orderBy: "id", sort: "desc", perPage: LIST_PAGE_SIZE, page, showExpanded: true });
+        const jobs = answer(z.array(runnerJobTimingShape), listed.data, `GET /api/v4/runners/${id}/jobs?page=${page}`);
+        const next = listed.paginationInfo.next;
+        return { jobs, ...(next ? { nextPage: Number(next) } : {}) };
+      }),
     verifyRunnerToken: (token, systemId, action) =>
       unless(
         action,

@@ -111,6 +111,29 @@ export const runnerManagerShape: z.ZodType<RunnerManager> = z.object({
 
 export const runnerJobShape: z.ZodType<RunnerJob> = z.object({ id: z.number(), status: z.string() });
 
+/**
+ * GET /runners/:id/jobs with the timings `simulate --export` reads (doc/api/runners.md, "List jobs
+ * processed by a runner"; the job entity's created_at, started_at, duration and queued_duration).
+ * tag_list is read where the answer has it; older entities leave it out.
+ */
+export interface RunnerJobTiming extends RunnerJob {
+  readonly created_at: string;
+  readonly started_at: string | null;
+  readonly duration: number | null;
+  readonly queued_duration: number | null;
+  readonly tag_list?: readonly string[];
+}
+
+export const runnerJobTimingShape: z.ZodType<RunnerJobTiming> = z.object({
+  id: z.number(),
+  status: z.string(),
+  created_at: z.string(),
+  started_at: nullableString.default(null),
+  duration: z.number().nullable().default(null),
+  queued_duration: z.number().nullable().default(null),
+  tag_list: z.array(z.string()).optional(),
+});
+
 export const issuedTokenShape: z.ZodType<IssuedToken> = z.object({
   id: z.number(),
   token: z.string(),

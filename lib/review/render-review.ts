@@ -11,6 +11,8 @@ import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";
 import type { CellModelWarnings } from "./model-warnings";
 import type { CellImportNote } from "./imported-models";
+import type { CellQueueChange } from "./queue-change";
+import { queueMarkdown, queueTextLines } from "./render-queue";
 import { describeManagerChanges } from "./manager-changes";
 import type { RenderedFileChange } from "./rendered-diff";
 import type { AttributeChange, EntryChange } from "./entry-change";
@@ -37,6 +39,8 @@ export interface ReviewReport {
   readonly importNotes?: readonly CellImportNote[];
   /** The change moves the runner-fleet pin of a models repository (./toolkit-upgrade.ts). */
   readonly toolkitUpgrade?: ToolkitUpgrade;
+  /** Queue wait and cost simulated at the base and the head, per cell whose shards' scaling changed. */
+  readonly queues?: readonly CellQueueChange[];
 }
 
 /** Rows of one table shown before the rest folds into <details>. */
@@ -71,6 +75,8 @@ export function renderReviewText(report: ReviewReport): string {
     for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) lines.push(`  ${entry.note}`);
     const cost = costLine(report, cell.cell);
     if (cost) lines.push(`  ${cost}`);
+    const queue = report.queues?.find((entry) => entry.cell === cell.cell);
+    if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
     for (const warning of warningsOf(report, cell.cell)) lines.push(`  ${isSecurityWarning(warning) ? "security-relevant model warning" : "model warning"}: ${warning}`);
     for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
     const roll = describeRollForReview(cell.managers);
@@ -117,6 +123,8 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) out.push("", `> :information_source: This model was ${escapeCell(entry.note)}.`);
     const cost = costLine(report, cell.cell);
     if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
+    const queue = report.queues?.find((entry) => entry.cell === cell.cell);
+    if (queue) out.push("", ...queueMarkdown(queue));
     for (const warning of warningsOf(report, cell.cell)) {
       out.push("", isSecurityWarning(warning) ? `> :lock: **Security-relevant model warning**: ${escapeCell(warning)}` : `> :warning: Model warning: ${escapeCell(warning)}`);
     }

@@ -12,6 +12,7 @@ const COMMANDS = [
   ["review", "reviewCommand"],
   ["status", "statusCommand"],
   ["onboard", "onboardCommand"],
+  ["simulate", "simulateCommand"],
 ];
 
 const SCRIPT = `

@@ -14,7 +14,7 @@ import { runnerModelSchema } from "../../lib/model/schema";
 import { REPO_ROOT, runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
-const COMMANDS = ["prepare", "onboard", "provision", "review", "status", "import", "init"] as const;
+const COMMANDS = ["prepare", "onboard", "provision", "review", "status", "import", "init", "simulate"] as const;
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 let modelsDir: string;

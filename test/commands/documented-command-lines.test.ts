@@ -1,5 +1,5 @@
 /**
- * Every prepare, provision, review and status command line the README, the pipeline (.gitlab-ci.yml
+ * Every prepare, provision, review, status, import and simulate command line the README, the pipeline (.gitlab-ci.yml
  * with the CI/CD component it includes, and the component as a models repository includes it) and
  * the child pipelines show is one the options parsers accept: refusing combinations that mean
  * nothing must not refuse one a person or a pipeline is told to run.
@@ -17,6 +17,8 @@ import { statusCommand } from "../../app/commands/status";
 import { importCommand } from "../../app/commands/import";
 import { parseImportOptions } from "../../app/commands/import-options";
 import { parseStatusOptions } from "../../app/commands/status-options";
+import { simulateCommand } from "../../app/commands/simulate";
+import { parseSimulateOptions } from "../../app/commands/simulate-options";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { REPO_ROOT } from "../support/cli";
 import { parsedCommandLine } from "../support/command-line";
@@ -28,6 +30,7 @@ const PARSERS = {
   review: (args: readonly string[]) => parseReviewOptions(parsedCommandLine(reviewCommand(), args)).mode.kind,
   status: (args: readonly string[]) => (parseStatusOptions(parsedCommandLine(statusCommand(), args)).verifyTokens ? "verify" : "no-verify"),
   import: (args: readonly string[]) => (parseImportOptions(parsedCommandLine(importCommand(), args)).adopt ? "adopt" : "import"),
+  simulate: (args: readonly string[]) => parseSimulateOptions(parsedCommandLine(simulateCommand(), args)).load.kind,
 };
 type Parsed = keyof typeof PARSERS;
 
@@ -49,7 +52,7 @@ function commandLines(text: string, origin: string): { origin: string; command: 
     .split("\n")
     .flatMap((line) => line.replace(/\s#\s.*$/, "").split(/&&|;|\||>/))
     // A command starts its part, after variables set for it; `echo '... ./bin/provision ...'` is prose.
-    .map((part) => new RegExp(String.raw`^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*${TOOLKIT}(prepare|provision|review|status|import)\b(.*)$`).exec(part.trim()))
+    .map((part) => new RegExp(String.raw`^(?:(?:then|else|do)\s+)?(?:\w+=\S+\s+)*${TOOLKIT}(prepare|provision|review|status|import|simulate)\b(.*)$`).exec(part.trim()))
     .filter((match): match is RegExpExecArray => match !== null)
     .map((match) => ({ origin, command: match[1] as Parsed, args: words(match[2]) }));
 }
@@ -79,7 +82,7 @@ const LINES = [
 
 test("finds the command lines it checks", () => {
   const seen = new Set(LINES.map((line) => `${line.command} in ${line.origin.replace(/ \(.*/, "")}`));
-  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "import in README.md", "review in .gitlab-ci.yml", "prepare in component", "review in component", "provision in child pipeline"]) {
+  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "import in README.md", "simulate in README.md", "review in .gitlab-ci.yml", "prepare in component", "review in component", "provision in child pipeline"]) {
     expect(seen).toContain(expected);
   }
   expect(LINES.length).toBeGreaterThan(20);

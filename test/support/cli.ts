@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): CliResult {
@@ -34,7 +34,7 @@ export const STACK_TRACE_LINE = /^\s+at .+\(.+:\d+:\d+\)$/m;
  * itself serves the stand-ins (fake GitLab) the command talks to.
  */
 export function runBinAsync(
-  name: "prepare" | "onboard" | "provision" | "review" | "status",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "simulate",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
@@ -57,7 +57,7 @@ export function runBinAsync(
   });
 }
 
-type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import";
+type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "simulate";
 
 /** Each command's factory, loaded on first use: the one bin/<name> hands to the CLI entry. */
 const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").Command>> = {
@@ -67,6 +67,7 @@ const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").
   review: () => require("../../app/commands/review").reviewCommand(),
   status: () => require("../../app/commands/status").statusCommand(),
   import: () => require("../../app/commands/import").importCommand(),
+  simulate: () => require("../../app/commands/simulate").simulateCommand(),
 };
 
 /**

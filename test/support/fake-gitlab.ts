@@ -66,6 +66,19 @@ export interface FakeJob {
   status: FakeJobStatus;
   /** system_id of the manager that runs it. */
   system_id: string | null;
+  /** Timings and tags as GitLab's job entity gives them (doc/api/runners.md, "List jobs processed by a runner"), when a test sets them. */
+  timing?: FakeJobTiming;
+}
+
+export interface FakeJobTiming {
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Seconds the job ran; null until it finished. */
+  duration: number | null;
+  /** Seconds the job waited for a runner. */
+  queued_duration: number | null;
+  tag_list: string[];
 }
 
 export interface LoggedRequest {
@@ -246,10 +259,10 @@ export class FakeGitLab {
   }
 
   /** A job taken by the runner, run by the manager `systemId` when given. */
-  addJob(runnerId: number, status: FakeJobStatus, systemId: string | null = null): FakeJob {
+  addJob(runnerId: number, status: FakeJobStatus, systemId: string | null = null, timing?: FakeJobTiming): FakeJob {
     const runner = this.runners.get(runnerId);
     if (!runner) throw new Error(`no runner ${runnerId}`);
-    const job: FakeJob = { id: this.nextJobId++, status, system_id: systemId };
+    const job: FakeJob = { id: this.nextJobId++, status, system_id: systemId, ...(timing ? { timing } : {}) };
     runner.jobs.push(job);
     return job;
   }
@@ -362,7 +375,13 @@ export class FakeGitLab {
         if (status !== null && !JOB_STATUSES.includes(status as FakeJobStatus)) return new HttpAnswer(400, { error: "status does not have a valid value" });
         const systemId = url.searchParams.get("system_id");
         const jobs = runner.jobs.filter((job) => (status === null || job.status === status) && (systemId === null || job.system_id === systemId));
-        return paginate(url, [...jobs].reverse().map((job) => ({ id: job.id, status: job.status, runner: { id: runner.id } })));
+        // order_by (only "id") and sort ("desc" by default), as doc/api/runners.md lists them.
+        const orderBy = url.searchParams.get("order_by");
+        if (orderBy !== null && orderBy !== "id") return new HttpAnswer(400, { error: "order_by does not have a valid value" });
+        const sort = url.searchParams.get("sort") ?? "desc";
+        if (sort !== "asc" && sort !== "desc") return new HttpAnswer(400, { error: "sort does not have a valid value" });
+        const ordered = sort === "desc" ? [...jobs].reverse() : [...jobs];
+        return paginate(url, ordered.map((job) => ({ id: job.id, status: job.status, ...(job.timing ?? {}), runner: { id: runner.id } })));
       }
       if (sub === "/reset_authentication_token" && method === "POST") {
         runner.token = this.newToken(runner.runner_type);

@@ -1,0 +1,110 @@
+/**
+ * What a change to a shard's autoscaling, workers or managers does to its queue wait and cost: the
+ * model at the base and at the head simulated (lib/simulate/) on the same load. The load is the
+ * models repository's committed trace of the cell, `<models dir>/traces/<cell>.csv` at the head,
+ * where there is one, and the synthetic office week of the head model otherwise. Only the shards
+ * whose simulated settings changed are simulated; a model either side cannot read is left out (the
+ * review says what it can).
+ */
+import { dirname, join } from "node:path";
+import { parseModel } from "../model/load";
+import type { RunnerModel, Shard } from "../model/schema";
+import type { JobTrace } from "../simulate/job-trace";
+import { syntheticTraceFor } from "../simulate/model-synthetic-week";
+import { parseTrace } from "../simulate/read-trace";
+import { simulateModel, type ShardSimulation } from "../simulate/simulate-model";
+import { chartSeries, mermaidWeekChart } from "../simulate/week-chart";
+import type { ChangedCellsResult } from "./changed-cells";
+import { repositoryRoot } from "./changed-cells";
+import { headModelText } from "./cost-change";
+import { git } from "./changed-cells";
+
+/** The p95 wait a review calls out when a change raises a shard above it (simulate's --target-wait default). */
+export const REVIEW_TARGET_WAIT_SECONDS = 30;
+
+export interface QueueSide {
+  readonly p95WaitSeconds: number;
+  readonly monthlyCostUsd: number | null;
+}
+
+export interface ShardQueueChange {
+  readonly shard: string;
+  /** null: the shard is not there at that side. */
+  readonly before: QueueSide | null;
+  readonly after: QueueSide | null;
+  /** The head's p95 is above the target, and the base's was not (or there was no base). */
+  readonly raisedAboveTarget: boolean;
+}
+
+export interface CellQueueChange {
+  readonly cell: string;
+  /** "models/traces/cell-1.csv (12,345 jobs)" or "the synthetic office week (10,220 jobs)". */
+  readonly load: string;
+  readonly targetWaitSeconds: number;
+  readonly shards: readonly ShardQueueChange[];
+  /** Mermaid xychart-beta blocks of the head's simulated week, one per changed shard. */
+  readonly charts: readonly string[];
+}
+
+export async function queueChanges(changed: ChangedCellsResult, options: { readonly cwd: string; readonly head?: string; readonly targetWaitSeconds?: number }): Promise<CellQueueChange[]> {
+  const root = await repositoryRoot(options.cwd);
+  const target = options.targetWaitSeconds ?? REVIEW_TARGET_WAIT_SECONDS;
+  const out: CellQueueChange[] = [];
+  for (const cell of changed.cells) {
+    const before = readModel(await git(["show", `${changed.baseSha}:${cell.file}`], root, { allowFailure: true }), cell.file);
+    const after = readModel(await headModelText(root, cell.file, options.head), cell.file);
+    if (!before || !after) continue;
+    const shards = changedShards(before, after);
+    if (shards.length === 0) continue;
+    const traceFile = join(dirname(cell.file), "traces", `${cell.cell}.csv`);
+    const traceText = await headModelText(root, traceFile, options.head);
+    const trace: JobTrace = traceText ? parseTrace(traceText, traceFile) : syntheticTraceFor(after);
+    const load = `${traceText ? traceFile : "the synthetic office week"} (${trace.count.toLocaleString("en-US")} jobs)`;
+    const simulate = (model: RunnerModel) => {
+      const names = shards.filter((name) => model.shards.some((shard) => shard.name === name));
+      return names.length === 0 ? undefined : simulateModel(model, trace, { shards: names });
+    };
+    const base = simulate(before);
+    const head = simulate(after);
+    const side = (report: typeof base, name: string): QueueSide | null => {
+      const shard = report?.shards.find((entry: ShardSimulation) => entry.name === name);
+      return shard ? { p95WaitSeconds: shard.wait_seconds.p95, monthlyCostUsd: shard.monthly_cost_usd } : null;
+    };
+    out.push({
+      cell: cell.cell,
+      load,
+      targetWaitSeconds: target,
+      shards: shards.map((name) => {
+        const was = side(base, name);
+        const now = side(head, name);
+        return { shard: name, before: was, after: now, raisedAboveTarget: now !== null && now.p95WaitSeconds > target && (was === null || was.p95WaitSeconds <= target) };
+      }),
+      charts: head ? chartSeries(head).map(mermaidWeekChart) : [],
+    });
+  }
+  return out;
+}
+
+function readModel(text: string, file: string): RunnerModel | undefined {
+  if (!text) return undefined;
+  try {
+    return parseModel(text, file).model;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the simulation reads of a shard: a change to any of it is worth simulating. */
+function simulatedSettings(shard: Shard): string {
+  return JSON.stringify([shard.tags, shard.run_untagged, shard.autoscaling, shard.workers, shard.managers.count, shard.managers.concurrent, shard.managers.machine_type]);
+}
+
+/** Shards added, removed, or with changed simulated settings, in the head's order then the base's. */
+export function changedShards(before: RunnerModel, after: RunnerModel): string[] {
+  const names = [...new Set([...after.shards.map((shard) => shard.name), ...before.shards.map((shard) => shard.name)])];
+  return names.filter((name) => {
+    const was = before.shards.find((shard) => shard.name === name);
+    const now = after.shards.find((shard) => shard.name === name);
+    return !was || !now || simulatedSettings(was) !== simulatedSettings(now);
+  });
+}
