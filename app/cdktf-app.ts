@@ -4,6 +4,8 @@
  *
  * Which models: $RUNNER_MODELS (comma-separated names or paths, e.g. `RUNNER_MODELS=cell-1 cdktf diff cell-1`),
  * else every model in the models directory ($RUNNER_MODELS_DIR or ./models).
+ * Relative local state paths resolve against the workspace, the models directory's parent
+ * (lib/files/workspace.ts); the output goes to $CDKTF_OUTDIR, which the cdktf CLI sets and reads back.
  */
 import { reportError } from "./cli/run-command";
 import { loadModelFile } from "../lib/model/load";

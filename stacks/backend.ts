@@ -7,17 +7,18 @@ import { resolve } from "node:path";
 import { GcsBackend, HttpBackend, LocalBackend, S3Backend, type TerraformStack } from "cdktf";
 import { stateWithDefaults } from "../lib/model/derived-defaults";
 import type { RunnerModel } from "../lib/model/schema";
+import { workspaceDir } from "../lib/files/workspace";
 
 export { DEFAULT_LOCAL_STATE_DIR } from "../lib/model/derived-defaults";
 
-export function configureBackend(stack: TerraformStack, model: RunnerModel, options: { workDir?: string } = {}): void {
+export function configureBackend(stack: TerraformStack, model: RunnerModel, options: { /** @default the workspace (lib/files/workspace.ts) */ workDir?: string } = {}): void {
   // Derived defaults (local path, gcs prefix, http state name and API URL) come from one place,
   // which `prepare --json` shows too.
   const state = stateWithDefaults(model);
   const cell = model.cell.id;
   switch (state.backend) {
     case "local":
-      new LocalBackend(stack, { path: resolve(options.workDir ?? process.cwd(), state.path) });
+      new LocalBackend(stack, { path: resolve(options.workDir ?? workspaceDir(), state.path) });
       return;
     case "gcs":
       new GcsBackend(stack, { bucket: state.bucket, prefix: state.prefix });

@@ -18,7 +18,7 @@ import { holdManagerSlots } from "./manager-holds";
 
 export interface CellStackProps {
   readonly model: RunnerModel;
-  /** Directory relative local state paths are resolved against. @default - the current directory */
+  /** Directory relative local state paths are resolved against. @default - the workspace (lib/files/workspace.ts) */
   readonly workDir?: string;
   /** Manager slots (`shard/slot`) kept at the revision they run (provision's roll). @default none */
   readonly heldManagerSlots?: ReadonlySet<string>;

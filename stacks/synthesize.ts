@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";
 import { ensureOutputDirectory } from "../lib/files/output-directory";
+import { defaultSynthOutDir, workspaceDir } from "../lib/files/workspace";
 import type { LoadedModel } from "../lib/model/load";
 import { checkRenderedCells } from "../lib/render/check-rendered";
 import { renderCellFiles, renderedFileList } from "../lib/render/rendered-files";
@@ -26,15 +27,17 @@ export interface SynthesizedCell {
 }
 
 export interface SynthesizeOptions {
-  /** Output directory. @default cdktf.out (or $CDKTF_OUTDIR when run by the cdktf CLI) */
+  /** Output directory. @default $CDKTF_OUTDIR (set by the cdktf CLI), else cdktf.out in `workDir` */
   readonly outdir?: string;
+  /** Resolves relative local state paths. @default the workspace (lib/files/workspace.ts) */
   readonly workDir?: string;
   /** Per cell, the manager slots (`shard/slot`) to hold at the revision they run. @default none */
   readonly heldManagerSlots?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
-  const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? "cdktf.out";
+  const workDir = options.workDir ?? workspaceDir();
+  const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? defaultSynthOutDir(workDir);
   ensureOutputDirectory(outdir, "the synthesis output directory");
   // Parsed first: a broken template stops here, naming the file, before any stack is written.
   // Rendered once: the check, the files written for review and the stack's templates get the same content.
@@ -44,7 +47,7 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
   // Stack traces on every construct and token cost more than the rest of synth; nobody reads them here.
   skipTokenStackTraces();
   const app = new App({ outdir, stackTraces: false });
-  const stacks = models.map((loaded, index) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir: options.workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id), rendered: rendered[index] }) }));
+  const stacks = models.map((loaded, index) => ({ loaded, stack: new CellStack(app, { model: loaded.model, workDir, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id), rendered: rendered[index] }) }));
   app.synth();
 
   return stacks.map(({ loaded, stack }, index) => {

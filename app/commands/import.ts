@@ -18,6 +18,7 @@ import { createGitLabClient } from "../../lib/gitlab/client";
 import { formatIssue, formatPath, ModelValidationError } from "../../lib/model/issues";
 import { parseModel } from "../../lib/model/load";
 import { modelsDir } from "../../lib/model/model-files";
+import { workspaceDir } from "../../lib/files/workspace";
 import { writeModelFile } from "../../lib/model/write-model-file";
 import { createSecretStore } from "../../lib/secrets/create-store";
 import { acquireCellLock, DEFAULT_LOCK_WAIT_MS, describeHolder, stateDirectory } from "../../lib/state/cell-lock";
@@ -34,7 +35,7 @@ export interface ImportOptions extends Partial<Omit<ImportCliOptions, "configs" 
   readonly cloud: "google" | "aws";
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
-  /** Resolves a relative secrets.local_dir. @default process.cwd() */
+  /** Resolves a relative secrets.local_dir. @default - the workspace (lib/files/workspace.ts) */
   readonly secretsBaseDir?: string;
   /** @default new Date() */
   readonly now?: Date;
@@ -105,7 +106,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     throw error;
   }
   const adopted = adoptions.filter((result): result is Extract<ShardAdoption, { adopted: true }> => result.adopted);
-  const store = adopted.length > 0 ? createSecretStore(loaded.model, { baseDir: options.secretsBaseDir, env }) : undefined;
+  const store = adopted.length > 0 ? createSecretStore(loaded.model, { baseDir: options.secretsBaseDir ?? workspaceDir(), env }) : undefined;
   await store?.checkWritable?.();
 
   // Tokens go into the store under the cell's onboarding lock: an onboard of the same cell never sees half of them.
@@ -113,7 +114,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   const lock =
     adopted.length > 0
       ? await acquireCellLock({
-          stateDir: stateDirectory(env),
+          stateDir: stateDirectory(env, workspaceDir()),
           cell: options.cell,
           command: "import --adopt",
           waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,

@@ -27,6 +27,7 @@ import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitl
 import { collectShardStatus } from "../../lib/gitlab/status";
 import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
+import { workspaceDir } from "../../lib/files/workspace";
 import type { RunnerModel, Shard } from "../../lib/model/schema";
 import { uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../lib/onboard/outcome";
 import type { ExecuteContext } from "../../lib/onboard/execute-context";
@@ -54,7 +55,9 @@ export interface OnboardOptions extends OnboardFlags {
   readonly env?: NodeJS.ProcessEnv;
   /** @default the store the model names */
   readonly secretStore?: SecretStore;
-  /** Resolves a relative secrets.local_dir. @default process.cwd() */
+  /** The workspace (lib/files/workspace.ts). @default - the one of `modelsDir` */
+  readonly workspace?: string;
+  /** Resolves a relative secrets.local_dir. @default - the workspace */
   readonly secretsBaseDir?: string;
   /** Injected waiting and time (tests). */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -64,7 +67,7 @@ export interface OnboardOptions extends OnboardFlags {
   readonly log?: (line: string) => void;
   /** Told every secret value the run sees (runner tokens), so a caller can scrub them from other output. */
   readonly onSecret?: (value: string) => void;
-  /** Where the per-cell lock lives (<stateDir>/locks). @default $RUNNER_FLEET_STATE_DIR or ./.state */
+  /** Where the per-cell lock lives (<stateDir>/locks). @default $RUNNER_FLEET_STATE_DIR, else .state in the workspace */
   readonly stateDir?: string;
   /** A lock not refreshed for this long is taken over (its process died). @default 10s */
   readonly lockStaleMs?: number;
@@ -76,6 +79,8 @@ export interface OnboardOptions extends OnboardFlags {
 interface Session extends ExecuteContext {
   readonly options: OnboardOptions;
   readonly env: NodeJS.ProcessEnv;
+  /** Where the cell lock's default state directory is (lib/files/workspace.ts). */
+  readonly workspace: string;
   readonly shards: readonly Shard[];
   readonly concurrency: number;
   /** False in dry runs against cloud stores: no credentials are touched. */
@@ -101,7 +106,8 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const redact = (text: string) => [...secrets].reduce((out, secret) => redactValue(out, secret), redactSecrets(text));
   const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log = (line: string) => write(redact(line));
-  const store = options.secretStore ?? createSecretStore(model, { baseDir: options.secretsBaseDir, env });
+  const workspace = options.workspace ?? workspaceDir(options.modelsDir);
+  const store = options.secretStore ?? createSecretStore(model, { baseDir: options.secretsBaseDir ?? workspace, env });
   const head = { mode: mode.kind, dryRun: mode.dryRun, model: file, cell: model.cell.id, gitlabUrl: model.gitlab.url };
 
   if (!adminToken) {
@@ -141,7 +147,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     options.onSecret?.(token);
   };
   const readSecrets = !(mode.dryRun && store.needsCredentials);
-  const session: Session = { model, options, env, shards, concurrency, client, census, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
+  const session: Session = { model, options, env, workspace, shards, concurrency, client, census, store, policy, clock, readSecrets, log, redact, rememberSecret, head };
 
   const result = await runMode(session, mode);
   return { ...result, requests: pacer.tally() };
@@ -189,7 +195,7 @@ async function withCellLock(session: Session, mode: ChangingMode, run: (notices:
   let lock: HeldCellLock | undefined;
   if (!mode.dryRun) {
     lock = await acquireCellLock({
-      stateDir: options.stateDir ?? stateDirectory(session.env),
+      stateDir: options.stateDir ?? stateDirectory(session.env, session.workspace),
       cell: model.cell.id,
       command: mode.kind === "reconcile" ? "onboard" : `onboard --${mode.kind}`,
       waitMs: mode.lockWaitMs,
@@ -363,15 +369,16 @@ export function onboardCommand(): Command {
       // Handed over as given: runOnboard parses them (./onboard-options.ts), as it does for every caller.
       const { model, all, modelsDir: dir, shard, json, cellConcurrency, ...rest } = flags;
       const files = modelFilesOf(model as string[], Boolean(all), dir as string | undefined);
+      const workspace = workspaceDir(dir as string | undefined);
       if (files.length === 1 && !all) {
-        const result = await runOnboard({ ...(rest as OnboardFlags), model: files[0], shards: shard as string[] });
+        const result = await runOnboard({ ...(rest as OnboardFlags), model: files[0], workspace, shards: shard as string[] });
         process.stdout.write(json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardReport(result));
         process.exitCode = result.exitCode;
         return;
       }
       // Every model is loaded (and refused, exit 2) before any cell starts.
       const runnerModels = files.map((file) => loadModelFile(file).model);
-      const result = await runOnboardCells({ ...(rest as OnboardFlags), runnerModels, modelFiles: files, shards: shard as string[], cellConcurrency: cellConcurrency as string | undefined });
+      const result = await runOnboardCells({ ...(rest as OnboardFlags), runnerModels, modelFiles: files, workspace, shards: shard as string[], cellConcurrency: cellConcurrency as string | undefined });
       process.stdout.write(json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardCellsReport(result));
       process.exitCode = result.exitCode;
     });

@@ -37,7 +37,7 @@ export interface ProvisionCliOptions {
   readonly modelsDir?: string;
   readonly mode: ProvisionMode;
   readonly engine?: EngineName;
-  /** Synthesis output directory. @default cdktf.out */
+  /** Synthesis output directory, relative to the current directory. @default cdktf.out in the workspace (lib/files/workspace.ts) */
   readonly out?: string;
   readonly markdownFile?: string;
   /** Write GitLab's Terraform report ({"create","update","delete"} counts, summed over the cells) here. */
@@ -57,7 +57,7 @@ const settings = {
   model: z.array(z.string()),
   modelsDir: z.string().optional(),
   engine: z.enum(ENGINE_NAMES, { error: `must be ${listOf(ENGINE_NAMES, "or")}` }).optional(),
-  out: z.string(),
+  out: z.string().optional(),
   lockTimeout: z.string().refine(isLockTimeout, { error: "must be a duration such as 5m, 90s or 1h30m" }).optional(),
   allowLocalState: z.boolean().optional(),
   markdown: z.string().optional(),

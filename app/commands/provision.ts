@@ -49,6 +49,7 @@ import { DEFAULT_LOCK_TIMEOUT, detectEngine, isLockTimeout } from "../../lib/ter
 import { engineEnvironment } from "../../lib/terraform/engine-env";
 import { ENGINE_NAMES } from "../../lib/terraform/toolchain-check";
 import { synthesizeCells } from "../../stacks/synthesize";
+import { defaultSynthOutDir, workspaceDir } from "../../lib/files/workspace";
 import { confirmCells, onboardAndApply } from "../provision/apply-cell";
 import { planCell, type PlannedCell } from "../provision/plan-cell";
 import type { StepContext } from "../provision/provision-context";
@@ -97,8 +98,10 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
       log(`[${model.cell.id}] warning: ${file} keeps tokens in the local store; managers will wait for /etc/gitlab-runner/runner-token`);
     }
   }
+  const workspace = workspaceDir(options.modelsDir);
   const context: StepContext = {
     env,
+    workspace,
     log,
     secrets: knownSecrets(loaded, env, options.tokenEnv),
     withheld: withheldVariables(loaded, options.tokenEnv),
@@ -110,9 +113,10 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
 
   // 2. Detect the engine, 3. synthesize.
   const engine = mode.kind === "dry-run" ? undefined : detectEngine(options.engine, engineEnvironment(env, { withhold: context.withheld }));
-  const outdir = resolve(options.out ?? "cdktf.out");
+  // --out is typed by a person: relative to the current directory. Its default belongs to the workspace.
+  const outdir = options.out === undefined ? defaultSynthOutDir(workspace) : resolve(options.out);
   log(`synthesizing ${loaded.map((item) => item.model.cell.id).join(", ")} into ${outdir}`);
-  const synthesized = synthesizeCells(loaded, { outdir });
+  const synthesized = synthesizeCells(loaded, { outdir, workDir: workspace });
 
   let cells: ProvisionedCell[];
   if (mode.kind === "dry-run" || !engine) {
@@ -184,7 +188,7 @@ export function provisionCommand(): Command {
     .option("--skip-onboard", "do not create or reconcile the runners first")
     .option("--destroy", "destroy the cell's resources, then remove its runners")
     .addOption(withDefault(new Option("--engine <engine>", "the engine that plans and applies").choices([...ENGINE_NAMES]), "detected on PATH"))
-    .option("--out <dir>", "synthesis output directory", "cdktf.out")
+    .addOption(withDefault(new Option("--out <dir>", "synthesis output directory"), "cdktf.out beside the models directory"))
     .option("--drift", `plan every named cell and report drift; nothing is applied or onboarded (exit ${DRIFT_EXIT_CODE} when a cell drifted)`)
     .option("--apply-plan <file>", "apply this saved plan (the one a merge request reviewed) if the inputs digest beside it matches this checkout; refuse otherwise")
     .option("--replan-if-stale", "with --apply-plan: when the saved plan is missing or stale, plan again, show it, and apply that instead")

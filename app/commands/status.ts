@@ -28,6 +28,7 @@ import { recordedToolkitVersion, type RecordedVersion } from "../../lib/terrafor
 import { shardHealth } from "../../lib/fleet/shard-health";
 import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
+import { workspaceDir } from "../../lib/files/workspace";
 import type { RunnerModel } from "../../lib/model/schema";
 import { shardCapacity } from "../../lib/review/capacity";
 import { createSecretStore } from "../../lib/secrets/create-store";
@@ -55,9 +56,9 @@ export interface StatusOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The secret store of a model. @default the store the model names */
   readonly secretStore?: (model: RunnerModel) => SecretStore;
-  /** Resolves a relative secrets.local_dir. @default process.cwd() */
+  /** Resolves a relative secrets.local_dir. @default - the workspace (lib/files/workspace.ts) */
   readonly secretsBaseDir?: string;
-  /** Resolves a relative local state path (the version that applied each cell). @default process.cwd() */
+  /** Resolves a relative local state path (the version that applied each cell). @default - the workspace */
   readonly workDir?: string;
   /** @default Date.now */
   readonly now?: () => number;
@@ -127,7 +128,9 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusRepo
 
   // Cells at once, each reported whole and in the models' order: progress lines name their cell.
   const limit = pLimit(options.cellConcurrency ?? DEFAULT_CELL_CONCURRENCY);
-  const cells = await Promise.all(models.map(({ file, model }) => limit(() => cellStatus(file, model, { ...options, env, now, sleep, budgetMs, log, traffic }))));
+  const workspace = workspaceDir(options.modelsDir);
+  const where = { secretsBaseDir: options.secretsBaseDir ?? workspace, workDir: options.workDir ?? workspace };
+  const cells = await Promise.all(models.map(({ file, model }) => limit(() => cellStatus(file, model, { ...options, ...where, env, now, sleep, budgetMs, log, traffic }))));
   const attention = cells.flatMap((cell) => cell.attention);
   const exitCode = attention.length > 0 ? 1 : 0;
   const requests = traffic.tally();

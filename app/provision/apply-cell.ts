@@ -45,7 +45,7 @@ export async function onboardAndApply(item: PlannedCell, mode: ChangingMode, con
   let onboarded = false;
   if (mode.kind === "apply" && mode.onboard) {
     context.log(`[${cell.cell}] onboarding runners`);
-    await onboardOrFail({ runnerModel: loaded.model, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
+    await onboardOrFail({ runnerModel: loaded.model, workspace: context.workspace, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
     onboarded = true;
   }
   if (!item.changes) {
@@ -59,6 +59,7 @@ export async function onboardAndApply(item: PlannedCell, mode: ChangingMode, con
       driver: item.driver,
       roll: item.roll,
       env: context.env,
+      workspace: context.workspace,
       log: context.log,
       onSecret: (value) => context.secrets.add(value),
       clock: context.rollClock,
@@ -90,7 +91,7 @@ async function replanStaleReviewedPlan(item: PlannedCell, mode: Extract<Changing
 async function removeRunnersAfter(mode: ChangingMode, loaded: LoadedModel, context: StepContext): Promise<boolean> {
   if (mode.kind !== "destroy" || !mode.removeRunners) return false;
   context.log(`[${loaded.model.cell.id}] removing runners`);
-  await onboardOrFail({ runnerModel: loaded.model, remove: true, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
+  await onboardOrFail({ runnerModel: loaded.model, workspace: context.workspace, remove: true, env: context.env, log: context.log, onSecret: (value) => context.secrets.add(value) }, loaded.file);
   return true;
 }
 

@@ -13,6 +13,8 @@ export type ChangingMode = Extract<ProvisionMode, { kind: "apply" | "destroy" }>
 
 export interface StepContext {
   readonly env: NodeJS.ProcessEnv;
+  /** The workspace (lib/files/workspace.ts): where onboarding keeps local tokens and takes the cell lock. */
+  readonly workspace: string;
   readonly log: (line: string) => void;
   /** Every secret value known to this run; the engine's output is scrubbed of them. */
   readonly secrets: KnownSecrets;

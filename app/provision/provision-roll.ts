@@ -41,6 +41,8 @@ export interface CellRoll {
   readonly driver: EngineDriver;
   readonly roll: RollPlan;
   readonly env: NodeJS.ProcessEnv;
+  /** The workspace (lib/files/workspace.ts): the synth's relative local state, onboarding's local tokens. */
+  readonly workspace: string;
   readonly log: (line: string) => void;
   readonly onSecret: (value: string) => void;
   readonly clock?: RollClock;
@@ -64,14 +66,14 @@ export async function rollCell(cell: CellRoll): Promise<void> {
       log: cell.log,
       plan: async (held: ReadonlySet<SlotKey>) => {
         phase += 1;
-        synthesizeCells([loaded], { outdir, heldManagerSlots: new Map([[cellId, held]]) });
+        synthesizeCells([loaded], { outdir, workDir: cell.workspace, heldManagerSlots: new Map([[cellId, held]]) });
         const planned = await driver.plan({ out: join(stackDir, `${cellId}.roll-${phase}.tfplan`) });
         const plan = await driver.showPlanJson(planned.planFile);
         return { planFile: planned.planFile, changes: planned.changes, replaces: rollOfPlan(loaded, plan, stackDir).changing };
       },
       apply: (planFile) => driver.apply(planFile),
       managers: async (shards) => {
-        const result = await runOnboard({ runnerModel: loaded.model, status: true, shards: [...shards], env: cell.env, log: () => {}, onSecret: cell.onSecret });
+        const result = await runOnboard({ runnerModel: loaded.model, workspace: cell.workspace, status: true, shards: [...shards], env: cell.env, log: () => {}, onSecret: cell.onSecret });
         if (result.requests) lookups.push(result.requests);
         const seen = new Map<string, readonly SeenManager[]>();
         for (const entry of result.status ?? []) seen.set(entry.shard, entry.managers.map((manager) => ({ systemId: manager.systemId, contactedAt: manager.contactedAt })));

@@ -7,7 +7,7 @@ import { LocalSecretStore } from "./local-store";
 import type { SecretStore } from "./store";
 
 export interface SecretStoreOptions {
-  /** Resolves a relative `secrets.local_dir`. @default process.cwd() */
+  /** Resolves a relative `secrets.local_dir`: the workspace (lib/files/workspace.ts), which every command passes. @default process.cwd() */
   readonly baseDir?: string;
   /** Replaces the Secret Manager SDK client (tests). */
   readonly googleClient?: () => SecretManagerApi | Promise<SecretManagerApi>;

@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import lockfile from "proper-lockfile";
 import { OperationalError } from "../process/errors";
 
-/** Where state of local runs lives (locks under <dir>/locks). @default .state in the working directory */
+/** Where state of local runs lives (locks under <dir>/locks), relative to the current directory. @default .state in the workspace */
 export const STATE_DIR_ENV = "RUNNER_FLEET_STATE_DIR";
 export const DEFAULT_STATE_DIR = ".state";
 /** How long a run waits for another's lock before giving up. */
@@ -70,8 +70,14 @@ export class CellLockBusyError extends OperationalError {
   }
 }
 
-export function stateDirectory(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): string {
-  return resolve(cwd, env[STATE_DIR_ENV] || DEFAULT_STATE_DIR);
+/**
+ * The state directory of local runs: $RUNNER_FLEET_STATE_DIR (a setting a person types: relative to the
+ * current directory), else .state in the workspace (lib/files/workspace.ts), beside the models, so runs
+ * from any directory on the same models take the same lock.
+ */
+export function stateDirectory(env: NodeJS.ProcessEnv, workspace: string, cwd: string = process.cwd()): string {
+  const explicit = env[STATE_DIR_ENV];
+  return explicit ? resolve(cwd, explicit) : resolve(workspace, DEFAULT_STATE_DIR);
 }
 
 export function cellLockPath(stateDir: string, cell: string): string {

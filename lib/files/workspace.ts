@@ -1,0 +1,28 @@
+/**
+ * The workspace: the directory that holds the models directory in force (--models-dir, else
+ * $RUNNER_MODELS_DIR, else ./models; lib/model/model-files.ts). Everything the commands write
+ * without being told where resolves against it: cdktf.out/, the local Terraform state and the local
+ * secret store (.state/), the cell locks (.state/locks), and the relative paths written in a model
+ * (state.path, secrets.local_dir).
+ *
+ * Why the models' parent and not the current directory: a run from elsewhere (`--models-dir
+ * /srv/fleet/models`, a pipeline with RUNNER_MODELS_DIR=infra/models, `cdktf synth` from the toolkit's
+ * checkout) must find the same state, tokens and locks as a run beside the models, or it plans a cell
+ * from empty state, onboards runners twice and takes a lock nobody else sees. With the default
+ * ./models the workspace is the current directory, so nothing moves for a run beside its models.
+ *
+ * Paths a person types (--out, --model, --markdown...) and environment variables
+ * ($RUNNER_FLEET_STATE_DIR) stay relative to the current directory, as shells expect.
+ */
+import { dirname, resolve } from "node:path";
+import { modelsDir } from "../model/model-files";
+
+/** The absolute workspace directory for a run given `--models-dir` (or none). */
+export function workspaceDir(modelsDirOption?: string): string {
+  return dirname(resolve(modelsDir(modelsDirOption)));
+}
+
+/** The synthesis output directory when --out is not given: cdktf.out/ in the workspace. */
+export function defaultSynthOutDir(workspace: string): string {
+  return resolve(workspace, "cdktf.out");
+}
