@@ -34,7 +34,7 @@ export const STACK_TRACE_LINE = /^\s+at .+\(.+:\d+:\d+\)$/m;
  * itself serves the stand-ins (fake GitLab) the command talks to.
  */
 export function runBinAsync(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "simulate",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
