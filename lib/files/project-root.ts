@@ -7,8 +7,8 @@ import { dirname, join } from "node:path";
  * installed, node_modules/runner-fleet. Only what ships with the toolkit is read from here.
  *
  * The models and everything the commands write (cdktf.out/, the local state and secrets under
- * .state/, the locks) belong to the workspace, not to the toolkit: they resolve against the
- * current directory (models: --models-dir, $RUNNER_MODELS_DIR or ./models; lib/model/model-files.ts).
+ * .state/, the locks) belong to the workspace, not to the toolkit: the directory that holds the
+ * models directory (--models-dir, $RUNNER_MODELS_DIR or ./models; ./workspace.ts).
  * In this repository the two are one directory; in a models repository the toolkit is under node_modules.
  */
 function findProjectRoot(start: string): string {

@@ -210,7 +210,12 @@ const network = z
 
 const localState = z.strictObject({
   backend: z.literal("local").describe("A state file on the machine that runs provision; for local use only."),
-  path: z.string().optional().describe("State file path, relative to the directory provision runs in. When omitted, .state/terraform/<cell>.tfstate."),
+  path: z
+    .string()
+    .optional()
+    .describe(
+      "State file path, relative to the workspace: the directory that holds the models directory (the current directory when the models are in ./models). When omitted, .state/terraform/<cell>.tfstate.",
+    ),
 });
 const gcsState = z.strictObject({
   backend: z.literal("gcs").describe("A Google Cloud Storage bucket."),
@@ -259,7 +264,10 @@ const secrets = z
       .enum(["local", "google-secret-manager", "aws-ssm"])
       .default("local")
       .describe("Where onboarding puts runner tokens and where managers read them at boot."),
-    local_dir: z.string().default(".state/secrets").describe("Directory of the local store (files 0600, directory 0700)."),
+    local_dir: z
+      .string()
+      .default(".state/secrets")
+      .describe("Directory of the local store (files 0600, directory 0700), relative to the workspace: the directory that holds the models directory."),
     prefix: z
       .string()
       .regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, '_' or '-'")

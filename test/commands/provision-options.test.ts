@@ -51,7 +51,9 @@ describe("provision's modes", () => {
       post: true,
       tokenEnv: "REVIEW",
     });
-    expect(parse([])).toMatchObject({ out: "cdktf.out", allowLocalState: false, post: false });
+    expect(parse([])).toMatchObject({ allowLocalState: false, post: false });
+    // No --out: runProvision writes cdktf.out in the workspace, beside the models (lib/files/workspace.ts).
+    expect(parse([]).out).toBeUndefined();
   });
 });
 
