@@ -126,10 +126,14 @@ test("init, then a dry run of the cell it wrote: output beside the models, nothi
   expect(written.filter((file) => !/^dist\/bundle\/\w+\.js\.v8-cache$/.test(file))).toEqual([]);
 });
 
-test("models anywhere: the current directory's models/, --models-dir or RUNNER_MODELS_DIR, the schema written beside those models", () => {
+test("models anywhere: the current directory's models/, --models-dir or RUNNER_MODELS_DIR, the schema, cdktf.out and the local state beside those models", () => {
   const elsewhere = join(root, "elsewhere");
   mkdirSync(join(elsewhere, "models"), { recursive: true });
-  copyFileSync(join(repo, "models", "cell-1.yaml"), join(elsewhere, "models", "cell-1.yaml"));
+  // Local state (the scaffold's is a bucket): its default path is relative, so where it lands shows.
+  const scaffolded = readFileSync(join(repo, "models", "cell-1.yaml"), "utf8");
+  const localState = scaffolded.replace(/^state:.*\n(  .*\n)+/m, "state:\n  backend: local\n");
+  expect(localState).not.toBe(scaffolded);
+  writeFileSync(join(elsewhere, "models", "cell-1.yaml"), localState);
   const empty = join(root, "empty");
   mkdirSync(empty);
   // The installed executable, run from directories without the package (as a global install or a path would).
@@ -152,6 +156,13 @@ test("models anywhere: the current directory's models/, --models-dir or RUNNER_M
   expect(byEnv.stderr).not.toMatch(STACK_TRACE_LINE);
   expect(byEnv.status).toBe(0);
   expect(readFileSync(join(elsewhere, "models", "schema.json"), "utf8")).toBe(readFileSync(join(installed, "models", "schema.json"), "utf8"));
+
+  // What provision writes goes beside the models too (lib/files/workspace.ts), not into the current directory.
+  const dryRun = runFrom(empty, ["provision", "--model", "cell-1", "--dry-run"], { ...process.env, RUNNER_MODELS_DIR: join(elsewhere, "models") });
+  expect(dryRun.stderr).not.toMatch(STACK_TRACE_LINE);
+  expect(dryRun.status).toBe(0);
+  const stack = JSON.parse(readFileSync(join(elsewhere, "cdktf.out", "stacks", "cell-1", "cdk.tf.json"), "utf8"));
+  expect(stack.terraform.backend.local.path).toBe(join(elsewhere, ".state", "terraform", "cell-1.tfstate"));
   expect(readdirSync(empty)).toEqual([]);
 });
 
