@@ -1,9 +1,9 @@
 /**
  * The workspace: the directory that holds the models directory in force (--models-dir, else
- * $RUNNER_MODELS_DIR, else ./models; lib/model/model-files.ts). Everything the commands write
- * without being told where resolves against it: cdktf.out/, the local Terraform state and the local
- * secret store (.state/), the cell locks (.state/locks), and the relative paths written in a model
- * (state.path, secrets.local_dir).
+ * $RUNNER_MODELS_DIR, else ./models: modelsDir() below; lib/model/model-files.ts re-exports it).
+ * Everything the commands write without being told where resolves against it: cdktf.out/, the
+ * local Terraform state and the local secret store (.state/), the cell locks (.state/locks), and
+ * the relative paths written in a model (state.path, secrets.local_dir).
  *
  * Why the models' parent and not the current directory: a run from elsewhere (`--models-dir
  * /srv/fleet/models`, a pipeline with RUNNER_MODELS_DIR=infra/models, `cdktf synth` from the toolkit's
@@ -15,7 +15,13 @@
  * ($RUNNER_FLEET_STATE_DIR) stay relative to the current directory, as shells expect.
  */
 import { dirname, resolve } from "node:path";
-import { modelsDir } from "../model/model-files";
+
+export const DEFAULT_MODELS_DIR = "models";
+
+/** The models directory: --models-dir, else $RUNNER_MODELS_DIR, else ./models. */
+export function modelsDir(explicit?: string): string {
+  return explicit ?? process.env.RUNNER_MODELS_DIR ?? DEFAULT_MODELS_DIR;
+}
 
 /** The absolute workspace directory for a run given `--models-dir` (or none). */
 export function workspaceDir(modelsDirOption?: string): string {

@@ -3,12 +3,8 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { UserInputError } from "../process/errors";
 
-export const DEFAULT_MODELS_DIR = "models";
-
-/** The models directory: --models-dir, else $RUNNER_MODELS_DIR, else ./models. */
-export function modelsDir(explicit?: string): string {
-  return explicit ?? process.env.RUNNER_MODELS_DIR ?? DEFAULT_MODELS_DIR;
-}
+// The models directory and the workspace around it have one owner: lib/files/workspace.ts.
+export { DEFAULT_MODELS_DIR, modelsDir } from "../files/workspace";
 
 /** All model files of a directory, sorted, leaving out anything that is not a model (schema.json, templates). */
 export function listModelFiles(dir: string): string[] {
