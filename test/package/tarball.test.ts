@@ -69,6 +69,7 @@ test("the tarball ships what runs and nothing of the repository's own (tests, fi
     "scripts/worker/runner-fleet-worker",
     "models/schema.json",
     "CHANGELOG.md",
+    "LICENSE", // package.json declares MIT; npm ships the text whatever `files` says
   ]) {
     expect(files).toContain(needed);
   }
