@@ -11,6 +11,10 @@
  * from empty state, onboards runners twice and takes a lock nobody else sees. With the default
  * ./models the workspace is the current directory, so nothing moves for a run beside its models.
  *
+ * Models kept in the directory a run starts from (`--models-dir .`, RUNNER_MODELS_DIR=.) make that
+ * directory the workspace: its parent is usually outside the repository, where state and tokens
+ * must never land.
+ *
  * Paths a person types (--out, --model, --markdown...) and environment variables
  * ($RUNNER_FLEET_STATE_DIR) stay relative to the current directory, as shells expect.
  */
@@ -25,7 +29,8 @@ export function modelsDir(explicit?: string): string {
 
 /** The absolute workspace directory for a run given `--models-dir` (or none). */
 export function workspaceDir(modelsDirOption?: string): string {
-  return dirname(resolve(modelsDir(modelsDirOption)));
+  const models = resolve(modelsDir(modelsDirOption));
+  return models === process.cwd() ? models : dirname(models);
 }
 
 /** The synthesis output directory when --out is not given: cdktf.out/ in the workspace. */

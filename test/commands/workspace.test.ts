@@ -71,6 +71,15 @@ describe("workspaceDir", () => {
     expect(defaultSynthOutDir("/srv/fleet")).toBe("/srv/fleet/cdktf.out");
   });
 
+  it("is the current directory itself when the models are kept there (--models-dir .): never its parent, outside the repository", () => {
+    const here = emptyDir("ws-dot-");
+    process.chdir(here);
+    expect(workspaceDir(".")).toBe(process.cwd());
+    expect(workspaceDir(process.cwd())).toBe(process.cwd());
+    process.env.RUNNER_MODELS_DIR = ".";
+    expect(workspaceDir()).toBe(process.cwd());
+  });
+
   it("puts the locks in .state of the workspace, while $RUNNER_FLEET_STATE_DIR stays relative to the current directory", () => {
     expect(stateDirectory({}, "/srv/fleet", "/home/me")).toBe("/srv/fleet/.state");
     expect(stateDirectory({ [STATE_DIR_ENV]: "shared-state" }, "/srv/fleet", "/home/me")).toBe("/home/me/shared-state");
