@@ -10,7 +10,8 @@ module.exports = {
   transform: {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },
-  setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js"],
+  // The second records each file's CPU time, only for `npm run bench -- --suite` (bench/suite-time.ts).
+  setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js", "<rootDir>/test/support/suite-cpu-recorder.ts"],
   // One synth cache per run for the review suites (test/global-setup.js).
   globalSetup: "<rootDir>/test/global-setup.js",
   globalTeardown: "<rootDir>/test/global-teardown.js",
