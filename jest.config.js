@@ -11,6 +11,8 @@ module.exports = {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },
   // The second records each file's CPU time, only for `npm run bench -- --suite` (bench/suite-time.ts).
+  // cdktf's archiver loads on first use, as in the command bundles (test/support/archiver-on-first-use.js).
+  moduleNameMapper: { "^archiver$": "<rootDir>/test/support/archiver-on-first-use.js" },
   setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js", "<rootDir>/test/support/suite-cpu-recorder.ts"],
   // One synth cache per run for the review suites (test/global-setup.js).
   globalSetup: "<rootDir>/test/global-setup.js",
