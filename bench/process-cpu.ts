@@ -9,6 +9,11 @@ import { readFileSync } from "node:fs";
 
 /** Where test/support/suite-cpu-recorder.ts appends each test file's CPU, when set (bench/suite-time.ts sets it). */
 export const SUITE_CPU_LOG_ENV = "RUNNER_FLEET_SUITE_CPU_LOG";
+/**
+ * The process that ran jest for the bench: only the files of that run record, not those of a jest a
+ * test runs inside it (test/real-engine/availability.test.ts does), whose CPU its test already counts.
+ */
+export const SUITE_CPU_OWNER_ENV = "RUNNER_FLEET_SUITE_CPU_OWNER";
 
 /** sysconf(_SC_CLK_TCK): 100 on every Linux Node supports. */
 const TICKS_PER_SECOND = 100;
@@ -27,6 +32,16 @@ export function parseProcStat(line: string): ProcessCpu {
   const ticks = fields.slice(11, 15).map(Number);
   if (ticks.length !== 4 || ticks.some((value) => !Number.isInteger(value))) throw new Error(`not a /proc/<pid>/stat line: ${line.slice(0, 80)}`);
   return { selfSeconds: (ticks[0] + ticks[1]) / TICKS_PER_SECOND, childSeconds: (ticks[2] + ticks[3]) / TICKS_PER_SECOND };
+}
+
+/** The parent of process `pid` (field 4 of its stat line), or undefined when there is no such process or no /proc. */
+export function parentPid(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(line.slice(line.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** This process's CPU so far, or undefined where there is no /proc (not Linux). */

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { PROJECT_ROOT } from "../lib/files/project-root";
-import { SUITE_CPU_LOG_ENV } from "./process-cpu";
+import { SUITE_CPU_LOG_ENV, SUITE_CPU_OWNER_ENV } from "./process-cpu";
 
 export const SUITE_BUDGET_SECONDS = 60;
 
@@ -48,7 +48,7 @@ export function measureSuite(): SuiteTime {
     const started = process.hrtime.bigint();
     const result = spawnSync(process.execPath, [join(PROJECT_ROOT, "node_modules", "jest", "bin", "jest.js"), "--silent", "--json", `--outputFile=${report}`], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, [SUITE_CPU_LOG_ENV]: cpuLog },
+      env: { ...process.env, [SUITE_CPU_LOG_ENV]: cpuLog, [SUITE_CPU_OWNER_ENV]: String(process.pid) },
       encoding: "utf8",
       maxBuffer: 64 * 1024 * 1024,
     });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { parseProcStat, processCpu } from "../../bench/process-cpu";
+import { parentPid, parseProcStat, processCpu } from "../../bench/process-cpu";
 import { summarizeSuiteCpu } from "../../bench/suite-time";
 
 test("reads utime+stime and cutime+cstime of a stat line, whatever the command's name holds", () => {
@@ -32,4 +32,9 @@ test("the suite's CPU is the sum of its files', children included, with the cost
   expect(cpu.totalSeconds).toBeCloseTo(6.25);
   expect(cpu.childSeconds).toBeCloseTo(4.5);
   expect(cpu.costliest.map((file) => file.file.replace(/^.*test\//, ""))).toEqual(["b.test.ts", "a.test.ts", "c.test.ts"]);
+});
+
+test("names a process's parent, and nothing for a process that does not exist", () => {
+  expect(parentPid(process.pid)).toBe(process.ppid);
+  expect(parentPid(2 ** 22 + 1)).toBeUndefined();
 });
