@@ -10,10 +10,15 @@ module.exports = {
   transform: {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },
-  setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js"],
+  // The second records each file's CPU time, only for `npm run bench -- --suite` (bench/suite-time.ts).
+  // cdktf's archiver loads on first use, as in the command bundles (test/support/archiver-on-first-use.js).
+  moduleNameMapper: { "^archiver$": "<rootDir>/test/support/archiver-on-first-use.js" },
+  setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js", "<rootDir>/test/support/suite-cpu-recorder.ts"],
   // One synth cache per run for the review suites (test/global-setup.js).
   globalSetup: "<rootDir>/test/global-setup.js",
   globalTeardown: "<rootDir>/test/global-teardown.js",
+  // Files that read what another file makes (the one AWS plan) run after the rest (test/sequencer.js).
+  testSequencer: "<rootDir>/test/sequencer.js",
   testTimeout: 30000,
   // Jest's default (cores - 1) runs a 2-core machine in band, one suite at a time. Much of the
   // suite waits on child processes (terraform, git, bash), so a worker per core, and never

@@ -3,7 +3,8 @@
  * - the README's dry run of one cell as a ratio to a bare `node -e 0`: at most 3× (medians of
  *   --runs turns each, 11 by default; bench/dry-run-ratio.ts);
  * - synthesis time and peak memory: both examples under 0.6 s and 150 MB; 100 cells under 1.5 s and 250 MB;
- * - with --suite, the test suite's wall time: at most 60 s, and its total work (bench/suite-time.ts);
+ * - with --suite, the test suite's wall time: at most 60 s, its total work, and its CPU time per file
+ *   (bench/suite-time.ts), which a busy machine inflates least;
  * - GitLab at scale (bench/gitlab-bench.ts): requests and wall time of onboard, status and
  *   prune for 5 to 500 shards against the GitLab stand-in, within a request budget per shard
  *   (--gitlab-only runs only this part, --skip-gitlab leaves it out).
@@ -149,6 +150,11 @@ async function main(): Promise<void> {
         `${suiteOk ? "within" : "OVER"} budget (<= ${SUITE_BUDGET_SECONDS} s)  [${suite.summary.join("; ")}]`,
       `${"test suite, total work (sum of files)".padEnd(46)} ${suite.workSeconds.toFixed(1)} s; longest: ` +
         suite.longest.map((file) => `${file.file} ${file.seconds.toFixed(1)} s`).join(", "),
+      suite.cpu
+        ? `${"test suite, CPU (user+sys, with children)".padEnd(46)} ${suite.cpu.totalSeconds.toFixed(1)} s, of which children ${suite.cpu.childSeconds.toFixed(1)} s ` +
+            `(2 cores: at best ${(suite.cpu.totalSeconds / 2).toFixed(1)} s of wall time); costliest: ` +
+            suite.cpu.costliest.map((file) => `${file.file} ${file.seconds.toFixed(1)} s`).join(", ")
+        : `${"test suite, CPU".padEnd(46)} not measured (needs Linux's /proc)`,
     );
   }
   process.stdout.write(`${rows.join("\n")}\n`);

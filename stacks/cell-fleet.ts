@@ -5,19 +5,20 @@
  * provider and its backend are the caller's, as in CellStack.
  */
 import type { Construct } from "constructs";
-import { AwsCellFleet } from "../constructs/aws/aws-cell-fleet";
-import { GoogleCellFleet } from "../constructs/google/google-cell-fleet";
+import type { AwsCellFleet } from "../constructs/aws/aws-cell-fleet";
+import type { GoogleCellFleet } from "../constructs/google/google-cell-fleet";
 import type { RunnerModel } from "../lib/model/schema";
 import { renderCellFiles, type RenderedShardFiles } from "../lib/render/rendered-files";
-import { awsFleetProps } from "./aws-fleet-props";
-import { googleFleetProps } from "./google-fleet-props";
+import type * as AwsCellModule from "./aws-cell";
+import type * as GoogleCellModule from "./google-cell";
 import { escapeLiteralTextIn } from "./literal-text";
 
 export function addCellFleet(scope: Construct, id: string, model: RunnerModel, rendered: readonly RenderedShardFiles[] = renderCellFiles(model)): GoogleCellFleet | AwsCellFleet {
+  // Each cloud's part loads with the first cell of that cloud (./google-cell.ts, ./aws-cell.ts).
   const fleet =
     model.cloud.provider === "google"
-      ? new GoogleCellFleet(scope, id, googleFleetProps({ ...model, cloud: model.cloud }, rendered))
-      : new AwsCellFleet(scope, id, awsFleetProps({ ...model, cloud: model.cloud }, rendered));
+      ? (require("./google-cell") as typeof GoogleCellModule).addGoogleFleet(scope, id, { ...model, cloud: model.cloud }, rendered)
+      : (require("./aws-cell") as typeof AwsCellModule).addAwsFleet(scope, id, { ...model, cloud: model.cloud }, rendered);
   // Terraform reads every JSON string as a template: the scripts and model values must reach it as written.
   escapeLiteralTextIn(fleet);
   return fleet;

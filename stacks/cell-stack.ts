@@ -3,16 +3,16 @@
  * A cell's state is independent of every other cell's, so a change to one model
  * plans only that cell.
  */
-import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
-import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { TerraformOutput, TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
 import { TOOLKIT_VERSION_OUTPUT, toolkitVersion } from "../lib/files/toolkit-version";
-import { shardLabels, stackName } from "../lib/model/names";
+import { stackName } from "../lib/model/names";
 import type { RunnerModel } from "../lib/model/schema";
 import { renderCellFiles, type RenderedShardFiles } from "../lib/render/rendered-files";
+import type * as AwsCellModule from "./aws-cell";
 import { configureBackend } from "./backend";
 import { addCellFleet } from "./cell-fleet";
+import type * as GoogleCellModule from "./google-cell";
 import { escapeLiteralTextIn } from "./literal-text";
 import { holdManagerSlots } from "./manager-holds";
 
@@ -52,17 +52,12 @@ export class CellStack extends TerraformStack {
     configureBackend(this, model, { workDir: props.workDir });
     const rendered = props.rendered ?? renderCellFiles(model);
 
+    // Each cloud's part loads with the first cell of that cloud: its provider's classes are megabytes of
+    // code, which a dry run of one cell (and every test of one cloud) would otherwise load for both.
     if (model.cloud.provider === "google") {
-      const google = new GoogleProvider(this, "google", { project: model.cloud.project, region: model.cloud.region });
-      // Set through an override: cdktf snake-cases the keys of provider-level maps ("gitlab-cell" -> "gitlab_cell").
-      google.addOverride("default_labels", shardLabels(model));
+      (require("./google-cell") as typeof GoogleCellModule).addGoogleProvider(this, { ...model, cloud: model.cloud });
     } else {
-      new AwsProvider(this, "aws", {
-        region: model.cloud.region,
-        // Refuse to apply with credentials of another account than the model names.
-        allowedAccountIds: model.cloud.account_id ? [model.cloud.account_id] : undefined,
-        defaultTags: [{ tags: shardLabels(model) }],
-      });
+      (require("./aws-cell") as typeof AwsCellModule).addAwsProvider(this, { ...model, cloud: model.cloud });
     }
     // The same call a user's own CDKTF app makes (the package's entry point): one fleet either way.
     addCellFleet(this, "fleet", model, rendered);

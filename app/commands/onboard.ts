@@ -17,7 +17,7 @@ import { Option, type Command } from "commander";
 import pLimit from "p-limit";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
 import { OperationalError, UserInputError } from "../../lib/process/errors";
-import { createGitLabClient } from "../../lib/gitlab/client";
+import { gitlabClientModule } from "../../lib/gitlab/load-client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
 import { GitLabTraffic } from "../../lib/gitlab/traffic";
@@ -128,7 +128,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
   const traffic = options.traffic ?? new GitLabTraffic({ requestsPerMinute }, clock);
   // This cell's requests, counted apart from other cells sharing the GitLab's pacer.
   const pacer = traffic.pacerFor(model.gitlab.url, adminToken).metered();
-  const client = createGitLabClient({
+  const client = gitlabClientModule().createGitLabClient({
     url: model.gitlab.url,
     token: adminToken,
     tokenEnv,

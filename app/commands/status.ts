@@ -14,7 +14,7 @@ import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } fr
 import type * as StatusOptionsModule from "./status-options";
 import pLimit from "p-limit";
 import { OperationalError } from "../../lib/process/errors";
-import { createGitLabClient } from "../../lib/gitlab/client";
+import { gitlabClientModule } from "../../lib/gitlab/load-client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { isOutOfReach } from "../../lib/gitlab/errors";
 import { describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
@@ -161,7 +161,7 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
   }
   const secrets = new Set<string>([adminToken]);
   const redact = (text: string) => [...secrets].reduce((out, secret) => redactValue(out, secret), redactSecrets(text));
-  const client = createGitLabClient({
+  const client = gitlabClientModule().createGitLabClient({
     url: model.gitlab.url,
     token: adminToken,
     tokenEnv: model.gitlab.token_env,

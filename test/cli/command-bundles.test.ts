@@ -49,6 +49,19 @@ test("a dry run through bin/provision loads no GitLab client and no cloud SDK, c
   }
 });
 
+test.each(["onboard", "prepare", "provision", "review", "status", "import", "simulate", "init"])("bin/%s --help loads no GitLab client and no cloud SDK", (command) => {
+  // The client loads when the first one is built (lib/gitlab/load-client.ts): what --help needs never sends a request.
+  const script = `
+    process.argv = [process.argv[0], ${JSON.stringify(command)}, "--help"];
+    process.on("exit", () => process.stderr.write("SDK modules loaded: " + JSON.stringify(Object.keys(require.cache).filter((file) => ${SDKS}.test(file))) + "\\n"));
+    require("./bin/${command}");
+  `;
+  const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+  expect(result.status).toBe(0);
+  expect(result.stdout).toContain(`Usage: ${command} [options]`);
+  expect(result.stderr).toBe("SDK modules loaded: []\n");
+});
+
 test("the check above sees an SDK once one is loaded", () => {
   const script = `
     require("./dist/bundle/provision.js");

@@ -8,9 +8,9 @@
  * what the first one installed, like a rebooted VM.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 
 /** Harmless real tools the scripts may use (everything else is a stub or missing). */
 const REAL_TOOLS = ["date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed"];
@@ -132,11 +132,32 @@ function parseCalls(log: string): StubCall[] {
     });
 }
 
+/**
+ * The first executable file named `name` on this process's PATH, as `command -v` finds it; looked up once
+ * per test file: every test builds a sandbox, and a shell spawned per tool per sandbox cost more than the runs.
+ */
+const resolvedTools = new Map<string, string>();
 function resolveTool(name: string): string {
-  const found = spawnSync("/bin/sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
-  const path = found.stdout.trim();
-  if (found.status !== 0 || !path.startsWith("/")) throw new Error(`the tests need ${name} on PATH`);
+  let path = resolvedTools.get(name);
+  if (path === undefined) {
+    path = (process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((dir) => isAbsolute(dir))
+      .map((dir) => join(dir, name))
+      .find(isExecutableFile);
+    if (path === undefined) throw new Error(`the tests need ${name} on PATH`);
+    resolvedTools.set(name, path);
+  }
   return path;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The script exited 0 and logged no failure. */

@@ -2,15 +2,24 @@
 # (installed under many names; behaves by the name it was called as).
 # Environment: STUB_LOG, STUB_STATE, STUB_DIR, RUNNER_FLEET_ROOT, and the fake
 # STUB_RUNNER_TOKEN / STUB_ACCESS_TOKEN a test generated at run time.
-name=$(basename "$0")
+# Its bookkeeping on the frequent calls uses bash builtins (no basename, touch, cat or awk): a script run
+# makes dozens of stub calls, and a process spawned per line of bookkeeping was most of what they cost.
+name=${0##*/}
 # One line per call: name and arguments separated by the unit separator, plus the env the scripts must pass.
 {
   printf '%s\x1f' "$name" "$@"
   printf 'ENV:FLEETING_PLUGIN_PATH=%s\x1fENV:HOME=%s\n' "${FLEETING_PLUGIN_PATH:-}" "${HOME:-}"
 } >>"$STUB_LOG"
 installed="$STUB_STATE/installed"
-touch "$installed"
+: >>"$installed"
 mark_installed() { printf '%s %s\n' "$1" "$2" >>"$installed"; }
+# count: the number kept in the state file $1, plus one, and written back.
+count_up() {
+  count=0
+  [[ -f $STUB_STATE/$1 ]] && read -r count <"$STUB_STATE/$1"
+  count=$((count + 1))
+  echo "$count" >"$STUB_STATE/$1"
+}
 
 case "$name" in
   logger)
@@ -18,8 +27,7 @@ case "$name" in
     printf '%s\n' "$*" >>"$STUB_STATE/logger"
     ;;
   sleep)
-    count=$(($(cat "$STUB_STATE/sleeps" 2>/dev/null || echo 0) + 1))
-    echo "$count" >"$STUB_STATE/sleeps"
+    count_up sleeps
     if [[ ${STUB_SLEEP_HOOK:-} == place-token && $count == 1 ]]; then
       mkdir -p "$RUNNER_FLEET_ROOT/etc/gitlab-runner"
       printf '%s\n' "$STUB_RUNNER_TOKEN" >"$RUNNER_FLEET_ROOT/etc/gitlab-runner/runner-token"
@@ -28,7 +36,8 @@ case "$name" in
     ;;
   dpkg-query)
     package=${!#}
-    version=$(awk -v p="$package" '$1 == p { v = $2 } END { print v }' "$installed")
+    version=""
+    while read -r listed listed_version; do [[ $listed == "$package" ]] && version=$listed_version; done <"$installed"
     [[ -n $version ]] || exit 1
     printf 'install ok installed %s\n' "$version"
     ;;
@@ -78,8 +87,7 @@ case "$name" in
     # calls (a unit stopping with jobs running), then "inactive". `is-active` answers 3 ("not active") for a
     # deactivating unit, as real systemctl does; the real-systemd version of this is test/system/.
     if [[ $1 == show && " $* " == *" --property=ActiveState "* ]]; then
-      count=$(($(cat "$STUB_STATE/active-state" 2>/dev/null || echo 0) + 1))
-      echo "$count" >"$STUB_STATE/active-state"
+      count_up active-state
       if ((count <= ${STUB_ACTIVE_CHECKS:-0})); then echo deactivating; else echo "${STUB_FINAL_STATE:-inactive}"; fi
     fi
     # STUB_ACTIVE_UNITS: units that answer `is-active` with 0 (running), as an image's dockerd started before the boot.
@@ -123,12 +131,13 @@ case "$name" in
       http://169.254.169.254/latest/api/token)
         [[ -z ${STUB_IMDS_DOWN:-} ]] || exit 7
         printf 'imds-session-%s' "$$" >"$STUB_STATE/imds-session"
-        cat "$STUB_STATE/imds-session"
+        printf 'imds-session-%s' "$$"
         ;;
       http://169.254.169.254/latest/meta-data/*)
         # The IMDSv2 session token must arrive on stdin (curl --config -).
         $config_stdin || exit 22
-        grep -q "X-aws-ec2-metadata-token: $(cat "$STUB_STATE/imds-session")" || exit 22
+        read -r session <"$STUB_STATE/imds-session"
+        grep -q "X-aws-ec2-metadata-token: $session" || exit 22
         case "$url" in
           */autoscaling/target-lifecycle-state) printf '%s' "${STUB_LIFECYCLE_STATE:-InService}" ;;
           */instance-id) printf 'i-0123456789abcdef0' ;;

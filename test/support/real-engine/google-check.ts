@@ -17,11 +17,29 @@ export interface GoogleCheck {
   readonly plan: PlanJson;
 }
 
+/**
+ * Checks already made in this process, by the stand-in stack's text: tests that read different parts of
+ * the same stack's plan share one (a plan costs terraform seconds). The same text plans the same way, so
+ * a shared result is the result each would get; a failed check is not kept.
+ */
+const checks = new Map<string, Promise<GoogleCheck>>();
+
 export async function checkGoogleStack(stackJson: Record<string, unknown>): Promise<GoogleCheck> {
   const standIns = withProviderStandIns(stackJson, "google", googleSchemaHasAttribute);
+  const text = JSON.stringify(standIns.json, null, 2);
+  let check = checks.get(text);
+  if (!check) {
+    check = planStandIns(standIns, text);
+    checks.set(text, check);
+    check.catch(() => checks.delete(text));
+  }
+  return check;
+}
+
+async function planStandIns(standIns: StandInStack, text: string): Promise<GoogleCheck> {
   const dir = mkdtempSync(join(tmpdir(), "runner-fleet-google-check-"));
   try {
-    writeFileSync(join(dir, "stack.tf.json"), JSON.stringify(standIns.json, null, 2));
+    writeFileSync(join(dir, "stack.tf.json"), text);
     const env = isolatedEnv();
     await terraform(["init", "-input=false", "-no-color"], dir, env);
     // No separate `validate`: `plan` walks the same validate graph before it plans.

@@ -25,6 +25,10 @@ export function isolatedEnv(extra: Readonly<Record<string, string>> = {}): NodeJ
     TF_INPUT: "0",
     // An empty CLI configuration unless the caller names one: the machine's ~/.terraformrc plays no part.
     TF_CLI_CONFIG_FILE: "/dev/null",
+    // Go's collector runs four times less often (terraform and its providers are Go programs, and the
+    // providers inherit this): the AWS plan then costs a quarter less CPU for ~500 MB at its peak instead
+    // of ~380 MB. It changes when memory is freed, nothing terraform computes.
+    GOGC: "400",
     ...extra,
   };
 }
