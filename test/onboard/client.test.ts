@@ -108,9 +108,11 @@ test("a 412 or 409 is a conflict", async () => {
 });
 
 test("each attempt has its own time limit: a slow read is tried again, a slow create is not (it may have happened)", async () => {
-  gitlab.fake.latencyMs = 300;
+  // The limit leaves the request time to reach the stand-in on a loaded machine (at 50 ms a create could
+  // time out before it was sent, and the test saw no POST); the stand-in answers long after the limit.
+  gitlab.fake.latencyMs = 1_500;
   const clock = fakeClock();
-  const slow = createGitLabClient({ url: gitlab.fake.url, token: gitlab.fake.adminToken, tokenEnv: "GITLAB_TOKEN", clock, attemptTimeoutMs: 50, policy: { budgetMs: 2_000, baseDelayMs: 500, maxDelayMs: 2_000 } });
+  const slow = createGitLabClient({ url: gitlab.fake.url, token: gitlab.fake.adminToken, tokenEnv: "GITLAB_TOKEN", clock, attemptTimeoutMs: 250, policy: { budgetMs: 2_000, baseDelayMs: 500, maxDelayMs: 2_000 } });
 
   const read = await slow.getRunner(1, "read runner #1").catch((caught: unknown) => caught);
   const readAttempts = gitlab.fake.requests.length;
