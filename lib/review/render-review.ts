@@ -265,7 +265,8 @@ function reasonsOf(report: ReviewReport, cell: string): readonly string[] {
 }
 
 function destroyHint(cell: string): string {
-  return `Its infrastructure keeps running until someone runs \`./bin/provision --model ${cell} --destroy\` from a checkout that still has the model.`;
+  // The note is read in this repository and in models repositories, where the toolkit is the package's one bin.
+  return `Its infrastructure keeps running until someone runs \`npx runner-fleet provision --model ${cell} --destroy\` (\`./bin/provision\` in the toolkit's own repository) from a checkout that still has the model.`;
 }
 
 function describeRef(ref: { ref: string; sha?: string }): string {

@@ -58,6 +58,8 @@ describe("renderReviewMarkdown", () => {
   it("lists unchanged cells briefly and deleted models with how to destroy them", () => {
     expect(markdown).toContain("No changes: `cell-b`.");
     expect(markdown).toMatch(/- `cell-c` \(models\/cell-c\.yaml\): \*\*not planned for destroy\*\*.*--model cell-c --destroy/);
+    // Read in models repositories too, where the toolkit is the package's bin.
+    expect(markdown).toContain("`npx runner-fleet provision --model cell-c --destroy` (`./bin/provision` in the toolkit's own repository)");
   });
 
   it("folds long tables into <details>", () => {
