@@ -5,15 +5,11 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { parseOptions } from "../cli/parse-options";
+import type { ImportFlags } from "../import/imported-model";
 
-export interface ImportCliOptions {
+/** The flags that shape the model (ImportFlags), and what to read, where to write and whether to adopt. */
+export interface ImportCliOptions extends ImportFlags {
   readonly configs: readonly string[];
-  readonly cell: string;
-  readonly cloud: "google" | "aws";
-  readonly region?: string;
-  readonly project?: string;
-  readonly accountId?: string;
-  readonly secretsStore?: "local" | "google-secret-manager" | "aws-ssm";
   readonly adopt: boolean;
   readonly out?: string;
   readonly force: boolean;
