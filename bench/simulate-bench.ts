@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (after synth-bench): a week of one million jobs across 10 shards through
+ * `npm run bench` (after synth-bench, bench/run-all.ts): a week of one million jobs across 10 shards through
  * `simulate`, against its budget: under 5 s. Measured as CPU time (user + system) of this process
  * for each step, which the load of other processes on a shared machine changes far less than wall
  * time; wall time is shown beside it. The steps: the synthetic week, the trace written and read back
