@@ -325,7 +325,7 @@ function loadModel(options: OnboardOptions): { model: RunnerModel; file: string 
   if (options.runnerModel) return { model: options.runnerModel, file: options.modelFile ?? "(given)" };
   if (!options.model) throw new UserInputError("--model is required: a model file, or a name in the models directory (cell-1)");
   const file = resolveModelArgument(options.model, modelsDir(options.modelsDir));
-  return { model: loadModelFile(file).model, file };
+  return { model: loadModelFile(file, { workspace: options.workspace ?? workspaceDir(options.modelsDir) }).model, file };
 }
 
 function selectShards(model: RunnerModel, names: readonly string[]): Shard[] {
@@ -377,7 +377,7 @@ export function onboardCommand(): Command {
         return;
       }
       // Every model is loaded (and refused, exit 2) before any cell starts.
-      const runnerModels = files.map((file) => loadModelFile(file).model);
+      const runnerModels = files.map((file) => loadModelFile(file, { workspace }).model);
       const result = await runOnboardCells({ ...(rest as OnboardFlags), runnerModels, modelFiles: files, workspace, shards: shard as string[], cellConcurrency: cellConcurrency as string | undefined });
       process.stdout.write(json ? `${redactSecrets(JSON.stringify(result, null, 2))}\n` : formatOnboardCellsReport(result));
       process.exitCode = result.exitCode;

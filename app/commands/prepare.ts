@@ -20,6 +20,7 @@ import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model
 import { renderedCellErrors } from "../../lib/render/check-rendered";
 import { renderedFilesForCell } from "../../lib/render/rendered-files";
 import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../../lib/terraform/toolchain-check";
+import { workspaceDir } from "../../lib/files/workspace";
 
 export type { PrepareMode } from "./prepare-options";
 
@@ -66,7 +67,8 @@ export function runPrepare(options: PrepareOptions = {}): PrepareResult {
         ? [generated.file]
         : listModelFiles(dir);
   if (files.length === 0) throw new UserInputError(`no models (*.yaml) in ${dir}`);
-  const models = files.map(validateModel);
+  const workspace = workspaceDir(options.modelsDir);
+  const models = files.map((file) => validateModel(file, workspace));
 
   const toolchain = checkToolchain(env);
   const problems: string[] = [];
@@ -93,9 +95,9 @@ export function runPrepare(options: PrepareOptions = {}): PrepareResult {
   return { ok: exitCode === 0, exitCode, models, toolchain, problems, notices, schemaFile, schemaChanged, generated };
 }
 
-function validateModel(file: string): ModelReport {
+function validateModel(file: string, workspace: string): ModelReport {
   try {
-    const { model, warnings } = loadModelFile(file, { requireFileNameMatch: true });
+    const { model, warnings } = loadModelFile(file, { requireFileNameMatch: true, workspace });
     return {
       file,
       valid: true,

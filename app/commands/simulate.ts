@@ -22,6 +22,7 @@ import { selectShards, simulateModel, type SimulateOptions, type SimulationRepor
 import { syntheticTraceFor } from "../../lib/simulate/model-synthetic-week";
 import { DEFAULT_JOBS_PER_SHARD, DEFAULT_SEED, DEFAULT_SYNTHETIC_START, SYNTHETIC_PROFILES } from "../../lib/simulate/synthetic-week";
 import { chartSeries, mermaidWeekChart, svgWeekChart } from "../../lib/simulate/week-chart";
+import { workspaceDir } from "../../lib/files/workspace";
 
 export const DEFAULT_TARGET_WAIT = "30s";
 /** Above this many jobs a run reports its progress on stderr. */
@@ -46,7 +47,7 @@ export interface RunSimulateOptions extends SimulateCliOptions {
 
 export async function runSimulate(options: RunSimulateOptions): Promise<SimulateRun> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const model = options.runnerModel ?? loadModelFile(resolveModelArgument(options.model, modelsDir(options.modelsDir))).model;
+  const model = options.runnerModel ?? loadModelFile(resolveModelArgument(options.model, modelsDir(options.modelsDir)), { workspace: workspaceDir(options.modelsDir) }).model;
   // Refused before anything is read from GitLab or written.
   selectShards(model, options.shards);
   // An export is simulated over the window it was read for (whole minutes), not only the hours its jobs fill.

@@ -140,7 +140,8 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusRepo
 function loadModels(options: StatusOptions): Array<{ file: string; model: RunnerModel }> {
   const dir = modelsDir(options.modelsDir);
   const files = options.models && options.models.length > 0 ? options.models.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
-  return files.map((file) => ({ file, model: loadModelFile(file).model }));
+  const workspace = workspaceDir(options.modelsDir);
+  return files.map((file) => ({ file, model: loadModelFile(file, { workspace }).model }));
 }
 
 interface CellContext extends StatusOptions {

@@ -5,9 +5,10 @@
  * Two stages: the file shape (YAML syntax, then the zod schema with defaults),
  * then the cross-field rules on the resolved model.
  */
-import { basename } from "node:path";
+import { basename, isAbsolute, resolve } from "node:path";
 import { LineCounter, isMap, isNode, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
 import type { z } from "zod";
+import { workspaceDir } from "../files/workspace";
 import { crossCheck } from "./cross-checks";
 import { documentStructureIssues, documentToData } from "./document-checks";
 import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
@@ -33,6 +34,12 @@ export interface LoadOptions {
    * pipelines map changed files to cells by name, so a mismatch would plan the wrong cell.
    */
   readonly requireFileNameMatch?: boolean;
+  /**
+   * The workspace (lib/files/workspace.ts), which a relative `gitlab.ca_file` is relative to, as the
+   * model's other relative paths are. @default - workspaceDir(): from $RUNNER_MODELS_DIR, else the
+   * current directory. A command with --models-dir passes workspaceDir(its option).
+   */
+  readonly workspace?: string;
 }
 
 export function loadModelFile(file: string, options: LoadOptions = {}): LoadedModel {
@@ -43,10 +50,10 @@ export function loadModelFile(file: string, options: LoadOptions = {}): LoadedMo
     ]);
   }
   const expectedCellId = options.requireFileNameMatch ? basename(file).replace(/\.ya?ml$/, "") : undefined;
-  return parseModel(bytes.toString("utf8"), file, expectedCellId);
+  return parseModel(bytes.toString("utf8"), file, expectedCellId, options.workspace);
 }
 
-export function parseModel(text: string, file: string, expectedCellId?: string): LoadedModel {
+export function parseModel(text: string, file: string, expectedCellId?: string, workspace?: string): LoadedModel {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
   const at = (offset: number) => lineCounter.linePos(offset);
@@ -93,13 +100,26 @@ export function parseModel(text: string, file: string, expectedCellId?: string):
     throw new ModelValidationError(file, sortByPosition([...issues, ...named, ...markerIssues]));
   }
 
-  const findings = [...nameFinding, ...crossCheck(parsed.data), ...duplicateTagFindings(data)].map((finding): ModelIssue => {
+  const model = withWorkspaceCaFile(parsed.data, workspace);
+  const findings = [...nameFinding, ...crossCheck(model), ...duplicateTagFindings(data)].map((finding): ModelIssue => {
     const { line, column } = locate(finding.path);
     return { ...finding, file, line, column };
   });
   const errors = [...markerIssues, ...findings.filter((finding) => finding.severity === "error")];
   if (errors.length > 0) throw new ModelValidationError(file, sortByPosition(errors));
-  return { file, model: parsed.data, warnings: sortByPosition(findings) };
+  return { file, model, warnings: sortByPosition(findings) };
+}
+
+/**
+ * A relative gitlab.ca_file made absolute against the workspace, once, here: the checks, the render
+ * (the PEM goes to the managers) and the toolkit's own GitLab connection then read the same file
+ * whichever directory the command runs in. Only the PEM's content reaches the machines, never this
+ * path, so the Terraform JSON does not depend on where the workspace is.
+ */
+function withWorkspaceCaFile(model: RunnerModel, workspace: string | undefined): RunnerModel {
+  const caFile = model.gitlab.ca_file;
+  if (caFile === undefined || isAbsolute(caFile)) return model;
+  return { ...model, gitlab: { ...model.gitlab, ca_file: resolve(workspace ?? workspaceDir(), caFile) } };
 }
 
 /** Where a position points for the last key of a path: at its value, or (for unknown keys) at the key itself. */

@@ -87,7 +87,7 @@ const gitlab = z
       .min(1)
       .optional()
       .describe(
-        "PEM bundle of the private CA that signed GitLab's certificate, relative to the directory the commands run in. Trusted by the toolkit's own requests (with Node's roots and NODE_EXTRA_CA_CERTS), and delivered to the managers as config.toml's tls-ca-file.",
+        "PEM bundle of the private CA that signed GitLab's certificate; a relative path is relative to the workspace, the directory that holds the models directory. Trusted by the toolkit's own requests (with Node's roots and NODE_EXTRA_CA_CERTS), and delivered to the managers as config.toml's tls-ca-file.",
       ),
     proxy: z
       .strictObject({

@@ -139,6 +139,46 @@ describe("provision --dry-run from another directory", () => {
   });
 });
 
+describe("a relative gitlab.ca_file", () => {
+  const PEM = "-----BEGIN CERTIFICATE-----\nMIIBworkspaceca\n-----END CERTIFICATE-----\n";
+  const withCaFile = (text: string) => text.replace(/^gitlab:\n/m, "gitlab:\n  ca_file: certs/gitlab-ca.pem\n");
+
+  /** The workspace's model and an empty directory elsewhere; `pemIn` holds certs/gitlab-ca.pem. */
+  function setUp(pemIn: "workspace" | "elsewhere") {
+    const workspace = emptyDir("ws-ca-");
+    mkdirSync(join(workspace, "models"));
+    writeFileSync(join(workspace, "models", "cell-1.yaml"), withCaFile(localStateModel("cell-1")));
+    const elsewhere = emptyDir("ws-cwd-");
+    mkdirSync(join(pemIn === "workspace" ? workspace : elsewhere, "certs"));
+    writeFileSync(join(pemIn === "workspace" ? workspace : elsewhere, "certs", "gitlab-ca.pem"), PEM);
+    return { workspace, elsewhere };
+  }
+
+  it("is read from the workspace, as the model's other relative paths are: its PEM reaches the managers", () => {
+    const { workspace, elsewhere } = setUp("workspace");
+
+    const result = runBin("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
+
+    expect(result.stderr).not.toContain("error");
+    expect(result.status).toBe(0);
+    const rendered = join(workspace, "cdktf.out", "stacks", "cell-1", "rendered");
+    const files = readdirSync(rendered, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.some((entry) => readFileSync(join(entry.parentPath, entry.name), "utf8").includes("MIIBworkspaceca"))).toBe(true);
+    // The path is the workspace's, but only the PEM reaches the stack: no machine-specific path in it.
+    expect(readFileSync(join(workspace, "cdktf.out", "stacks", "cell-1", "cdk.tf.json"), "utf8")).not.toContain(join(workspace, "certs"));
+  });
+
+  it("is not read from the current directory: a PEM only there is refused as missing (exit 2)", () => {
+    const { workspace, elsewhere } = setUp("elsewhere");
+
+    const result = runBin("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("gitlab.ca_file");
+    expect(result.stderr).toContain(join(workspace, "certs", "gitlab-ca.pem"));
+  });
+});
+
 describe("the cdktf app (cdktf synth) with $RUNNER_MODELS_DIR", () => {
   it("without $CDKTF_OUTDIR writes cdktf.out in the workspace, with the workspace's local state", () => {
     const workspace = emptyDir("ws-app-");
