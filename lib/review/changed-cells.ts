@@ -41,6 +41,15 @@ export interface RemovedCell {
   readonly reason: string;
 }
 
+/** A committed job trace (`<models>/traces/<cell>.csv`, simulate's load) that the change adds or edits. */
+export interface ChangedTrace {
+  readonly cell: string;
+  /** The trace, relative to the repository root. */
+  readonly file: string;
+  /** The cell's model, relative to the repository root (it may not exist). */
+  readonly modelFile: string;
+}
+
 export interface ChangedCellsResult {
   readonly base: string;
   readonly baseSha: string;
@@ -50,8 +59,10 @@ export interface ChangedCellsResult {
   readonly removed: readonly RemovedCell[];
   /** Changed files that made every cell change. */
   readonly sharedFiles: readonly string[];
-  /** Changed files that change no cell (docs, tests, CI). */
+  /** Changed files that change no cell (docs, tests, CI, traces). */
   readonly ignoredFiles: readonly string[];
+  /** Traces added or edited: they change no stack, but the review simulates the cell on the new load. */
+  readonly traces?: readonly ChangedTrace[];
 }
 
 /** Runs git with an argument array (never a shell); errors name the git command. */
@@ -108,7 +119,10 @@ export async function changedCells(options: ChangedCellsOptions): Promise<Change
   const removed: RemovedCell[] = [];
   const sharedFiles: string[] = [];
   const ignoredFiles: string[] = [];
+  const traces: ChangedTrace[] = [];
   for (const path of [...changed].sort()) {
+    const traceCell = traceCellOf(path, modelsPath);
+    if (traceCell && (await exists(path))) traces.push({ cell: traceCell, file: path, modelFile: path.replace(/traces\/[^/]+\.csv$/, `${traceCell}.yaml`) });
     const cell = modelCellOf(path, modelsPath);
     if (cell) {
       const nowExists = await exists(path);
@@ -144,7 +158,16 @@ export async function changedCells(options: ChangedCellsOptions): Promise<Change
     removed: removed.sort((a, b) => a.cell.localeCompare(b.cell)),
     sharedFiles,
     ignoredFiles,
+    traces,
   };
+}
+
+/** The cell a path is the committed trace of (`<models>/traces/<cell>.csv`), if it is one. */
+export function traceCellOf(path: string, modelsPath: string): string | undefined {
+  const prefix = modelsPath === "" || modelsPath === "." ? "" : `${modelsPath.replace(/\/+$/, "")}/`;
+  if (!path.startsWith(prefix)) return undefined;
+  const match = /^traces\/([^/]+)\.csv$/.exec(path.slice(prefix.length));
+  return match ? match[1] : undefined;
 }
 
 /** The cell a path is the model of (`<models>/<cell>.yaml`), if it is one. */

@@ -14,7 +14,7 @@ import { syntheticTraceFor } from "../simulate/model-synthetic-week";
 import { parseTrace } from "../simulate/read-trace";
 import { simulateModel, type ShardSimulation } from "../simulate/simulate-model";
 import { chartSeries, mermaidWeekChart } from "../simulate/week-chart";
-import type { ChangedCellsResult } from "./changed-cells";
+import type { ChangedCellsResult, ChangedTrace } from "./changed-cells";
 import { repositoryRoot } from "./changed-cells";
 import { headModelText } from "./cost-change";
 import { git } from "./changed-cells";
@@ -66,23 +66,55 @@ export async function queueChanges(changed: ChangedCellsResult, options: { reado
     };
     const base = simulate(before);
     const head = simulate(after);
-    const side = (report: typeof base, name: string): QueueSide | null => {
-      const shard = report?.shards.find((entry: ShardSimulation) => entry.name === name);
-      return shard ? { p95WaitSeconds: shard.wait_seconds.p95, monthlyCostUsd: shard.monthly_cost_usd } : null;
-    };
     out.push({
       cell: cell.cell,
       load,
       targetWaitSeconds: target,
-      shards: shards.map((name) => {
-        const was = side(base, name);
-        const now = side(head, name);
-        return { shard: name, before: was, after: now, raisedAboveTarget: now !== null && now.p95WaitSeconds > target && (was === null || was.p95WaitSeconds <= target) };
-      }),
+      shards: shards.map((name) => shardChange(name, sideOf(base, name), sideOf(head, name), target)),
       charts: head ? chartSeries(head).map(mermaidWeekChart) : [],
     });
   }
+  for (const trace of changed.traces ?? []) {
+    // A cell simulated above (its model changed too) ran on the head's trace already.
+    if (out.some((entry) => entry.cell === trace.cell)) continue;
+    const change = await loadChange(root, changed.baseSha, trace, options.head, target);
+    if (change) out.push(change);
+  }
   return out;
+}
+
+/**
+ * A trace that changes alone: the head's model on the base's load (its committed trace then, or the
+ * synthetic week) and on the head's, every shard. What the team learns is whether the fleet as it
+ * is still meets the target on the load it now records.
+ */
+async function loadChange(root: string, baseSha: string, trace: ChangedTrace, head: string | undefined, target: number): Promise<CellQueueChange | undefined> {
+  const model = readModel(await headModelText(root, trace.modelFile, head), trace.modelFile);
+  if (!model) return undefined;
+  const baseText = await git(["show", `${baseSha}:${trace.file}`], root, { allowFailure: true });
+  const before = baseText ? parseTrace(baseText, trace.file) : syntheticTraceFor(model);
+  const after = parseTrace(await headModelText(root, trace.file, head), trace.file);
+  const shards = model.shards.map((shard) => shard.name);
+  const baseRun = simulateModel(model, before, { shards });
+  const headRun = simulateModel(model, after, { shards });
+  const count = (load: JobTrace) => load.count.toLocaleString("en-US");
+  return {
+    cell: trace.cell,
+    load: `${trace.file}, which this change ${baseText ? "edits" : "adds"}: the head's model on ${baseText ? "the base's trace" : "the synthetic office week"} (${count(before)} jobs) and on the head's (${count(after)} jobs)`,
+    targetWaitSeconds: target,
+    shards: shards.map((name) => shardChange(name, sideOf(baseRun, name), sideOf(headRun, name), target)),
+    charts: chartSeries(headRun).map(mermaidWeekChart),
+  };
+}
+
+/** A shard's p95 wait and monthly cost in a simulation; null where the shard is not simulated. */
+function sideOf(report: { readonly shards: readonly ShardSimulation[] } | undefined, name: string): QueueSide | null {
+  const shard = report?.shards.find((entry) => entry.name === name);
+  return shard ? { p95WaitSeconds: shard.wait_seconds.p95, monthlyCostUsd: shard.monthly_cost_usd } : null;
+}
+
+function shardChange(shard: string, before: QueueSide | null, after: QueueSide | null, target: number): ShardQueueChange {
+  return { shard, before, after, raisedAboveTarget: after !== null && after.p95WaitSeconds > target && (before === null || before.p95WaitSeconds <= target) };
 }
 
 function readModel(text: string, file: string): RunnerModel | undefined {

@@ -103,6 +103,7 @@ export function renderReviewText(report: ReviewReport): string {
   for (const removed of report.changedCells.removed) {
     lines.push("", `${removed.cell}: model deleted (${removed.file}); NOT planned for destroy. ${destroyHint(removed.cell)}`);
   }
+  for (const queue of loadOnlyQueues(report)) lines.push("", `${queue.cell}: load changed, no infrastructure change`, ...queueTextLines(queue).map((line) => `  ${line}`));
   const unchanged = report.diff.summary.unchanged;
   if (unchanged.length > 0) lines.push("", `no changes: ${unchanged.join(", ")}`);
   return redactSecrets(`${lines.join("\n")}\n`);
@@ -148,6 +149,7 @@ export function renderReviewMarkdown(report: ReviewReport): string {
       out.push(`- \`${removed.cell}\` (${escapeCell(removed.file)}): **not planned for destroy**. ${destroyHint(removed.cell)}`);
     }
   }
+  for (const queue of loadOnlyQueues(report)) out.push("", `#### \`${queue.cell}\` — load changed, no infrastructure change`, "", ...queueMarkdown(queue));
   const unchanged = report.diff.summary.unchanged;
   if (unchanged.length > 0) out.push("", `No changes: ${unchanged.map((cell) => `\`${cell}\``).join(", ")}.`);
   return redactSecrets(`${out.join("\n")}\n`);
@@ -258,6 +260,12 @@ function renderedMarkdown(files: readonly RenderedFileChange[]): string[] {
     else out.push(`${paths}:`, "", ...block, "");
   }
   return out;
+}
+
+/** Queue changes of cells whose section above is not shown (a trace changed, the stack did not). */
+function loadOnlyQueues(report: ReviewReport): readonly CellQueueChange[] {
+  const shown = new Set(report.diff.cells.filter((cell) => cell.status !== "unchanged").map((cell) => cell.cell));
+  return (report.queues ?? []).filter((queue) => !shown.has(queue.cell));
 }
 
 function reasonsOf(report: ReviewReport, cell: string): readonly string[] {

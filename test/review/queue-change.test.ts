@@ -73,6 +73,34 @@ describe("the simulated queue of a review", () => {
     expect(renderReviewMarkdown(reviewOf({ ...queue, cell: "cell-a" }))).not.toContain(":warning: **p95 wait");
   }, 60_000);
 
+  it("re-simulates a cell whose committed trace alone changes: the head's model on both loads, the cell not planned", async () => {
+    const model = exampleModel("cell-1");
+    const quietLoad = syntheticTraceFor(model, { seed: 4, jobs: 2000 });
+    const busyLoad = syntheticTraceFor(model, { seed: 5, jobs: 6000 });
+    const quiet = formatTraceCsv(quietLoad);
+    const busy = formatTraceCsv(busyLoad);
+    const count = (load: { count: number }) => load.count.toLocaleString("en-US");
+    repo = createTempRepo({ "models/cell-1.yaml": CELL_1, "models/traces/cell-1.csv": quiet });
+    const base = repo.git("rev-parse", "HEAD").trim();
+    repo.write("models/traces/cell-1.csv", busy);
+    const head = repo.commit("the trace of this month");
+
+    const changed = await runChangedCells({ base, head, cwd: repo.dir });
+    expect(changed.cells).toEqual([]);
+    expect(changed.traces).toEqual([{ cell: "cell-1", file: "models/traces/cell-1.csv", modelFile: "models/cell-1.yaml" }]);
+    const [queue] = await queueChanges(changed, { cwd: repo.dir, head });
+    expect(queue.load).toBe(`models/traces/cell-1.csv, which this change edits: the head's model on the base's trace (${count(quietLoad)} jobs) and on the head's (${count(busyLoad)} jobs)`);
+    expect(queue.shards.map((shard) => shard.shard)).toEqual(model.shards.map((shard) => shard.name));
+    for (const shard of queue.shards) expect(shard.before && shard.after).toBeTruthy();
+    // Three times the jobs on the same fleet: more instance-hours, so more cost.
+    expect(queue.shards.some((shard) => shard.after!.monthlyCostUsd! > shard.before!.monthlyCostUsd!)).toBe(true);
+
+    // The note shows it in a section of its own, since no stack of the cell changed.
+    const report = reviewOf(queue);
+    expect(renderReviewMarkdown(report)).toContain("#### `cell-1` — load changed, no infrastructure change\n\n**Simulated queue wait** on models/traces/cell-1.csv, which this change edits");
+    expect(renderReviewText(report)).toContain("cell-1: load changed, no infrastructure change\n  simulated on models/traces/cell-1.csv");
+  }, 60_000);
+
   it("simulates nothing when no shard's scaling, workers or managers changed", async () => {
     const model = exampleModel("cell-1");
     const renamed = structuredClone(model);
