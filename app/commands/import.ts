@@ -105,8 +105,10 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     }
     throw error;
   }
+  // The store and the lock onboard uses: the workspace of the models directory in force.
+  const workspace = workspaceDir();
   const adopted = adoptions.filter((result): result is Extract<ShardAdoption, { adopted: true }> => result.adopted);
-  const store = adopted.length > 0 ? createSecretStore(loaded.model, { baseDir: options.secretsBaseDir ?? workspaceDir(), env }) : undefined;
+  const store = adopted.length > 0 ? createSecretStore(loaded.model, { baseDir: options.secretsBaseDir ?? workspace, env }) : undefined;
   await store?.checkWritable?.();
 
   // Tokens go into the store under the cell's onboarding lock: an onboard of the same cell never sees half of them.
@@ -114,7 +116,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   const lock =
     adopted.length > 0
       ? await acquireCellLock({
-          stateDir: stateDirectory(env, workspaceDir()),
+          stateDir: stateDirectory(env, workspace),
           cell: options.cell,
           command: "import --adopt",
           waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,

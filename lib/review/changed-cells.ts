@@ -164,19 +164,18 @@ export async function changedCells(options: ChangedCellsOptions): Promise<Change
 
 /** The cell a path is the committed trace of (`<models>/traces/<cell>.csv`), if it is one. */
 export function traceCellOf(path: string, modelsPath: string): string | undefined {
-  const prefix = modelsPath === "" || modelsPath === "." ? "" : `${modelsPath.replace(/\/+$/, "")}/`;
-  if (!path.startsWith(prefix)) return undefined;
-  const match = /^traces\/([^/]+)\.csv$/.exec(path.slice(prefix.length));
-  return match ? match[1] : undefined;
+  return /^traces\/([^/]+)\.csv$/.exec(underModelsDir(path, modelsPath) ?? "")?.[1];
 }
 
 /** The cell a path is the model of (`<models>/<cell>.yaml`), if it is one. */
 export function modelCellOf(path: string, modelsPath: string): string | undefined {
+  return /^([^/]+)\.ya?ml$/.exec(underModelsDir(path, modelsPath) ?? "")?.[1];
+}
+
+/** A path relative to the models directory, or undefined when it is not under it. */
+function underModelsDir(path: string, modelsPath: string): string | undefined {
   const prefix = modelsPath === "" || modelsPath === "." ? "" : `${modelsPath.replace(/\/+$/, "")}/`;
-  if (!path.startsWith(prefix)) return undefined;
-  const rest = path.slice(prefix.length);
-  const match = /^([^/]+)\.ya?ml$/.exec(rest);
-  return match ? match[1] : undefined;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
 }
 
 export function isSharedCode(path: string): boolean {
