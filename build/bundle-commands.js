@@ -13,9 +13,10 @@
  *
  * Debugging: NODE_OPTIONS=--enable-source-maps maps stack traces back to the TypeScript sources.
  */
-const { readdirSync, rmSync, statSync } = require("node:fs");
+const { readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require("node:fs");
 const { join, relative } = require("node:path");
 const esbuild = require("esbuild");
+const { dropRedundantNames } = require("./drop-redundant-names");
 const { precompiledTemplatesModule } = require("./precompile-templates");
 
 const ROOT = join(__dirname, "..");
@@ -107,6 +108,7 @@ async function bundle(command) {
     // The sources are in the checkout; the map only needs positions.
     sourcesContent: false,
     // Class and function names stay as written: they appear in errors and in cdktf's construct metadata.
+    // (The calls that set a name a declaration already has are dropped afterwards: build/drop-redundant-names.js.)
     keepNames: true,
     // Smaller to read and parse at every start; the source map keeps traces readable.
     minifyWhitespace: true,
@@ -114,6 +116,8 @@ async function bundle(command) {
     plugins: [loadOnFirstUse, precompiledTemplates],
     logLevel: "warning",
   });
+  // Same length, so the source map written beside it stays exact (see build/drop-redundant-names.js).
+  writeFileSync(outfile, dropRedundantNames(readFileSync(outfile, "latin1")), "latin1");
   return relative(ROOT, outfile);
 }
 

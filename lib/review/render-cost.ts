@@ -4,12 +4,17 @@
  */
 import type { CellCost, ShardCost } from "../cost/estimate";
 
-/** One formatter for every amount: toLocaleString with options builds a new one per call, a summary has dozens. */
-const DOLLARS = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/**
+ * One formatter for every amount: toLocaleString with options builds a new one per call, a summary has dozens.
+ * Built on first use, not when the module loads: the first Intl formatter of a process costs ~12 ms (ICU's
+ * data), and every command bundle that imports this module paid it at start-up, for --help and errors too.
+ */
+let dollars: Intl.NumberFormat | undefined;
 
 export function formatMoney(amount: number | null): string {
   if (amount === null) return "unknown";
-  return `$${DOLLARS.format(amount)}`;
+  dollars ??= new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return `$${dollars.format(amount)}`;
 }
 
 /** The total, or for a partly priced cell what is priced (a lower bound): "at least $12.00 (priced part)". */
