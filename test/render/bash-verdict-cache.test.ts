@@ -1,0 +1,109 @@
+/**
+ * `bash -n` verdicts are kept between runs (lib/render/bash-verdict-cache.ts): a script text the same
+ * bash has judged is not given to bash again, and gets the same verdict, bash's words included. A
+ * different bash, or none on PATH, is never answered from what another bash said.
+ *
+ * Bash here is a wrapper on a PATH of the test's own that logs each start and runs the real bash,
+ * and the verdicts go to a cache directory of the test's own ($XDG_CACHE_HOME).
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BashUnavailableError, checkBashSyntax } from "../../lib/render/bash-syntax";
+
+const REAL_BASH = "/usr/bin/bash";
+const GOOD = "#!/bin/bash\nset -eu\necho ok\n";
+const BROKEN = "#!/bin/bash\nif true; then\n  echo never closed\n";
+
+let root: string;
+let log: string;
+let saved: { PATH?: string; XDG_CACHE_HOME?: string };
+
+/** A directory holding a `bash` that logs `tag` and runs the real one. */
+function bashWrapper(tag: string): string {
+  const dir = join(root, `bin-${tag}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, "bash"), `#!/bin/sh\necho ${tag} >> "${log}"\nexec ${REAL_BASH} "$@"\n`);
+  chmodSync(join(dir, "bash"), 0o755);
+  return dir;
+}
+
+/** How many bash processes each wrapper started (the outer one and one per script checked). */
+function starts(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const tag of readFileSync(log, "utf8").split("\n").filter(Boolean)) counts[tag] = (counts[tag] ?? 0) + 1;
+  return counts;
+}
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "bash-verdicts-"));
+  log = join(root, "starts.log");
+  writeFileSync(log, "");
+  saved = { PATH: process.env.PATH, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME };
+  process.env.XDG_CACHE_HOME = join(root, "cache");
+});
+
+afterEach(() => {
+  process.env.PATH = saved.PATH;
+  if (saved.XDG_CACHE_HOME === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = saved.XDG_CACHE_HOME;
+  rmSync(root, { recursive: true, force: true });
+});
+
+test("a text the same bash has judged is answered from the kept verdict, bash's own words included", () => {
+  process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  const judged = checkBashSyntax([GOOD, BROKEN]);
+  expect(judged[0]).toEqual({ ok: true, stderr: "" });
+  expect(judged[1].ok).toBe(false);
+  expect(judged[1].stderr).toMatch(/syntax error/);
+  expect(starts()).toEqual({ first: 3 });
+
+  expect(checkBashSyntax([BROKEN, GOOD])).toEqual([judged[1], judged[0]]);
+  expect(starts()).toEqual({ first: 3 });
+  expect(readdirSync(join(root, "cache", "runner-fleet", "bash-n"))).toHaveLength(2);
+});
+
+test("only the texts not judged yet go to bash, and each answer lands on its own script", () => {
+  process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  checkBashSyntax([GOOD]);
+  const other = "#!/bin/bash\ncase x in\n";
+  const results = checkBashSyntax([other, GOOD, BROKEN]);
+  expect(results.map((result) => result.ok)).toEqual([false, true, false]);
+  // 2 for GOOD the first time, then 1 + 2 for the two new texts.
+  expect(starts()).toEqual({ first: 5 });
+});
+
+test("another bash judges again: a kept verdict answers only for the bash that gave it", () => {
+  process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  checkBashSyntax([GOOD]);
+  process.env.PATH = `${bashWrapper("second")}:/usr/bin:/bin`;
+  expect(checkBashSyntax([GOOD])).toEqual([{ ok: true, stderr: "" }]);
+  expect(starts()).toEqual({ first: 2, second: 2 });
+});
+
+test("fails when no bash is on PATH, though a verdict for the text is kept", () => {
+  process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  checkBashSyntax([GOOD]);
+  process.env.PATH = join(root, "nowhere");
+  expect(() => checkBashSyntax([GOOD])).toThrow(BashUnavailableError);
+});
+
+test("a kept verdict that does not read as one is judged again, and written again", () => {
+  process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  checkBashSyntax([GOOD]);
+  const dir = join(root, "cache", "runner-fleet", "bash-n");
+  const [entry] = readdirSync(dir);
+  writeFileSync(join(dir, entry), "{ not a verdict");
+  expect(checkBashSyntax([GOOD])).toEqual([{ ok: true, stderr: "" }]);
+  expect(starts()).toEqual({ first: 4 });
+  expect(JSON.parse(readFileSync(join(dir, entry), "utf8"))).toEqual({ ok: true, stderr: "" });
+});
+
+test("an unwritable cache directory only means judging again", () => {
+  process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  // A file where the directory should be: nothing can be kept.
+  writeFileSync(join(root, "cache"), "");
+  expect(checkBashSyntax([GOOD, BROKEN]).map((result) => result.ok)).toEqual([true, false]);
+  expect(checkBashSyntax([GOOD]).map((result) => result.ok)).toEqual([true]);
+  expect(starts()).toEqual({ first: 5 });
+});
