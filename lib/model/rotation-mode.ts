@@ -8,7 +8,8 @@
  * - live: the new token is written under the running runner (it reloads config.toml by itself).
  * - drain: the runner is stopped gracefully (running jobs finish), then started with the new token.
  */
-import { lt } from "semver";
+// One function's module, not the package's index: the index loads all of semver (its ranges build comparators as they load), ~10 ms of every command's start.
+import lt from "semver/functions/lt";
 
 export type RotationMode = "live" | "drain";
 

@@ -4,7 +4,10 @@
  * reference definitions (`[1.2.0]: https://...`) at the bottom. The review shows the sections a
  * toolkit upgrade crosses.
  */
-import semver from "semver";
+// Each function's module, not the package's index: the index loads all of semver (its ranges build comparators as they load), ~10 ms of every command's start.
+import gt from "semver/functions/gt";
+import lte from "semver/functions/lte";
+import rcompare from "semver/functions/rcompare";
 
 export interface ChangelogEntry {
   readonly version: string;
@@ -44,5 +47,5 @@ export function parseChangelog(text: string): ChangelogEntry[] {
 
 /** The releases after `from` up to and including `to` (an upgrade crosses them), newest first. */
 export function entriesBetween(entries: readonly ChangelogEntry[], from: string, to: string): ChangelogEntry[] {
-  return entries.filter((entry) => semver.gt(entry.version, from) && semver.lte(entry.version, to)).sort((a, b) => semver.rcompare(a.version, b.version));
+  return entries.filter((entry) => gt(entry.version, from) && lte(entry.version, to)).sort((a, b) => rcompare(a.version, b.version));
 }
