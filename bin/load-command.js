@@ -6,15 +6,19 @@
  * Start-up is most of what a person waits for in a dry run, and compiling the bundle is a good part
  * of it. So the bundle runs through vm.Script with V8's code cache: the functions a run compiled are
  * kept beside the bundle (<bundle>.v8-cache) and reused by the next run. V8 checks the cache against
- * the source, its own version and flags, and rejects it on any difference; a rejected or missing
- * cache is written again at exit. (Node 22's module.enableCompileCache() does the same, but caches
- * what a module compiled while loading, not what the run went on to compile; and Node 20 has none.)
+ * its own version and flags and the source's length, not its text: a bundle rebuilt to the same
+ * length would run the old build's functions. So the cache also names the bundle file it was made
+ * from (device, inode, size, modification and change times, taken from the open file before it is
+ * read): any write to the bundle moves its change time, which no copy or install can set back, and a
+ * cache naming another file is not used. A rejected, foreign or missing cache is written again at
+ * exit. (Node 22's module.enableCompileCache() keys by content, but caches what a module compiled
+ * while loading, not what the run went on to compile; and Node 20 has none.)
  *
  * With NODE_OPTIONS=--enable-source-maps the bundle is required plainly instead, so stack traces
  * point into the TypeScript sources through its source map.
  */
 const { isAscii } = require("node:buffer");
-const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
+const { closeSync, existsSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
 const Module = require("node:module");
 const { dirname, join } = require("node:path");
 const vm = require("node:vm");
@@ -35,14 +39,10 @@ module.exports = function loadCommand(command, factory, options = {}) {
 /** Runs a CommonJS file as require would, compiled with (and leaving behind) a V8 code cache. */
 function runWithCodeCache(file) {
   const cacheFile = `${file}.v8-cache`;
-  let cachedData;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
-  }
-  const script = new vm.Script(Module.wrap(readSource(file)), { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected) process.once("exit", () => writeCodeCache(script, cacheFile));
+  const { identity, source } = readBundle(file);
+  const cachedData = cacheFor(cacheFile, identity);
+  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) process.once("exit", () => writeCodeCache(script, cacheFile, identity));
   const module = new Module(file, require.main);
   module.filename = file;
   module.paths = Module._nodeModulePaths(dirname(file));
@@ -51,17 +51,44 @@ function runWithCodeCache(file) {
   return module.exports;
 }
 
+/**
+ * The bundle's text and the identity of the file it was read from, stat'ed on the open file before
+ * reading: a bundle replaced or rewritten meanwhile leaves an identity older than the text, so the
+ * cache made from that text is never taken for a later file.
+ */
+function readBundle(file) {
+  const fd = openSync(file, "r");
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    const identity = `runner-fleet bundle ${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}\n`;
+    return { identity, source: decode(readFileSync(fd)) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A bundle is ASCII but for a character or two; ASCII read as latin1 is the same text, decoded several times faster. */
-function readSource(file) {
-  const bytes = readFileSync(file);
+function decode(bytes) {
   return isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.utf8Slice(0, bytes.length);
 }
 
+/** The V8 data of the cache when it was made from the bundle file `identity` names, else undefined. */
+function cacheFor(cacheFile, identity) {
+  let bytes;
+  try {
+    bytes = readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+  const header = Buffer.from(identity, "latin1");
+  return bytes.length > header.length && bytes.subarray(0, header.length).equals(header) ? bytes.subarray(header.length) : undefined;
+}
+
 /** At exit, so the cache holds every function this run compiled. A cache that cannot be written is only slower. */
-function writeCodeCache(script, cacheFile) {
+function writeCodeCache(script, cacheFile, identity) {
   const partial = `${cacheFile}.${process.pid}`;
   try {
-    writeFileSync(partial, script.createCachedData());
+    writeFileSync(partial, Buffer.concat([Buffer.from(identity, "latin1"), script.createCachedData()]));
     // Renamed into place: a command running at the same moment reads the old cache or the new one, never half.
     renameSync(partial, cacheFile);
   } catch {

@@ -2,10 +2,11 @@
  * bin/load-command.js runs a command's bundle with V8's code cache. Checked on a copy of the real
  * loader beside a small bundle of its own, so other suites running the real commands at the same
  * time cannot touch the cache this test watches: the cache is written by the first run, accepted
- * (left alone) by the next, written again when V8 rejects it, and a run's result is the same either way.
+ * (left alone) by the next, written again when V8 rejects it or when the bundle was rebuilt, and a
+ * run's result is the same either way.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../support/cli";
@@ -50,6 +51,27 @@ test("the first run writes the code cache, the next one uses it as it is, a reje
   writeFileSync(cacheFile, "not a V8 code cache");
   expect(hello()).toBe("hello fleet from hello.js\n");
   expect(readFileSync(cacheFile, "utf8")).not.toBe("not a V8 code cache");
+});
+
+test("a bundle rebuilt to the same length runs its new code, even with its old modification time", () => {
+  const bundle = join(root, "dist", "bundle", "hello.js");
+  const original = readFileSync(bundle, "utf8");
+  try {
+    rmSync(cacheFile, { force: true });
+    expect(hello()).toBe("hello fleet from hello.js\n");
+    expect(hello()).toBe("hello fleet from hello.js\n");
+    // V8 checks a cache against the source's length only: this rebuild would run the old build's functions.
+    const rebuilt = original.replace('"hello "', '"howdy "');
+    expect(rebuilt.length).toBe(original.length);
+    const before = statSync(bundle);
+    writeFileSync(bundle, rebuilt);
+    // As a copy or an install that keeps file times would leave it.
+    utimesSync(bundle, before.atime, before.mtime);
+    expect(hello()).toBe("howdy fleet from hello.js\n");
+    expect(hello()).toBe("howdy fleet from hello.js\n");
+  } finally {
+    writeFileSync(bundle, original);
+  }
 });
 
 test("with --enable-source-maps the bundle is required plainly (so stack traces map to the sources)", () => {
