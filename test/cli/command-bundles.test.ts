@@ -1,9 +1,13 @@
 /**
  * bin/* run one bundle per command (build/bundle-commands.js). A dry run through the real
- * bin/provision loads neither GitLab's client nor a cloud SDK (they stay outside the bundles and
- * load on the paths that use them), renders with the bundle's precompiled templates exactly what
- * the sources render, and the bundles stay debuggable: with --enable-source-maps a stack trace
- * names the TypeScript source.
+ * bin/provision loads neither GitLab's client nor a cloud SDK (the SDKs stay outside the bundles,
+ * GitLab's client is inside them but initialized only on the paths that build one), renders with
+ * the bundle's precompiled templates exactly what the sources render, and the bundles stay
+ * debuggable: with --enable-source-maps a stack trace names the TypeScript source.
+ *
+ * GitLab's client (gitbeaker and undici, its HTTP client) leaves no file in require.cache, being
+ * bundled: what shows it loaded is the Node built-ins only it needs (HTTP, HTTP/2, zlib, worker
+ * threads), recorded as the process asks for them.
  */
 import { spawnSync } from "node:child_process";
 import { isAscii } from "node:buffer";
@@ -16,11 +20,26 @@ import { exampleModel } from "../support/models";
 
 const SDKS = /[\\/]node_modules[\\/](@gitbeaker|@aws-sdk|@google-cloud)[\\/]/;
 
+/** Built-ins undici and gitbeaker load as they initialize, and no command needs without them. */
+const GITLAB_CLIENT_BUILTINS = ["http", "http2", "zlib", "worker_threads"];
+
+/** Script lines that record the built-ins a process asks for, and print the GitLab client's among them at exit. */
+const RECORD_GITLAB_CLIENT_BUILTINS = `
+  const Module = require("node:module");
+  const asked = new Set();
+  const load = Module._load;
+  Module._load = function (request, ...rest) {
+    if (Module.isBuiltin(request)) asked.add(request.replace(/^node:/, ""));
+    return load.call(this, request, ...rest);
+  };
+  process.on("exit", () => process.stderr.write("GitLab client built-ins: " + JSON.stringify(${JSON.stringify(GITLAB_CLIENT_BUILTINS)}.filter((name) => asked.has(name))) + "\\n"));
+`;
+
 test("a dry run through bin/provision loads no GitLab client and no cloud SDK, compiles no code at run time, and renders what the sources render", () => {
   const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
   try {
     // Code compiled at run time (new Function) is counted: the templates come precompiled and zod runs jitless.
-    const script = `
+    const script = `${RECORD_GITLAB_CLIENT_BUILTINS}
       const compiled = [];
       globalThis.Function = new Proxy(Function, {
         construct: (target, args) => (compiled.push(String(args.at(-1)).slice(0, 60)), Reflect.construct(target, args)),
@@ -38,6 +57,7 @@ test("a dry run through bin/provision loads no GitLab client and no cloud SDK, c
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-1")}`);
     expect(result.stderr).toContain("SDK modules loaded: []\n");
+    expect(result.stderr).toContain("GitLab client built-ins: []\n");
     expect(result.stderr).toContain("compiled at run time: []\n");
     const expected = renderedFilesForCell(exampleModel("cell-1"));
     expect(expected.length).toBeGreaterThan(2);
@@ -51,7 +71,7 @@ test("a dry run through bin/provision loads no GitLab client and no cloud SDK, c
 
 test.each(["onboard", "prepare", "provision", "review", "status", "import", "simulate", "init"])("bin/%s --help loads no GitLab client and no cloud SDK", (command) => {
   // The client loads when the first one is built (lib/gitlab/load-client.ts): what --help needs never sends a request.
-  const script = `
+  const script = `${RECORD_GITLAB_CLIENT_BUILTINS}
     process.argv = [process.argv[0], ${JSON.stringify(command)}, "--help"];
     process.on("exit", () => process.stderr.write("SDK modules loaded: " + JSON.stringify(Object.keys(require.cache).filter((file) => ${SDKS}.test(file))) + "\\n"));
     require("./bin/${command}");
@@ -59,17 +79,25 @@ test.each(["onboard", "prepare", "provision", "review", "status", "import", "sim
   const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
   expect(result.status).toBe(0);
   expect(result.stdout).toContain(`Usage: ${command} [options]`);
-  expect(result.stderr).toBe("SDK modules loaded: []\n");
+  expect(result.stderr).toBe("GitLab client built-ins: []\nSDK modules loaded: []\n");
 });
 
-test("the check above sees an SDK once one is loaded", () => {
+test("the checks above see an SDK, and GitLab's client, once one is loaded", () => {
   const script = `
     require("./dist/bundle/provision.js");
-    require(require.resolve("@gitbeaker/rest", { paths: [${JSON.stringify(join(REPO_ROOT, "dist", "bundle"))}] }));
+    require(require.resolve("@aws-sdk/client-ssm", { paths: [${JSON.stringify(join(REPO_ROOT, "dist", "bundle"))}] }));
     console.log(JSON.stringify(Object.keys(require.cache).some((file) => ${SDKS}.test(file))));
   `;
   const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
   expect(result.stdout.trim()).toBe("true");
+
+  // The same versions of gitbeaker and undici the bundles hold, loaded beside the onboard bundle.
+  const client = `${RECORD_GITLAB_CLIENT_BUILTINS}
+    require("./dist/bundle/onboard.js");
+    for (const name of ["undici", "@gitbeaker/rest"]) require(require.resolve(name, { paths: [${JSON.stringify(join(REPO_ROOT, "dist", "bundle"))}] }));
+  `;
+  const loaded = spawnSync(process.execPath, ["-e", client], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+  expect(loaded.stderr).toBe(`GitLab client built-ins: ${JSON.stringify(GITLAB_CLIENT_BUILTINS)}\n`);
 });
 
 test("with --enable-source-maps a stack trace from a bundle names the TypeScript source", () => {
