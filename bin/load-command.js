@@ -30,11 +30,17 @@ module.exports = function loadCommand(command, factory, options = {}) {
     process.stderr.write(`error: ${bundle} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
     process.exit(1);
   }
-  const exports = process.sourceMapsEnabled ? require(bundle) : runWithCodeCache(bundle);
+  const exports = loadBundle(bundle);
   const program = exports[factory]();
   if (options.name !== undefined) program.name(options.name);
   exports.main(program);
 };
+
+/** A bundle's exports, run as described above. The command bundles load their shared parts with it (dist/bundle/gitlab-client.js). */
+function loadBundle(file) {
+  return process.sourceMapsEnabled ? require(file) : runWithCodeCache(file);
+}
+module.exports.loadBundle = loadBundle;
 
 /** Runs a CommonJS file as require would, compiled with (and leaving behind) a V8 code cache. */
 function runWithCodeCache(file) {

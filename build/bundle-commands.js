@@ -10,10 +10,11 @@
  *
  * Left outside the bundles, loaded from node_modules on the paths that use them: the cloud SDKs. They
  * are big, most runs never touch them, and the code loads them lazily. GitLab's client (gitbeaker, and
- * undici, the HTTP client its requester sends with) is inside: it is reached only through a require()
- * inside a function (lib/gitlab/load-client.ts), so esbuild initializes it on first use too, and a run
- * that talks to GitLab then compiles it from the bundle with the code cache instead of resolving, reading
- * and compiling its ~95 files from node_modules (a third of a node start's instructions, each time).
+ * undici, the HTTP client its requester sends with) is one bundle of its own, dist/bundle/gitlab-client.js,
+ * that the command bundles load through bin/load-command.js on first use (lib/gitlab/load-client.ts keeps
+ * that use inside a function): with its own code cache, instead of resolving, reading and compiling its
+ * ~95 files from node_modules (a third of a node start's instructions, each time); one copy, not one
+ * per command (the package's size).
  *
  * Debugging: NODE_OPTIONS=--enable-source-maps maps stack traces back to the TypeScript sources.
  */
@@ -28,6 +29,24 @@ const OUT_DIR = join(ROOT, "dist", "bundle");
 
 /** Packages kept out of the bundles (see above). */
 const EXTERNAL = ["@aws-sdk/*", "@google-cloud/*"];
+
+/** The packages of dist/bundle/gitlab-client.js, by the name its exports give each. */
+const GITLAB_CLIENT_PACKAGES = { rest: "@gitbeaker/rest", requesterUtils: "@gitbeaker/requester-utils", undici: "undici" };
+const GITLAB_CLIENT_BUNDLE = "gitlab-client";
+
+/** esbuild plugin: in a command bundle, each of GITLAB_CLIENT_PACKAGES is its part of dist/bundle/gitlab-client.js. */
+const gitlabClientBundle = {
+  name: "gitlab-client-bundle",
+  setup(build) {
+    const byPackage = new Map(Object.entries(GITLAB_CLIENT_PACKAGES).map(([name, pkg]) => [pkg, name]));
+    build.onResolve({ filter: /^(@gitbeaker\/rest|@gitbeaker\/requester-utils|undici)$/ }, (args) => ({ path: args.path, namespace: "gitlab-client" }));
+    build.onLoad({ filter: /.*/, namespace: "gitlab-client" }, (args) => ({
+      // Evaluated when the importing module is, which lib/gitlab/load-client.ts defers to the first client built.
+      contents: `module.exports = require(__dirname + "/../../bin/load-command.js").loadBundle(__dirname + "/${GITLAB_CLIENT_BUNDLE}.js").${byPackage.get(args.path)};\n`,
+      loader: "js",
+    }));
+  },
+};
 
 /**
  * Packages a dependency loads at start-up but calls only on paths no command takes here, replaced by a
@@ -99,6 +118,28 @@ function commandNames() {
   return readdirSync(join(ROOT, "bin")).filter((name) => !name.includes(".") && statSync(join(ROOT, "bin", name)).isFile());
 }
 
+/** The settings every bundle is built with. */
+const SHARED_OPTIONS = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  external: EXTERNAL,
+  // import() of an external SDK becomes require(): bin/ runs the bundle through vm.Script (for the code
+  // cache), where import() would need an experimental loader.
+  supported: { "dynamic-import": false },
+  sourcemap: "linked",
+  // The sources are in the checkout; the map only needs positions.
+  sourcesContent: false,
+  // Class and function names stay as written: they appear in errors and in cdktf's construct metadata.
+  // (The calls that set a name a declaration already has are dropped afterwards: build/drop-redundant-names.js.)
+  keepNames: true,
+  // Smaller to read and parse at every start; the source map keeps traces readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: "warning",
+};
+
 async function bundle(command) {
   const outfile = join(OUT_DIR, `${command}.js`);
   await esbuild.build({
@@ -110,36 +151,40 @@ async function bundle(command) {
       sourcefile: `bin/${command}`,
       loader: "ts",
     },
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
+    ...SHARED_OPTIONS,
     outfile,
-    external: EXTERNAL,
-    // import() of an external SDK becomes require(): bin/ runs the bundle through vm.Script (for the code
-    // cache), where import() would need an experimental loader.
-    supported: { "dynamic-import": false },
-    sourcemap: "linked",
-    // The sources are in the checkout; the map only needs positions.
-    sourcesContent: false,
-    // Class and function names stay as written: they appear in errors and in cdktf's construct metadata.
-    // (The calls that set a name a declaration already has are dropped afterwards: build/drop-redundant-names.js.)
-    keepNames: true,
-    // Smaller to read and parse at every start; the source map keeps traces readable.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    plugins: [loadOnFirstUse, precompiledTemplates],
-    logLevel: "warning",
+    plugins: [loadOnFirstUse, precompiledTemplates, gitlabClientBundle],
   });
-  // Same length, so the source map written beside it stays exact (see build/drop-redundant-names.js).
+  postProcess(outfile);
+  return relative(ROOT, outfile);
+}
+
+/** Same length, so the source map written beside it stays exact (see build/drop-redundant-names.js); license notes in ASCII. */
+function postProcess(outfile) {
   const text = dropRedundantNames(readFileSync(outfile, "utf8"));
   writeFileSync(outfile, asciiLicenseNotes(text), "utf8");
+}
+
+/** dist/bundle/gitlab-client.js: GitLab's client packages, exported by the names in GITLAB_CLIENT_PACKAGES. */
+async function gitlabClient() {
+  const outfile = join(OUT_DIR, `${GITLAB_CLIENT_BUNDLE}.js`);
+  await esbuild.build({
+    stdin: {
+      contents: Object.entries(GITLAB_CLIENT_PACKAGES).map(([name, pkg]) => `export * as ${name} from ${JSON.stringify(pkg)};\n`).join(""),
+      resolveDir: ROOT,
+      sourcefile: `${GITLAB_CLIENT_BUNDLE}.js`,
+      loader: "js",
+    },
+    ...SHARED_OPTIONS,
+    outfile,
+  });
+  postProcess(outfile);
   return relative(ROOT, outfile);
 }
 
 async function main() {
   rmSync(OUT_DIR, { recursive: true, force: true });
-  const written = await Promise.all(commandNames().map(bundle));
+  const written = await Promise.all([...commandNames().map(bundle), gitlabClient()]);
   process.stdout.write(`bundled ${written.join(", ")}\n`);
 }
 
