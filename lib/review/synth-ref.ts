@@ -64,7 +64,7 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Synt
   const modelsDir = modelsDirInCheckout(root, root, options);
   const tool = toolKey(root);
   const tree = (await git(["rev-parse", `${sha}^{tree}`], root)).trim();
-  const compileCache = { dir: cacheDir, key: cacheKey("compiled", [await codeTree(sha, root, modelsDir), tool]) };
+  const compileCache = { dir: cacheDir, key: await compiledCodeKey(sha, root, modelsDir) };
   const entry = await cachedDirectory(cacheDir, cacheKey("synth", [tree, modelsDir, options.cells ?? null, tool]), async (outdir) => {
     await synthInWorktree(sha, root, label, { ...options, compileCache }, outdir);
   });
@@ -94,6 +94,14 @@ async function synthInWorktree(sha: string, root: string, label: string, options
     });
     release();
   }
+}
+
+/**
+ * The synth cache's key of the compiled code of commit `sha` in the repository at `root`, `modelsDir`
+ * (relative to `root`) being the models directory: its code's content and the tools that compile it.
+ */
+export async function compiledCodeKey(sha: string, root: string, modelsDir: string = DEFAULT_MODELS_DIR): Promise<string> {
+  return cacheKey("compiled", [await codeTree(sha, root, modelsDir), toolKey(root)]);
 }
 
 /**
