@@ -31,7 +31,7 @@ let env: NodeJS.ProcessEnv;
 // Secrets and state in memory: every token the runs store is fsynced (lib/secrets/local-store.ts).
 const roots: string[] = [];
 const scratch = () => {
-  const root = memoryScratchDir("budget-");
+  const root = memoryScratchDir("budget-", 16 * 1024 * 1024);
   roots.push(root);
   return root;
 };
@@ -81,10 +81,10 @@ describe.each([4, 120])("a cell of %i shards sharing one tag, next to 1000 unrel
     beforeAll(async () => {
       const own = new FakeGitLab();
       await own.start();
-      const root = memoryScratchDir("budget-first-run-");
+      const root = memoryScratchDir("budget-first-run-", 16 * 1024 * 1024);
       cellOf(shards, own, root);
       await onboard();
-      const files = memoryScratchDir("budget-first-run-files-");
+      const files = memoryScratchDir("budget-first-run-files-", 16 * 1024 * 1024);
       cpSync(root, files, { recursive: true });
       firstRun = { fake: own, runners: own.saveRunners(), root, files, model, env };
     });

@@ -1,27 +1,29 @@
 /**
- * A temporary directory in memory (/dev/shm, a tmpfs) where the machine has one, else under the
- * system's temporary directory. For tests that make the product write many small files it syncs to
- * disk (the local secret store fsyncs each runner token): on a tmpfs fsync returns at once, on a
- * disk each one waits for the journal, which makes a test of 120 shards wait seconds for nothing
- * it checks.
+ * A temporary directory in memory (/dev/shm, a tmpfs) where the machine has one with room enough,
+ * else under the system's temporary directory. For tests whose set-up writes many files: on a disk
+ * each file costs the kernel (and its journal) more than on a tmpfs, and each fsync waits for the
+ * disk (the local secret store fsyncs every runner token). Where /dev/shm is small (a container's
+ * is 64 MB by default), a test that needs more than it has gets the ordinary temporary directory.
  */
-import { accessSync, constants, mkdtempSync, statSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, statfsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const SHARED_MEMORY = "/dev/shm";
 
-function memoryBase(): string {
+function memoryBase(neededBytes: number): string {
   try {
     if (!statSync(SHARED_MEMORY).isDirectory()) return tmpdir();
     accessSync(SHARED_MEMORY, constants.W_OK);
-    return SHARED_MEMORY;
+    const { bavail, bsize } = statfsSync(SHARED_MEMORY);
+    // Twice what the test needs: other test files may be writing there at the same time.
+    return bavail * bsize >= 2 * neededBytes ? SHARED_MEMORY : tmpdir();
   } catch {
     return tmpdir();
   }
 }
 
-/** A new directory named `<prefix>XXXXXX`; the caller removes it. */
-export function memoryScratchDir(prefix: string): string {
-  return mkdtempSync(join(memoryBase(), prefix));
+/** A new directory named `<prefix>XXXXXX` for a test that writes up to `neededBytes` into it; the caller removes it. */
+export function memoryScratchDir(prefix: string, neededBytes: number): string {
+  return mkdtempSync(join(memoryBase(neededBytes), prefix));
 }
