@@ -9,8 +9,11 @@
 const { mkdtempSync } = require("node:fs");
 const { tmpdir } = require("node:os");
 const { join } = require("node:path");
+const { useMemoryTmpdir } = require("./support/memory-tmpdir");
 
 module.exports = async function globalSetup() {
+  // Temporary files in memory where there is room (./support/memory-tmpdir.js); the cache below too.
+  useMemoryTmpdir();
   const dir = mkdtempSync(join(tmpdir(), "runner-fleet-test-synth-cache-"));
   process.env.RUNNER_FLEET_SYNTH_CACHE = dir;
   process.env.RUNNER_FLEET_TEST_SYNTH_CACHE_OWNED = dir;

@@ -8,7 +8,8 @@
  * listing pages where a command lists every runner (a first run, prune), never reads: every
  * runner of the cell carries the cell's tag (lib/model/cell-tag.ts), and listings filter by it.
  */
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runOnboardCells } from "../../app/commands/onboard";
@@ -17,7 +18,6 @@ import type { RunnerModel } from "../../lib/model/schema";
 import { FakeGitLab, type FakeRunnersState } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { scaledEnv, scaledModel, seedUnrelatedRunners } from "../support/scaled-model";
-import { memoryScratchDir } from "../support/memory-scratch";
 import { fakeClock } from "./helpers";
 
 const gitlab = useFakeGitLab();
@@ -28,10 +28,10 @@ const pages = (runners: number) => Math.max(1, Math.ceil(runners / 100));
 let fake: FakeGitLab;
 let model: RunnerModel;
 let env: NodeJS.ProcessEnv;
-// Secrets and state in memory: every token the runs store is fsynced (lib/secrets/local-store.ts).
+// Removed after each test (the suite's $TMPDIR is in memory, test/support/memory-tmpdir.js).
 const roots: string[] = [];
 const scratch = () => {
-  const root = memoryScratchDir("budget-", 16 * 1024 * 1024);
+  const root = mkdtempSync(join(tmpdir(), "budget-"));
   roots.push(root);
   return root;
 };
@@ -81,10 +81,10 @@ describe.each([4, 120])("a cell of %i shards sharing one tag, next to 1000 unrel
     beforeAll(async () => {
       const own = new FakeGitLab();
       await own.start();
-      const root = memoryScratchDir("budget-first-run-", 16 * 1024 * 1024);
+      const root = mkdtempSync(join(tmpdir(), "budget-first-run-"));
       cellOf(shards, own, root);
       await onboard();
-      const files = memoryScratchDir("budget-first-run-files-", 16 * 1024 * 1024);
+      const files = mkdtempSync(join(tmpdir(), "budget-first-run-files-"));
       cpSync(root, files, { recursive: true });
       firstRun = { fake: own, runners: own.saveRunners(), root, files, model, env };
     });

@@ -8,12 +8,12 @@
  * the same installed tree and run in order (init, then what uses its files).
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { toolkitVersion } from "../../lib/files/toolkit-version";
 import { REPO_ROOT, STACK_TRACE_LINE } from "../support/cli";
 import { installOffline, linkPeers, packToolkit, type PackedToolkit } from "../support/installed-package";
-import { memoryScratchDir } from "../support/memory-scratch";
 
 const VERSION = toolkitVersion();
 /** The commands of `runner-fleet` (bin/commands.js). */
@@ -24,9 +24,7 @@ let packed: PackedToolkit;
 let installed: string;
 
 beforeAll(() => {
-  // In memory where the machine has room: the install writes 8,600 files (100 MB), and on a disk each
-  // costs the kernel more than on a tmpfs, a good part of this file's CPU for nothing it checks.
-  root = memoryScratchDir("tarball-", 256 * 1024 * 1024);
+  root = mkdtempSync(join(tmpdir(), "tarball-"));
   packed = packToolkit(root);
   repo = join(root, "runner-models");
   mkdirSync(repo);
