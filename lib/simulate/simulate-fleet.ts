@@ -36,7 +36,7 @@
  */
 import { EventHeap } from "./event-heap";
 import { BOOTING, InstanceTable, LIVE_READY, REMOVED } from "./instance-table";
-import type { FleetConfig } from "./fleet-config";
+import type { FleetConfig, SimulatedPolicy } from "./fleet-config";
 import { NO_POLICY, PolicyTimeline } from "./policy-timeline";
 import { seededRandom, type Random } from "./seeded-random";
 
@@ -100,13 +100,14 @@ export function simulateFleet(config: FleetConfig, load: FleetLoad, window: Simu
  * idle_count) made V8 drop its optimized code again and again, several times slower.
  */
 function oneShape(config: FleetConfig): FleetConfig {
-  return {
+  // Every field named, so a field added to FleetConfig or SimulatedPolicy must be added here too.
+  const shaped: AllFields<FleetConfig> = {
     managers: config.managers,
     concurrent: config.concurrent,
     capacityPerInstance: config.capacityPerInstance,
     maxUseCount: config.maxUseCount,
     maxInstances: config.maxInstances,
-    policies: config.policies.map((policy) => ({
+    policies: config.policies.map((policy): AllFields<SimulatedPolicy> => ({
       periods: policy.periods,
       timezone: policy.timezone,
       idleCount: policy.idleCount,
@@ -119,7 +120,11 @@ function oneShape(config: FleetConfig): FleetConfig {
     spotInterruptionsPerHour: config.spotInterruptionsPerHour,
     seed: config.seed,
   };
+  return shaped;
 }
+
+/** Each field of T present, an optional one possibly undefined. */
+type AllFields<T> = { [K in keyof Required<T>]: {} extends Pick<T, K> ? T[K] | undefined : T[K] };
 
 class FleetSimulation {
   private readonly heap = new EventHeap();
