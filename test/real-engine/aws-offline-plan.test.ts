@@ -2,7 +2,8 @@
  * Every AWS stack the tests synthesize is initialized and planned (which validates it
  * first) by the real terraform with the real AWS provider, offline; the plan's `show -json` goes
  * through the project's plan summary, which must agree with the dry run's. The stacks are planned
- * together, once per test run (test/support/real-engine/aws-shared-plan.ts).
+ * together, in one plan of the three (test/support/real-engine/aws-shared-plan.ts): the AWS example,
+ * a variant of it, and the example as a roll phase leaves it, with a manager slot held.
  */
 import { gunzipSync } from "node:zlib";
 import { readResourceShards, readSynthesizedStack, summarizePlan, summarizeSynth, type ChangeSummary } from "../../lib/review/change-summary";
@@ -28,6 +29,22 @@ describeWithRealEngine("AWS stacks planned by the real provider, offline", { aws
     // The provider receives each boot script exactly as rendered for review.
     const scripts = renderedFilesForCell(loaded.model).filter((file) => file.path.endsWith(".sh")).map((file) => file.content);
     expect(new Set(plannedUserData(plan))).toEqual(new Set(scripts));
+  }, 180_000);
+
+  // A roll phase's stack (some manager slots held with `lifecycle.ignore_changes = all`) is valid for the
+  // real provider. On a fresh state the plan lists every resource as created, held or not; what holding
+  // adds (the lifecycle block, in JSON syntax) is what the validation checks.
+  it("the AWS example with slot 0 of its shard held, as a roll holds it: plan (validation included) succeeds", async () => {
+    const { cell, plan } = (await sharedAwsPlan(engine.awsProvider!)).get("cell_2_held")!;
+    const stack = readSynthesizedStack(cell.stackDir);
+    const templates = Object.values((stack.resource as Record<string, Record<string, { lifecycle?: unknown }>>).aws_launch_template);
+    expect(templates.filter((template) => JSON.stringify(template.lifecycle) === '{"ignore_changes":"all"}')).toHaveLength(1);
+
+    // The held stack planned, every one of its resources with it.
+    const addresses = (summary: ReturnType<typeof summarizePlan>) => summary.resources.map((resource) => resource.address).sort();
+    const planned = summarizePlan(plan, () => undefined);
+    expect(planned.counts.add).toBeGreaterThan(0);
+    expect(addresses(planned)).toEqual(addresses(summarizeSynth(stack, () => undefined)));
   }, 180_000);
 });
 
