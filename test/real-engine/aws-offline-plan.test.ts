@@ -2,8 +2,8 @@
  * Every AWS stack the tests synthesize is initialized and planned (which validates it
  * first) by the real terraform with the real AWS provider, offline; the plan's `show -json` goes
  * through the project's plan summary, which must agree with the dry run's. The stacks are planned
- * together, in one plan of the three (test/support/real-engine/aws-shared-plan.ts): the AWS example,
- * a variant of it, and the example as a roll phase leaves it, with a manager slot held.
+ * together, in one plan (test/support/real-engine/aws-shared-plan.ts): the AWS example, and a variant
+ * of it as a roll phase leaves it, with a manager slot held.
  */
 import { gunzipSync } from "node:zlib";
 import { readResourceShards, readSynthesizedStack, summarizePlan, summarizeSynth, type ChangeSummary } from "../../lib/review/change-summary";
@@ -13,7 +13,7 @@ import { sharedAwsPlan, type SharedStackName } from "../support/real-engine/aws-
 
 const STACKS: ReadonlyArray<[string, SharedStackName]> = [
   ["cell-2 (the AWS example)", "cell_2"],
-  ["an existing VPC, three shards, arm64 managers and workers", "aws_variant"],
+  ["an existing VPC, three shards, arm64 managers and workers, a manager slot held", "aws_variant"],
 ];
 
 describeWithRealEngine("AWS stacks planned by the real provider, offline", { aws: true }, (engine) => {
@@ -34,8 +34,8 @@ describeWithRealEngine("AWS stacks planned by the real provider, offline", { aws
   // A roll phase's stack (some manager slots held with `lifecycle.ignore_changes = all`) is valid for the
   // real provider. On a fresh state the plan lists every resource as created, held or not; what holding
   // adds (the lifecycle block, in JSON syntax) is what the validation checks.
-  it("the AWS example with slot 0 of its shard held, as a roll holds it: plan (validation included) succeeds", async () => {
-    const { cell, plan } = (await sharedAwsPlan(engine.awsProvider!)).get("cell_2_held")!;
+  it("the variant with slot 0 of its first shard held, as a roll holds it: plan (validation included) succeeds", async () => {
+    const { cell, plan } = (await sharedAwsPlan(engine.awsProvider!)).get("aws_variant")!;
     const stack = readSynthesizedStack(cell.stackDir);
     const templates = Object.values((stack.resource as Record<string, Record<string, { lifecycle?: unknown }>>).aws_launch_template);
     expect(templates.filter((template) => JSON.stringify(template.lifecycle) === '{"ignore_changes":"all"}')).toHaveLength(1);
