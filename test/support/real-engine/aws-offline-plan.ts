@@ -126,8 +126,9 @@ export function planOfModule(plan: PlanJson, module: string): PlanJson {
  * A dependency lock that selects the mirrored version and records no checksum. Terraform checks the
  * installed provider against the lock's checksums before every command that starts it (`plan`,
  * `show -json`), which hashes the whole 700 MB binary each time (~0.45 s of CPU), and `init` spends
- * as much again checking the lock's checksums against the one it computes. The checksums guard a download against tampering; the mirror here is a
- * local directory, and with none recorded terraform installs it "unauthenticated" and says so.
+ * as much again checking the lock's checksums against the one it computes. The checksums guard a
+ * download against tampering; the mirror here is a local directory, and with none recorded terraform
+ * installs it "unauthenticated" and says so. What is planned is the same.
  */
 function lockedVersionOnly(provider: AwsProvider): string {
   const version = JSON.stringify(provider.version);
