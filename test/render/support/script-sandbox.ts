@@ -8,7 +8,7 @@
  * what the first one installed, like a rebooted VM.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { accessSync, chmodSync, constants, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 
@@ -44,6 +44,8 @@ export class ScriptSandbox {
   readonly stateDir = join(this.dir, "state");
   private readonly logFile = join(this.dir, "calls.log");
   private readonly bash = resolveTool("bash");
+  /** Payloads whose files are in this sandbox's root. */
+  private readonly installed = new Set<string>();
 
   constructor() {
     for (const dir of [this.root, this.stubDir, this.toolDir, this.stateDir, join(this.dir, "tmp")]) mkdirSync(dir, { recursive: true });
@@ -81,8 +83,27 @@ export class ScriptSandbox {
   run(script: string, env: Record<string, string> = {}, args: readonly string[] = []): ScriptRun {
     const scriptFile = join(this.dir, "startup.sh");
     writeFileSync(scriptFile, script, { mode: 0o700 });
+    this.installed.add(script);
+    return this.spawn(scriptFile, env, args);
+  }
+
+  /**
+   * Runs the entry script a startup payload installs, as a timer's unit does (`ExecStart=<entry> <command>`):
+   * on a VM the timers run the installed script, never the payload again. The payload's files are put in
+   * place first unless a run of it in this sandbox already wrote them (copied from one run of the payload
+   * per test file: see installedRoot).
+   */
+  runInstalled(payload: string, env: Record<string, string> = {}, args: readonly string[] = []): ScriptRun {
+    if (!this.installed.has(payload)) {
+      cpSync(installedRoot(payload), this.root, { recursive: true });
+      this.installed.add(payload);
+    }
+    return this.spawn(join(this.root, payloadEntry(payload)), env, args);
+  }
+
+  private spawn(file: string, env: Record<string, string>, args: readonly string[]): ScriptRun {
     writeFileSync(this.logFile, "");
-    const result = spawnSync(this.bash, [scriptFile, ...args], {
+    const result = spawnSync(this.bash, [file, ...args], {
       encoding: "utf8",
       timeout: 20_000,
       env: {
@@ -117,6 +138,36 @@ export class ScriptSandbox {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/** The entry the payload runs once its files are written (its last line, `exec "${ROOT}"'<entry>' ...`). */
+function payloadEntry(payload: string): string {
+  const entry = /^exec "\$\{ROOT\}"'([^']+)' /m.exec(payload)?.[1];
+  if (!entry) throw new Error("the payload runs no entry script");
+  return entry;
+}
+
+/**
+ * The files a payload writes, from one real run of it per test file (a root kept until the file's tests
+ * end). It runs with a command the entry refuses before it touches anything (manager-lifecycle-run's "refuses
+ * an unknown command" proves that), so the root holds the payload's files and nothing a boot would add.
+ */
+const installedRoots = new Map<string, ScriptSandbox>();
+function installedRoot(payload: string): string {
+  let seed = installedRoots.get(payload);
+  if (!seed) {
+    seed = new ScriptSandbox();
+    const run = seed.run(payload, {}, ["install-only"]);
+    if (run.status !== 2 || !run.stderr.includes("unknown command: install-only")) {
+      throw new Error(`the payload did not just write its files (exit ${run.status}):\n${run.stderr}`);
+    }
+    installedRoots.set(payload, seed);
+  }
+  return seed.root;
+}
+afterAll(() => {
+  for (const seed of installedRoots.values()) seed.dispose();
+  installedRoots.clear();
+});
 
 function parseCalls(log: string): StubCall[] {
   return log

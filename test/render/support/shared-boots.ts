@@ -1,0 +1,53 @@
+/**
+ * Boots that several tests of a file only read: the files and calls of a manager's first boot (and of the
+ * reboot after it) with the default stubs and fresh fake tokens. Each payload boots once per test file, on
+ * first use, in a sandbox kept until the file's tests end, so a test run alone still boots what it reads.
+ * A test that changes the sandbox, or needs its own stubs, state or env, boots its own.
+ */
+import { randomBytes } from "node:crypto";
+import { ScriptSandbox, type ScriptRun } from "./script-sandbox";
+
+export interface SharedBoot {
+  readonly sandbox: ScriptSandbox;
+  /** The tokens the stores answered with (made up at run time, never committed). */
+  readonly runnerToken: string;
+  readonly accessToken: string;
+  readonly first: ScriptRun;
+}
+
+export interface SharedReboot extends SharedBoot {
+  /** The second boot, in the same sandbox with the same env: the VM rebooted. */
+  readonly reboot: ScriptRun;
+}
+
+const boots = new Map<string, SharedBoot | SharedReboot>();
+
+function boot(payload: string, reboots: boolean): SharedBoot | SharedReboot {
+  const key = `${reboots ? "reboot" : "boot"}\n${payload}`;
+  let shared = boots.get(key);
+  if (!shared) {
+    const sandbox = new ScriptSandbox();
+    const runnerToken = `glrt-t1_${randomBytes(15).toString("base64url")}`;
+    const accessToken = `ya29.${randomBytes(24).toString("base64url")}`;
+    const env = { STUB_RUNNER_TOKEN: runnerToken, STUB_ACCESS_TOKEN: accessToken };
+    const first = sandbox.run(payload, env);
+    shared = reboots ? { sandbox, runnerToken, accessToken, first, reboot: sandbox.run(payload, env) } : { sandbox, runnerToken, accessToken, first };
+    boots.set(key, shared);
+  }
+  return shared;
+}
+
+/** The first boot of `payload` (no reboot after it). */
+export function firstBoot(payload: string): SharedBoot {
+  return boot(payload, false);
+}
+
+/** The first boot of `payload` and a reboot after it, in one sandbox. */
+export function bootAndReboot(payload: string): SharedReboot {
+  return boot(payload, true) as SharedReboot;
+}
+
+afterAll(() => {
+  for (const shared of boots.values()) shared.sandbox.dispose();
+  boots.clear();
+});
