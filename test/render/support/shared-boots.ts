@@ -1,5 +1,5 @@
 /**
- * Boots that several tests of a file only read: the files and calls of a manager's first boot (and of the
+ * Boots that several tests of a file only read: the files and calls of a VM's first boot (and of the
  * reboot after it) with the default stubs and fresh fake tokens. Each payload boots once per test file, on
  * first use, in a sandbox kept until the file's tests end, so a test run alone still boots what it reads.
  * A test that changes the sandbox, or needs its own stubs, state or env, boots its own.
