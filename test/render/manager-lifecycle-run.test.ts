@@ -2,7 +2,8 @@
  * Runs the rendered manager scripts for real (bash, stub commands) through the life of a manager
  * after boot: the graceful stop of the runner's unit, the timers the script installs, and the
  * AWS drain when Auto Scaling terminates the instance. The timers' runs start the installed manager
- * script, as their units do (runInstalled), and the tests that only read a first boot share it (firstBoot).
+ * script, as their units do (runInstalled); the tests that only read a first boot share it (firstBoot),
+ * and those that go on from one start from a copy of it (copyFrom).
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -234,8 +235,12 @@ describe.each([
   const configStat = () => statSync(join(sandbox.root, CONFIG));
   const accessToken = fakeAccessToken();
 
-  function boot(token: string): void {
-    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }));
+  /** This test's sandbox as the VM is after its first boot (booted once per file and copied); the boot's tokens. */
+  function boot(): { token: string; accessToken: string } {
+    const booted = firstBoot(script);
+    expectSucceeded(booted.first);
+    sandbox.copyFrom(booted.sandbox);
+    return { token: booted.runnerToken, accessToken: booted.accessToken };
   }
 
   it("fills in the runner ID GitLab gives for the token, asking with the token on stdin only", () => {
@@ -251,8 +256,7 @@ describe.each([
   });
 
   it("writes nothing while the stored token is the one in config.toml, and asks GitLab nothing", () => {
-    const token = fakeRunnerToken();
-    boot(token);
+    const { token, accessToken } = boot();
     const before = configStat();
 
     const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
@@ -270,9 +274,8 @@ describe.each([
   });
 
   it("replaces config.toml atomically (new file renamed over it), mode 0600, under the running runner when the token was rotated", () => {
-    const oldToken = fakeRunnerToken();
+    const { token: oldToken, accessToken } = boot();
     const newToken = fakeRunnerToken();
-    boot(oldToken);
     const before = configStat();
 
     const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
@@ -295,8 +298,7 @@ describe.each([
   });
 
   it("keeps config.toml and fails the timer run when the store answers with something that is not a token", () => {
-    const token = fakeRunnerToken();
-    boot(token);
+    const { token, accessToken } = boot();
 
     const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken, STUB_STORE_VALUE: 'x" = evil' }, ["refresh-token"]);
 
@@ -397,8 +399,10 @@ describe("token refresh while GitLab cannot confirm the new token", () => {
   const script = renderManagerStartupScript(model, model.shards[0], 0);
 
   it("gives up after three attempts, keeps config.toml and fails the run (the next timer run tries again)", () => {
-    const oldToken = fakeRunnerToken();
-    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: oldToken }));
+    // The VM after its first boot (booted once per file and copied).
+    const booted = firstBoot(script);
+    expectSucceeded(booted.first);
+    sandbox.copyFrom(booted.sandbox);
     const before = sandbox.file("etc/gitlab-runner/config.toml");
 
     const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_VERIFY: "down" }, ["refresh-token"]);

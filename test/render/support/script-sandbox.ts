@@ -8,7 +8,23 @@
  * what the first one installed, like a rebooted VM.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, chmodSync, constants, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 
@@ -74,6 +90,21 @@ export class ScriptSandbox {
     writeFileSync(path, content);
   }
 
+  /**
+   * Makes this (unused) sandbox the VM `booted` is after its runs: its root, the stubs' state and the
+   * commands its runs installed (stubs such as `aws`), with links into `booted` pointed at this sandbox.
+   * For tests that go on from a boot another test booted the same way (shared-boots.ts).
+   */
+  copyFrom(booted: ScriptSandbox): void {
+    const relink = (target: string) => (target.startsWith(`${booted.dir}/`) ? join(this.dir, target.slice(booted.dir.length + 1)) : target);
+    copyTree(booted.root, this.root, relink);
+    copyTree(booted.stateDir, this.stateDir, relink);
+    for (const name of readdirSync(booted.stubDir)) {
+      if (!existsSync(join(this.stubDir, name))) this.addStub(name);
+    }
+    for (const payload of booted.installed) this.installed.add(payload);
+  }
+
   /** Marks a package as installed before the run, as on an image that ships it. */
   preinstall(packageName: string, version: string): void {
     writeFileSync(join(this.stateDir, "installed"), `${packageName} ${version}\n`, { flag: "a" });
@@ -136,6 +167,20 @@ export class ScriptSandbox {
 
   dispose(): void {
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Copies a directory tree with its modes; `relink` gives each symbolic link's new target. */
+function copyTree(from: string, to: string, relink: (target: string) => string): void {
+  mkdirSync(to, { recursive: true });
+  chmodSync(to, statSync(from).mode & 0o7777);
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isSymbolicLink()) symlinkSync(relink(readlinkSync(source)), target);
+    else if (entry.isDirectory()) copyTree(source, target, relink);
+    // copyFile gives the copy the source's mode.
+    else copyFileSync(source, target);
   }
 }
 

@@ -166,11 +166,14 @@ case "$name" in
       */api/v4/runners/verify)
         # POST /runners/verify: the token arrives on stdin (--data @-), never as an argument; GitLab answers
         # {id, token, token_expires_at} (docs/gitlab-api.md). STUB_RUNNER_ID per token: "<token> <id>" lines.
-        body=$(cat)
-        printf '%s\n' "$body" | sed 's/token=[^&]*/token=<redacted>/' >>"$STUB_STATE/verify-bodies"
+        IFS= read -r -d '' body || true
         token=${body#token=}
         token=${token%%&*}
-        id=$(awk -v t="$token" '$1 == t { print $2 }' "$STUB_STATE/runner-ids" 2>/dev/null)
+        printf '%s\n' "token=<redacted>${body#token="$token"}" >>"$STUB_STATE/verify-bodies"
+        id=""
+        if [[ -f $STUB_STATE/runner-ids ]]; then
+          while read -r listed listed_id; do [[ $listed == "$token" ]] && id=$listed_id; done <"$STUB_STATE/runner-ids"
+        fi
         [[ -n $id ]] || id=${STUB_RUNNER_ID:-4242}
         [[ ${STUB_VERIFY:-ok} == ok ]] || exit 22
         printf '{"id":%s,"token":"%s","token_expires_at":null}' "$id" "$token"
@@ -199,10 +202,13 @@ case "$name" in
     # `fleeting -c <config> install` puts each plugin at <FLEETING_PLUGIN_PATH>/<registry>/<repository>/<name>/<version>/plugin
     # (gitlab-runner issue 38247 shows .../registry.gitlab.com/gitlab-org/fleeting/plugins/aws/1.0.0/plugin).
     if [[ $1 == fleeting && ${!#} == install ]]; then
-      reference=$(awk -F'"' '/^ *plugin = /{ print $2; exit }' "$3")
+      reference=""
+      while IFS= read -r line; do
+        if [[ -z $reference && $line =~ ^\ *plugin\ =\ \"([^\"]*)\" ]]; then reference=${BASH_REMATCH[1]}; fi
+      done <"$3"
       [[ $reference == */* ]] || reference="registry.gitlab.com/gitlab-org/fleeting/plugins/$reference"
       plugin="$RUNNER_FLEET_ROOT$FLEETING_PLUGIN_PATH/${reference%:*}/${reference##*:}/plugin"
-      mkdir -p "$(dirname "$plugin")"
+      mkdir -p "${plugin%/*}"
       printf '#!/bin/sh\n' >"$plugin"
       chmod 0755 "$plugin"
     fi
