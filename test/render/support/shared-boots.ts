@@ -1,6 +1,7 @@
 /**
  * Boots that several tests of a file only read: the files and calls of a VM's first boot (and of the
- * reboot after it) with the default stubs and fresh fake tokens. Each payload boots once per test file, on
+ * reboot after it) with the default stubs, fresh fake tokens and any extra env (a stub's setting, as
+ * STUB_ARCH). Each payload and env boots once per test file, on
  * first use, in a sandbox kept until the file's tests end, so a test run alone still boots what it reads.
  * A test that changes the sandbox, or needs its own stubs, state or env, boots its own.
  */
@@ -22,14 +23,14 @@ export interface SharedReboot extends SharedBoot {
 
 const boots = new Map<string, SharedBoot | SharedReboot>();
 
-function boot(payload: string, reboots: boolean): SharedBoot | SharedReboot {
-  const key = `${reboots ? "reboot" : "boot"}\n${payload}`;
+function boot(payload: string, reboots: boolean, extraEnv: Readonly<Record<string, string>>): SharedBoot | SharedReboot {
+  const key = `${reboots ? "reboot" : "boot"}\n${JSON.stringify(extraEnv)}\n${payload}`;
   let shared = boots.get(key);
   if (!shared) {
     const sandbox = new ScriptSandbox();
     const runnerToken = `glrt-t1_${randomBytes(15).toString("base64url")}`;
     const accessToken = `ya29.${randomBytes(24).toString("base64url")}`;
-    const env = { STUB_RUNNER_TOKEN: runnerToken, STUB_ACCESS_TOKEN: accessToken };
+    const env = { STUB_RUNNER_TOKEN: runnerToken, STUB_ACCESS_TOKEN: accessToken, ...extraEnv };
     const first = sandbox.run(payload, env);
     shared = reboots ? { sandbox, runnerToken, accessToken, first, reboot: sandbox.run(payload, env) } : { sandbox, runnerToken, accessToken, first };
     boots.set(key, shared);
@@ -37,14 +38,14 @@ function boot(payload: string, reboots: boolean): SharedBoot | SharedReboot {
   return shared;
 }
 
-/** The first boot of `payload` (no reboot after it). */
-export function firstBoot(payload: string): SharedBoot {
-  return boot(payload, false);
+/** The first boot of `payload` (no reboot after it), with `env` added to the default stubs' env. */
+export function firstBoot(payload: string, env: Readonly<Record<string, string>> = {}): SharedBoot {
+  return boot(payload, false, env);
 }
 
 /** The first boot of `payload` and a reboot after it, in one sandbox. */
 export function bootAndReboot(payload: string): SharedReboot {
-  return boot(payload, true) as SharedReboot;
+  return boot(payload, true, {}) as SharedReboot;
 }
 
 afterAll(() => {
