@@ -79,6 +79,7 @@ mark_boot_failed() {
   TZ=UTC0 printf '%(%Y-%m-%dT%H:%M:%SZ)T\n' -1 >"$BOOT_FAILED_FILE"
 }
 
+# Only an earlier failed boot left the marker: a boot after a good one starts no rm.
 clear_boot_failed() {
-  rm -f "$BOOT_FAILED_FILE"
+  [[ ! -e $BOOT_FAILED_FILE ]] || rm -f "$BOOT_FAILED_FILE"
 }
