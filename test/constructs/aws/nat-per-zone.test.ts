@@ -2,7 +2,9 @@
  * `network.nat: per-zone` on AWS: a NAT gateway and an Elastic IP in every public subnet, and each zone's
  * private subnet routed through the NAT gateway of its own zone, so losing one zone leaves the others'
  * egress up. `true` keeps one NAT gateway for the VPC. prepare's checks run in this process, through the
- * path bin/prepare takes (runInProcess); the dry run runs the executable itself.
+ * path bin/prepare takes (runInProcess), with no engine on PATH: its toolchain check would start terraform
+ * each time, and these cases are about the model (the check is covered in test/commands/prepare.test.ts).
+ * The dry run runs the executable itself.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -82,10 +84,11 @@ describe("AWS NAT per zone", () => {
       writeFileSync(file, text.replace(/^network:\n/m, `network:\n  nat: ${nat}\n${extra}`));
       return file;
     };
+    const NO_ENGINE_ENV = { ...process.env, PATH: "/usr/bin:/bin" };
+    const prepareJson = (file: string) => runInProcess("prepare", ["--model", file, "--models-dir", dir, "--json"], { env: NO_ENGINE_ENV });
     const prepare = async (name: "cell-1" | "cell-2", nat: string, extra = "") => {
       const file = writeModel(name, nat, extra);
-      const result = await runInProcess("prepare", ["--model", file, "--models-dir", dir, "--json"]);
-      return { file, result };
+      return { file, result: await prepareJson(file) };
     };
 
     it("accepts per-zone on AWS and resolves it as written, with no NAT warning", async () => {
@@ -111,7 +114,7 @@ describe("AWS NAT per zone", () => {
         .replace(/^  nat: per-zone\n/m, "  nat: true\n");
       const file = join(dir, "cell-2.yaml");
       writeFileSync(file, text);
-      const result = await runInProcess("prepare", ["--model", file, "--models-dir", dir, "--json"]);
+      const result = await prepareJson(file);
       expect(result.status).toBe(0);
       expect(JSON.parse(result.stdout).models[0].warnings.map((warning: { path: string[] }) => warning.path.join("."))).not.toContain("network.nat");
     });

@@ -33,8 +33,11 @@ const REAL_TOOLS = ["date", "dirname", "install", "touch", "mktemp", "chmod", "m
 /** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
 const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen"];
 
-/** The stand-in for every stubbed command (one file, many names). */
+/** The stand-in for every stubbed command (one file, many names) but logger, which has its own (plain sh). */
 const STUB_SCRIPT_FILE = join(__dirname, "stub-command.sh");
+const LOGGER_STUB_FILE = join(__dirname, "stub-logger.sh");
+/** The file every stub name but logger links to, in the stub directory (its name is no command's). */
+const COMMAND_STUB = ".command-stub";
 
 export interface StubCall {
   readonly name: string;
@@ -65,9 +68,9 @@ export class ScriptSandbox {
 
   constructor() {
     for (const dir of [this.root, this.stubDir, this.toolDir, this.stateDir, join(this.dir, "tmp")]) mkdirSync(dir, { recursive: true });
-    const stub = join(this.stubDir, "logger");
-    writeFileSync(stub, `#!${this.bash}\nset -uo pipefail\n${readFileSync(STUB_SCRIPT_FILE, "utf8")}`);
-    chmodSync(stub, 0o755);
+    const stub = join(this.stubDir, COMMAND_STUB);
+    writeFileSync(stub, `#!${this.bash}\nset -uo pipefail\n${readFileSync(STUB_SCRIPT_FILE, "utf8")}`, { mode: 0o755 });
+    writeFileSync(join(this.stubDir, "logger"), `#!/bin/sh\n${readFileSync(LOGGER_STUB_FILE, "utf8")}`, { mode: 0o755 });
     for (const name of STUBS.filter((stubName) => stubName !== "logger")) symlinkSync(stub, join(this.stubDir, name));
     for (const tool of REAL_TOOLS) symlinkSync(resolveTool(tool), join(this.toolDir, tool));
     symlinkSync(this.bash, join(this.toolDir, "bash"));
@@ -75,7 +78,7 @@ export class ScriptSandbox {
 
   /** Adds a stub for a command that is normally absent (for example `docker` on an image that has it). */
   addStub(name: string): void {
-    symlinkSync(join(this.stubDir, "logger"), join(this.stubDir, name));
+    symlinkSync(join(this.stubDir, COMMAND_STUB), join(this.stubDir, name));
   }
 
   /** Removes a stub, as on an image that lacks the command (for example `apt-get` on Amazon Linux). */
