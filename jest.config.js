@@ -18,7 +18,7 @@ module.exports = {
   // suites inside it (test/global-setup.js).
   globalSetup: "<rootDir>/test/global-setup.js",
   globalTeardown: "<rootDir>/test/global-teardown.js",
-  // Files that read what another file makes (the one AWS plan) run after the rest (test/sequencer.js).
+  // The file that makes the one real AWS plan starts first, to overlap the rest (test/sequencer.js).
   testSequencer: "<rootDir>/test/sequencer.js",
   testTimeout: 30000,
   // Jest's default (cores - 1) runs a 2-core machine in band, one suite at a time. Much of the
