@@ -21,3 +21,19 @@ test("os.tmpdir(), and the processes a test starts, use the run's directory", ()
 test("review's synth cache is inside it, so it goes with the run", () => {
   expect(dirname(process.env.RUNNER_FLEET_SYNTH_CACHE ?? "")).toBe(runDir);
 });
+
+describe("the run's directory in memory (test/support/memory-tmpdir.js)", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { mountedNoexec } = require("../support/memory-tmpdir") as { mountedNoexec: (mountPoint: string, mounts: string) => boolean };
+  const mounts = (shmOptions: string) => `/dev/sda1 / ext4 rw,relatime 0 0\ntmpfs /dev/shm tmpfs ${shmOptions} 0 0\n`;
+
+  test("is not used where /dev/shm is mounted noexec (Docker's default), since tests run programs they write there", () => {
+    expect(mountedNoexec("/dev/shm", mounts("rw,nosuid,nodev,noexec,relatime,size=65536k"))).toBe(true);
+    expect(mountedNoexec("/dev/shm", mounts("rw,relatime,size=24684084k"))).toBe(false);
+  });
+
+  test("reads the mount in effect: the last one at that point", () => {
+    expect(mountedNoexec("/dev/shm", `${mounts("rw,noexec")}tmpfs /dev/shm tmpfs rw,relatime 0 0\n`)).toBe(false);
+    expect(mountedNoexec("/dev/shm", "/dev/sda1 / ext4 rw 0 0\n")).toBe(false);
+  });
+});
