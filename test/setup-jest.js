@@ -41,3 +41,8 @@ expect.extend(
     ]),
   ),
 );
+
+// Synthesis in the product records no creation stack for cdktf's tokens (stacks/token-stack-traces.ts);
+// tests that build stacks themselves (Testing.synth) run the same way. Under jest each trace is also
+// source-mapped, which made it a third of a construct test's CPU. RUNNER_FLEET_TOKEN_STACK_TRACES=1 keeps them.
+require("../stacks/token-stack-traces").skipTokenStackTraces();
