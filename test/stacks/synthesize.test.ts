@@ -145,7 +145,7 @@ describe("CellStack skips cdktf's preparing resolve run and its second resolve o
     expect(readFileSync(join(outdir, "skipped", "stacks", "cell-2", "cdk.tf.json"), "utf8")).toContain('"ignore_changes": "all"');
   });
 
-  it("leaves a stack with raw overrides of its own to cdktf's toTerraform, which resolves them", () => {
+  it("leaves a stack whose own overrides hold a token to cdktf's toTerraform, which resolves them", () => {
     // GIVEN a cell stack with an override at the stack level whose value is a token
     const app = Testing.app();
     const stack = new CellStack(app, { model: loadModelFile(join(MODELS_DIR, "cell-2.yaml")).model, workDir: outdir });
