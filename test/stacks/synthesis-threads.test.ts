@@ -39,35 +39,39 @@ function writeFleet(dir: string, count: number): void {
   }
 }
 
-/** Runs node with `argv` (a script file or `-e <code>`, then its arguments) and `threads` synthesis threads asked for; its stdout. */
-function runNode(argv: string[], threads: number): string {
-  const run = spawnSync(process.execPath, argv, { encoding: "utf8", cwd: PROJECT_ROOT, env: { ...process.env, [SYNTH_THREADS_ENV]: String(threads) } });
+/** Runs node with `argv` (`-e <code>`, then its arguments); its stdout. */
+function runNode(argv: string[]): string {
+  const run = spawnSync(process.execPath, argv, { encoding: "utf8", cwd: PROJECT_ROOT });
   if (run.status !== 0) throw new Error(`child node failed (${run.status}):\n${run.stderr}`);
   return run.stdout;
 }
 
 /**
- * In a child node with `threads` threads asked for: the fleet synthesized into `out`, then again into
- * `refusedOut` with one of its cells (cell-100, a Google cell: the worker's share, the threads taking
- * the cells grouped by cloud) given two shards of one name, which the model loader would refuse but a
- * construct also does.
+ * In one child node, for 1 thread and then 2 (RUNNER_FLEET_SYNTH_THREADS, read at each synthesis): the
+ * fleet synthesized into `<work>/out-<threads>`, then again into `<work>/refused-<threads>` with one of its
+ * cells (cell-100, a Google cell: the worker's share, the threads taking the cells grouped by cloud) given
+ * two shards of one name, which the model loader would refuse but a construct also does.
  */
-const SYNTHESIZE_TWICE = `
+const SYNTHESIZE_EACH_WAY = `
   const { loadModelFile } = require(${JSON.stringify(join(DIST, "lib", "model", "load.js"))});
   const { listModelFiles } = require(${JSON.stringify(join(DIST, "lib", "model", "model-files.js"))});
   const { synthesizeCells } = require(${JSON.stringify(join(DIST, "stacks", "synthesize.js"))});
   const { synthThreadCount } = require(${JSON.stringify(join(DIST, "stacks", "synthesis-threads.js"))});
-  const [modelsDir, out, refusedOut] = process.argv.slice(1);
-  const models = listModelFiles(modelsDir).map((file) => loadModelFile(file));
-  const cells = synthesizeCells(models, { outdir: out });
-  const refused = models.find((loaded) => loaded.model.cell.id === "cell-100");
-  refused.model.shards.push(structuredClone(refused.model.shards[0]));
-  let error;
-  try {
-    synthesizeCells(models, { outdir: refusedOut });
-  } catch (thrown) {
-    error = { name: thrown.constructor.name, message: thrown.message };
-  }
+  const [modelsDir, work] = process.argv.slice(1);
+  const reports = [1, 2].map((threads) => {
+    process.env.RUNNER_FLEET_SYNTH_THREADS = String(threads);
+    const models = listModelFiles(modelsDir).map((file) => loadModelFile(file));
+    const cells = synthesizeCells(models, { outdir: work + "/out-" + threads });
+    const refused = models.find((loaded) => loaded.model.cell.id === "cell-100");
+    refused.model.shards.push(structuredClone(refused.model.shards[0]));
+    let error;
+    try {
+      synthesizeCells(models, { outdir: work + "/refused-" + threads });
+    } catch (thrown) {
+      error = { name: thrown.constructor.name, message: thrown.message };
+    }
+    return { threads: synthThreadCount(models.length), cells, error };
+  });
   // How many threads other counts of cells get, in the compiled module (where the worker script is).
   const counts = {
     cores: require("node:os").availableParallelism(),
@@ -77,21 +81,26 @@ const SYNTHESIZE_TWICE = `
     askedMoreThanCells: synthThreadCount(2, { RUNNER_FLEET_SYNTH_THREADS: "3" }),
     serial: synthThreadCount(100, { RUNNER_FLEET_SYNTH_THREADS: "1" }),
   };
-  console.log(JSON.stringify({ threads: synthThreadCount(models.length), cells, error, counts }));
+  console.log(JSON.stringify({ reports, counts }));
 `;
+
+interface Report {
+  threads: number;
+  cells: { cell: string; stackDir: string; stackJsonFile: string }[];
+  error?: { name: string; message: string };
+}
 
 describe("synthesis on several threads", () => {
   let work: string;
-  let runs: { out: string; refusedOut: string; report: { threads: number; cells: { cell: string; stackDir: string; stackJsonFile: string }[]; error?: { name: string; message: string }; counts: Record<string, number> } }[];
+  let runs: { out: string; refusedOut: string; report: Report }[];
+  let counts: Record<string, number>;
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "synth-threads-"));
     writeFleet(join(work, "models"), 2);
     // GIVEN a cell of each cloud, synthesized on one thread and on two
-    runs = [1, 2].map((threads) => {
-      const out = join(work, `out-${threads}`);
-      const refusedOut = join(work, `refused-${threads}`);
-      return { out, refusedOut, report: JSON.parse(runNode(["-e", SYNTHESIZE_TWICE, join(work, "models"), out, refusedOut], threads).trim()) };
-    });
+    const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number> };
+    runs = child.reports.map((report, index) => ({ out: join(work, `out-${index + 1}`), refusedOut: join(work, `refused-${index + 1}`), report }));
+    counts = child.counts;
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -117,7 +126,6 @@ describe("synthesis on several threads", () => {
   });
 
   it("counts threads by cores and cells (at least 8 a thread), and honours RUNNER_FLEET_SYNTH_THREADS, in the compiled module", () => {
-    const { counts } = runs[0].report;
     expect(counts).toMatchObject({ few: 1, asked: 3, askedMoreThanCells: 2, serial: 1 });
     expect(counts.many).toBe(Math.min(counts.cores, 4));
   });
