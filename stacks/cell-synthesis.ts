@@ -42,15 +42,19 @@ export class CellSynthesis {
   private readonly app: App;
   private readonly stacks: { readonly job: CellJob; readonly stack: CellStack }[];
 
-  /** Step 1: builds each cell's stack (a construct that refuses a model throws here). */
-  constructor(jobs: readonly CellJob[], outdir: string, workDir: string) {
+  /**
+   * Step 1: builds each cell's stack (a construct that refuses a model throws here). `progress` is
+   * called after each cell built here and each cell written by `write`.
+   */
+  constructor(jobs: readonly CellJob[], outdir: string, workDir: string, private readonly progress: () => void = () => undefined) {
     // Stack traces on every construct and token cost more than the rest of synth; nobody reads them here.
     skipTokenStackTraces();
     this.app = new App({ outdir, stackTraces: false });
-    this.stacks = jobs.map((job) => ({
-      job,
-      stack: new CellStack(this.app, { model: job.loaded.model, workDir, heldManagerSlots: job.heldManagerSlots, rendered: job.rendered }),
-    }));
+    this.stacks = jobs.map((job) => {
+      const stack = new CellStack(this.app, { model: job.loaded.model, workDir, heldManagerSlots: job.heldManagerSlots, rendered: job.rendered });
+      progress();
+      return { job, stack };
+    });
   }
 
   /**
@@ -65,7 +69,11 @@ export class CellSynthesis {
     } finally {
       this.app.manifest.writeToFile = writeManifestFile;
     }
-    return this.stacks.map(({ job, stack }) => writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id)));
+    return this.stacks.map(({ job, stack }) => {
+      const cell = writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id));
+      this.progress();
+      return cell;
+    });
   }
 
   /** The manifest entries of this group's stacks (complete after `write`). */

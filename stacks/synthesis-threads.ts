@@ -16,6 +16,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { OperationalError } from "../lib/process/errors";
 import type { CellJob, ManifestStacks, SynthesizedCell } from "./cell-synthesis";
 import { CellSynthesis } from "./cell-synthesis";
 
@@ -23,6 +24,12 @@ import { CellSynthesis } from "./cell-synthesis";
 export const MIN_CELLS_PER_THREAD = 8;
 /** At most this many threads in all: each holds its own copy of cdktf and the provider classes in memory. */
 const MAX_THREADS = 4;
+/**
+ * A worker that has neither answered nor built or written a cell for this long is taken for dead (a
+ * thread out of memory ends without a word, and its 'exit' event would need the event loop this
+ * thread is blocking). A cell takes well under a second.
+ */
+const STALLED_MS = 60_000;
 /** RUNNER_FLEET_SYNTH_THREADS=<n> sets the number of threads (1: serial). */
 export const SYNTH_THREADS_ENV = "RUNNER_FLEET_SYNTH_THREADS";
 
@@ -30,7 +37,7 @@ export const SYNTH_THREADS_ENV = "RUNNER_FLEET_SYNTH_THREADS";
 export interface ThreadStart {
   readonly outdir: string;
   readonly workDir: string;
-  /** Int32 slot 0: how many workers have answered the current step. */
+  /** Int32 slot 0: how many workers have answered the current step; slot 1: cells built or written, by all. */
   readonly answered: SharedArrayBuffer;
   readonly answers: MessagePort;
 }
@@ -65,7 +72,7 @@ export class SynthesisThreads {
   private readonly workers: { readonly worker: Worker; readonly answers: MessagePort }[];
 
   constructor(count: number, outdir: string, workDir: string) {
-    const answered = new SharedArrayBuffer(4);
+    const answered = new SharedArrayBuffer(8);
     this.counter = new Int32Array(answered);
     const script = threadScript();
     if (!script) throw new Error("no compiled stacks/synthesize-thread.js to run synthesis threads");
@@ -106,7 +113,7 @@ export class SynthesisThreads {
       const cells = own.write({ manifest: false });
       const written = this.answers();
       const failed = written.find((answer): answer is Extract<ThreadAnswer, { ok: false }> => !answer.ok);
-      if (failed) throw new Error(`a synthesis thread failed: ${failed.message}`);
+      if (failed) throw new OperationalError(`a synthesis thread failed to write its stacks: ${failed.message}`);
       own.writeManifest(Object.assign({}, ...written.map((answer) => (answer.ok ? answer.manifestStacks : {}))));
       return inModelOrder([...cells, ...written.flatMap((answer) => (answer.ok ? (answer.cells ?? []) : []))]);
     } finally {
@@ -126,8 +133,16 @@ export class SynthesisThreads {
 
   /** Waits until every worker answered the step asked, and returns the answers in worker order. */
   private answers(): ThreadAnswer[] {
+    let progress = Atomics.load(this.counter, 1);
+    let progressedAt = Date.now();
     for (let answered = Atomics.load(this.counter, 0); answered < this.workers.length; answered = Atomics.load(this.counter, 0)) {
-      Atomics.wait(this.counter, 0, answered);
+      Atomics.wait(this.counter, 0, answered, 1000);
+      if (Atomics.load(this.counter, 1) !== progress) {
+        progress = Atomics.load(this.counter, 1);
+        progressedAt = Date.now();
+      } else if (Date.now() - progressedAt > STALLED_MS) {
+        throw new OperationalError(`a synthesis thread stopped working for ${STALLED_MS / 1000} s; run again with ${SYNTH_THREADS_ENV}=1 to synthesize on one thread`);
+      }
     }
     return this.workers.map(({ answers }) => {
       const received = receiveMessageOnPort(answers);
