@@ -22,6 +22,7 @@ import { DEFAULT_MODELS_DIR } from "../model/model-files";
 import { redactSecrets } from "../text/redact";
 import { git, repositoryRoot, resolveCommit } from "./changed-cells";
 import type { RenderedFiles } from "./rendered-diff";
+import { compileThreadArgs } from "./compile-threads";
 import { cacheKey, cachedDirectory, synthCacheDir, toolKey } from "./synth-cache";
 import type { StackJson } from "./entry-change";
 import { pinnedToolkitOf, synthModelsCheckout } from "./synth-models-ref";
@@ -182,11 +183,12 @@ async function synthCheckout(checkout: string, toolRoot: string, outdir: string,
 }
 
 /**
- * Compiles the checkout with this checkout's TypeScript, or copies the same code's compiled output
- * from the cache. Only an output directory of `dist` (the project's layout) is cached.
+ * Compiles the checkout with this checkout's TypeScript (its type checking sized for a review's two
+ * compiles at once: ./compile-threads.ts), or copies the same code's compiled output from the cache.
+ * Only an output directory of `dist` (the project's layout) is cached.
  */
 async function compileCheckout(tsc: string, checkout: string, timeout: number, cache: CheckoutSynthOptions["compileCache"]): Promise<void> {
-  const compile = () => run(tsc, ["-p", checkout], { cwd: checkout, timeout });
+  const compile = () => run(tsc, ["-p", checkout, ...compileThreadArgs()], { cwd: checkout, timeout });
   const outDir = join(checkout, "dist");
   if (!cache || compilerOutDir(checkout) !== "dist") {
     await compile();

@@ -1,6 +1,15 @@
 import type * as Cdktf from "cdktf";
 import type * as TokenStackTraces from "../../stacks/token-stack-traces";
 
+/**
+ * Runs `body` with cdktf and the switch loaded afresh: test/setup-jest.js has already turned the traces
+ * off in this file's own module registry, as it does for every test file. The switch requires cdktf's
+ * module when called, so it is called inside the fresh registry too.
+ */
+function withFreshModules(body: (cdktf: typeof Cdktf, skip: typeof TokenStackTraces.skipTokenStackTraces) => void): void {
+  jest.isolateModules(() => body(require("cdktf"), require("../../stacks/token-stack-traces").skipTokenStackTraces));
+}
+
 /** The creation stack cdktf recorded for a new string token. */
 function creationStackOfNewToken({ Lazy, Tokenization }: typeof Cdktf): string[] {
   const token = Lazy.stringValue({ produce: () => "value" });
@@ -11,13 +20,7 @@ function creationStackOfNewToken({ Lazy, Tokenization }: typeof Cdktf): string[]
 
 describe("skipTokenStackTraces", () => {
   it("leaves cdktf's capture on when RUNNER_FLEET_TOKEN_STACK_TRACES=1 asks for it, and turns it off otherwise", () => {
-    // test/setup-jest.js turns the traces off for every test file: this test runs on its own copies of
-    // cdktf and of the switch (every require inside the callback, the switch's own included), with
-    // cdktf's capture as cdktf ships it.
-    jest.isolateModules(() => {
-      const cdktf = require("cdktf") as typeof Cdktf;
-      const { skipTokenStackTraces } = require("../../stacks/token-stack-traces") as typeof TokenStackTraces;
-
+    withFreshModules((cdktf, skipTokenStackTraces) => {
       // cdktf records a trace for every token even with the App's stackTraces: false.
       expect(creationStackOfNewToken(cdktf).length).toBeGreaterThan(0);
 
@@ -29,7 +32,7 @@ describe("skipTokenStackTraces", () => {
     });
   });
 
-  it("is off in the test files' own cdktf (test/setup-jest.js), as in the product's synthesis", () => {
-    expect(creationStackOfNewToken(require("cdktf") as typeof Cdktf)).toEqual([]);
+  it("is off in every test file, as in the product's synth (test/setup-jest.js)", () => {
+    expect(creationStackOfNewToken(require("cdktf"))).toEqual([]);
   });
 });

@@ -1,0 +1,23 @@
+/**
+ * Every test file's scratch space is inside one directory per jest run (test/global-setup.js), which
+ * test/global-teardown.js removes: cdktf's Testing.app() alone makes a directory per app and never
+ * removes it, and thousands were left in the machine's /tmp after each run.
+ */
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { dirname } from "node:path";
+
+const runDir = process.env.RUNNER_FLEET_TEST_RUN_DIR;
+
+test("os.tmpdir(), and the processes a test starts, use the run's directory", () => {
+  expect(runDir).toMatch(/runner-fleet-test-/);
+  expect(tmpdir()).toBe(runDir);
+  const child = spawnSync("bash", ["-c", 'mktemp -d && echo "$TMPDIR"'], { encoding: "utf8" });
+  const [made, childTmp] = child.stdout.trim().split("\n");
+  expect(dirname(made)).toBe(runDir);
+  expect(childTmp).toBe(runDir);
+});
+
+test("review's synth cache is inside it, so it goes with the run", () => {
+  expect(dirname(process.env.RUNNER_FLEET_SYNTH_CACHE ?? "")).toBe(runDir);
+});
