@@ -3,6 +3,10 @@
  * (the fork of a large process), which made synth of 100 cells seconds slower; one
  * bash process that starts a `bash -n` per script in the background costs ~1 ms a
  * script. Each script is still checked alone, by bash itself, as `bash -n < script`.
+ *
+ * A verdict is kept for the process, by the script's text: every synthesis renders the same scripts
+ * (a roll synthesizes a cell once per phase, a review both refs), and bash says the same of the same
+ * text. A text is checked by bash the first time only.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,9 +24,22 @@ export interface BashSyntaxResult {
 
 export class BashUnavailableError extends Error {}
 
+/** Verdicts by script text, for this process; cleared when it holds more than VERDICTS_KEPT. */
+const verdicts = new Map<string, BashSyntaxResult>();
+const VERDICTS_KEPT = 500;
+
 /** The `bash -n` verdict on each of `scripts`, in order. Throws BashUnavailableError when bash cannot be run. */
 export function checkBashSyntax(scripts: readonly string[]): BashSyntaxResult[] {
-  if (scripts.length === 0) return [];
+  const unchecked = [...new Set(scripts.filter((script) => !verdicts.has(script)))];
+  if (unchecked.length > 0) {
+    const results = runBashN(unchecked);
+    if (verdicts.size + unchecked.length > VERDICTS_KEPT) verdicts.clear();
+    unchecked.forEach((script, index) => verdicts.set(script, results[index]));
+  }
+  return scripts.map((script) => verdicts.get(script)!);
+}
+
+function runBashN(scripts: readonly string[]): BashSyntaxResult[] {
   const dir = mkdtempSync(join(tmpdir(), "runner-fleet-bash-n-"));
   try {
     const files = scripts.map((content, index) => {
