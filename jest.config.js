@@ -14,10 +14,11 @@ module.exports = {
   // cdktf's archiver loads on first use, as in the command bundles (test/support/archiver-on-first-use.js).
   moduleNameMapper: { "^archiver$": "<rootDir>/test/support/archiver-on-first-use.js" },
   setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js", "<rootDir>/test/support/suite-cpu-recorder.ts"],
-  // One synth cache per run for the review suites (test/global-setup.js).
+  // One temporary directory per run (TMPDIR, removed at the end) and one synth cache for the review
+  // suites inside it (test/global-setup.js).
   globalSetup: "<rootDir>/test/global-setup.js",
   globalTeardown: "<rootDir>/test/global-teardown.js",
-  // Files that read what another file makes (the one AWS plan) run after the rest (test/sequencer.js).
+  // The file that makes the one real AWS plan starts first, to overlap the rest (test/sequencer.js).
   testSequencer: "<rootDir>/test/sequencer.js",
   testTimeout: 30000,
   // Jest's default (cores - 1) runs a 2-core machine in band, one suite at a time. Much of the

@@ -30,6 +30,8 @@ import { ensureStockDependencies, STOCK_DIR, stockTsNodeRegister, stockTypeScrip
 interface Measurement {
   cells: number;
   resources: number;
+  /** Threads the synthesis ran on (stacks/synthesis-threads.ts). */
+  threads?: number;
   synthMs: number;
   processMs: number;
   peakRssMb: number;
@@ -121,7 +123,7 @@ async function main(): Promise<void> {
     }
     rows.push(
       `${benchCase.name.padEnd(46)} ${String(m.cells).padStart(4)} cells ${String(m.resources).padStart(6)} resources  ` +
-        `wall ${(m.processMs / 1000).toFixed(3).padStart(7)} s  synth ${(m.synthMs / 1000).toFixed(3).padStart(7)} s  ` +
+        `wall ${(m.processMs / 1000).toFixed(3).padStart(7)} s  synth ${(m.synthMs / 1000).toFixed(3).padStart(7)} s (${m.threads ?? 1} thread${(m.threads ?? 1) > 1 ? "s" : ""})  ` +
         `peak ${m.peakRssMb.toFixed(0).padStart(5)} MB  ${verdict}`,
     );
   }

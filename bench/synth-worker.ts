@@ -1,10 +1,11 @@
 /**
  * One benchmark measurement in a fresh process: load the models of a directory,
- * synthesize them, and report timings and peak memory as one JSON line.
+ * synthesize them, and report timings, peak memory and the threads used as one JSON line.
  */
 import { performance } from "node:perf_hooks";
 import { loadModelFile } from "../lib/model/load";
 import { listModelFiles } from "../lib/model/model-files";
+import { synthThreadCount } from "../stacks/synthesis-threads";
 import { synthesizeCells } from "../stacks/synthesize";
 
 const [modelsDir, outdir] = process.argv.slice(2);
@@ -15,6 +16,7 @@ process.stdout.write(
   `${JSON.stringify({
     cells: cells.length,
     resources: cells.reduce((sum, cell) => sum + cell.resourceCount, 0),
+    threads: synthThreadCount(cells.length),
     synthMs,
     // process.uptime covers node start-up and module loading too: what a user waits for.
     processMs: process.uptime() * 1000,

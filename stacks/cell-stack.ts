@@ -15,6 +15,7 @@ import { addCellFleet } from "./cell-fleet";
 import type * as GoogleCellModule from "./google-cell";
 import { escapeLiteralTextIn } from "./literal-text";
 import { holdManagerSlots } from "./manager-holds";
+import { toTerraformResolvedOnce } from "./resolve-once";
 
 export interface CellStackProps {
   readonly model: RunnerModel;
@@ -75,5 +76,10 @@ export class CellStack extends TerraformStack {
    */
   override prepareStack(): void {
     this.ensureBackendExists();
+  }
+
+  /** cdktf's toTerraform without its second resolve of the whole, already resolved, stack (stacks/resolve-once.ts). */
+  override toTerraform(): unknown {
+    return toTerraformResolvedOnce(this, () => super.toTerraform());
   }
 }

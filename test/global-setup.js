@@ -1,17 +1,32 @@
 "use strict";
 /**
- * Once per jest run, before any worker starts: a fresh directory for review's synth cache
- * (lib/review/synth-cache.ts), shared by every worker through the environment they inherit. The
- * review suites copy this checkout and review commits over it: the same trees, synthesized and
- * compiled once per run instead of once per suite. Its keys are the trees' content, so a suite
- * never reads what another tree synthesized. Removed by test/global-teardown.js.
+ * Once per jest run, before any worker starts, two directories that every worker and every process
+ * a test starts inherit through the environment:
+ *
+ * - A temporary directory for the whole run (TMPDIR, which os.tmpdir(), mktemp and terraform read), in
+ *   memory where there is room (./support/memory-tmpdir.js):
+ *   tests make scratch directories by the thousand (cdktf's Testing.app() makes one per app and never
+ *   removes it), and a run must not leave them behind in the machine's /tmp.
+ * - A fresh directory inside it for review's synth cache (lib/review/synth-cache.ts). The review suites
+ *   copy this checkout and review commits over it: the same trees, synthesized and compiled once per
+ *   run instead of once per suite. Its keys are the trees' content, so a suite never reads what another
+ *   tree synthesized.
+ *
+ * Both go with the run's directory in test/global-teardown.js.
  */
-const { mkdtempSync } = require("node:fs");
+const { mkdirSync, mkdtempSync } = require("node:fs");
 const { tmpdir } = require("node:os");
 const { join } = require("node:path");
+const { memoryTmpBase } = require("./support/memory-tmpdir");
+
+const RUN_PREFIX = "runner-fleet-test-";
 
 module.exports = async function globalSetup() {
-  const dir = mkdtempSync(join(tmpdir(), "runner-fleet-test-synth-cache-"));
-  process.env.RUNNER_FLEET_SYNTH_CACHE = dir;
-  process.env.RUNNER_FLEET_TEST_SYNTH_CACHE_OWNED = dir;
+  // In memory where there is room (./support/memory-tmpdir.js), named after this jest process.
+  const run = mkdtempSync(join(memoryTmpBase(RUN_PREFIX) ?? tmpdir(), `${RUN_PREFIX}${process.pid}-`));
+  const synthCache = join(run, "synth-cache");
+  mkdirSync(synthCache);
+  process.env.TMPDIR = run;
+  process.env.RUNNER_FLEET_TEST_RUN_DIR = run;
+  process.env.RUNNER_FLEET_SYNTH_CACHE = synthCache;
 };

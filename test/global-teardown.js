@@ -1,8 +1,8 @@
 "use strict";
-/** Removes the synth cache test/global-setup.js made for this run. */
+/** Removes the run's temporary directory that test/global-setup.js made, and everything tests left in it. */
 const { rmSync } = require("node:fs");
 
 module.exports = async function globalTeardown() {
-  const dir = process.env.RUNNER_FLEET_TEST_SYNTH_CACHE_OWNED;
+  const dir = process.env.RUNNER_FLEET_TEST_RUN_DIR;
   if (dir) rmSync(dir, { recursive: true, force: true });
 };

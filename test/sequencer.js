@@ -1,22 +1,21 @@
 "use strict";
 /**
- * jest's own order (last run's failures first, then the longest files), except that files which only
- * read a result another file makes go last. test/real-engine/held-manager-slots.test.ts reads the one
- * AWS plan of the run (test/support/real-engine/aws-shared-plan.ts), which aws-offline-plan.test.ts
- * makes too: started together, as jest's longest-first order starts them, one worker sat idle for the
- * whole plan (12 s of a 2-core run) waiting on the other's lock. Last, it finds the plan made.
+ * jest's own order (last run's failures first, then the longest files, or the largest without timings),
+ * except that the file making the run's one real AWS plan (test/real-engine/aws-offline-plan.test.ts)
+ * starts first. It spends ~10 s waiting on terraform: started first, that overlaps the rest of the
+ * suite; started late (a small file, so last on a run without jest's timings), it was the suite's tail.
  */
 const Sequencer = require("@jest/test-sequencer").default;
 
-const READERS_OF_SHARED_WORK = [/[\\/]test[\\/]real-engine[\\/]held-manager-slots\.test\.ts$/];
+const STARTED_FIRST = [/[\\/]test[\\/]real-engine[\\/]aws-offline-plan\.test\.ts$/];
 
-const readsSharedWork = (test) => READERS_OF_SHARED_WORK.some((pattern) => pattern.test(test.path));
+const startsFirst = (test) => STARTED_FIRST.some((pattern) => pattern.test(test.path));
 
-class SharedWorkLastSequencer extends Sequencer {
+class LongWaitFirstSequencer extends Sequencer {
   async sort(tests) {
     const sorted = await super.sort(tests);
-    return [...sorted.filter((test) => !readsSharedWork(test)), ...sorted.filter(readsSharedWork)];
+    return [...sorted.filter(startsFirst), ...sorted.filter((test) => !startsFirst(test))];
   }
 }
 
-module.exports = SharedWorkLastSequencer;
+module.exports = LongWaitFirstSequencer;

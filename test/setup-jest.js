@@ -1,3 +1,10 @@
+// The product turns off cdktf's per-token stack traces before it synthesizes (stacks/token-stack-traces.ts),
+// but tests build stacks directly (Testing.app(), new CellStack(...)). Under jest the traces cost far more
+// than in the product: jest maps every frame of every trace through source maps (@jest/source-map's
+// wrapCallSite), which was over half the CPU of a construct test. Tests synthesize as the product does.
+// The module is cdktf's small stack-trace file alone, not cdktf.
+require("../stacks/token-stack-traces").skipTokenStackTraces();
+
 // cdktf's matchers (toHaveResourceWithProperties, toBeValidTerraform, ...), registered by name and
 // loaded on first use: requiring cdktf costs every suite a noticeable part of its start-up, and most
 // suites never synthesize a stack.

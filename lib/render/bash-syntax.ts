@@ -3,6 +3,11 @@
  * (the fork of a large process), which made synth of 100 cells seconds slower; one
  * bash process that starts a `bash -n` per script in the background costs ~1 ms a
  * script. Each script is still checked alone, by bash itself, as `bash -n < script`.
+ *
+ * A verdict is kept by the script's text and the bash that gave it, for the process and between
+ * runs (./bash-verdict-cache.ts): every synthesis renders the same scripts (a roll synthesizes a
+ * cell once per phase, a review both refs, every dry run the same cell), and bash says the same of
+ * the same text. A text is checked by bash the first time only.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,23 +22,27 @@ export type BashSyntaxResult = BashVerdict;
 
 export class BashUnavailableError extends Error {}
 
-/**
- * The `bash -n` verdict on each of `scripts`, in order. Throws BashUnavailableError when bash cannot be run.
- * A text this bash has judged before gets its kept verdict (./bash-verdict-cache.ts); the rest are checked.
- */
+/** The `bash -n` verdict on each of `scripts`, in order. Throws BashUnavailableError when bash cannot be run. */
 export function checkBashSyntax(scripts: readonly string[]): BashSyntaxResult[] {
-  const cache = scripts.length > 0 ? openBashVerdictCache() : undefined;
-  const kept = scripts.map((script) => cache?.get(script));
-  const unjudged = scripts.filter((_, index) => kept[index] === undefined);
-  const judged = runBashN(unjudged);
-  judged.forEach((verdict, index) => cache?.set(unjudged[index], verdict));
-  let next = 0;
-  return kept.map((verdict) => verdict ?? judged[next++]);
+  if (scripts.length === 0) return [];
+  const cache = openBashVerdictCache();
+  const verdicts = new Map<string, BashSyntaxResult>();
+  for (const script of new Set(scripts)) {
+    const kept = cache?.get(script);
+    if (kept !== undefined) verdicts.set(script, kept);
+  }
+  const unchecked = [...new Set(scripts.filter((script) => !verdicts.has(script)))];
+  if (unchecked.length > 0) {
+    const results = runBashN(unchecked);
+    unchecked.forEach((script, index) => {
+      verdicts.set(script, results[index]);
+      cache?.set(script, results[index]);
+    });
+  }
+  return scripts.map((script) => verdicts.get(script)!);
 }
 
-/** Runs `bash -n` on each of `scripts` (one bash process starting them all), in order. */
 function runBashN(scripts: readonly string[]): BashSyntaxResult[] {
-  if (scripts.length === 0) return [];
   const dir = mkdtempSync(join(tmpdir(), "runner-fleet-bash-n-"));
   try {
     const files = scripts.map((content, index) => {

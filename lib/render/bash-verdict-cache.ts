@@ -9,8 +9,9 @@
  * bash replaced or upgraded is a new key) and the variables bash reads as it starts. With no bash
  * on PATH there is no key, nothing is read from here, and the check fails as it always did.
  *
- * Kept under $XDG_CACHE_HOME/runner-fleet/bash-n (default ~/.cache), one small file per verdict,
- * written whole by rename. A directory that cannot be read or written only means checking again.
+ * Kept in memory for the process (cleared past 500 texts), and under $XDG_CACHE_HOME/runner-fleet/bash-n
+ * (default ~/.cache), one small file per verdict, written whole by rename. A directory that cannot be
+ * read or written only means checking again.
  */
 import { createHash } from "node:crypto";
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -26,6 +27,10 @@ export interface BashVerdict {
 /** Beyond this many verdicts the directory is emptied: scripts that embed temporary paths would otherwise grow it without end. */
 const MAX_ENTRIES = 4000;
 
+/** This process's verdicts, by bash and script text; cleared when it would hold more than VERDICTS_KEPT. */
+const remembered = new Map<string, BashVerdict>();
+const VERDICTS_KEPT = 500;
+
 /** Variables bash reads as it starts that can change how it parses (shopt and set options, POSIX mode, a start-up file). */
 const BASH_START_VARIABLES = ["BASHOPTS", "SHELLOPTS", "POSIXLY_CORRECT", "BASH_ENV"];
 
@@ -40,16 +45,25 @@ export function openBashVerdictCache(env: NodeJS.ProcessEnv = process.env): Bash
   if (bash === undefined) return undefined;
   const dir = join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "runner-fleet", "bash-n");
   const entry = (script: string) => join(dir, `${createHash("sha256").update(bash).update("\0").update(script).digest("hex")}.json`);
+  const remember = (script: string, verdict: BashVerdict) => {
+    if (remembered.size >= VERDICTS_KEPT) remembered.clear();
+    remembered.set(`${bash}\0${script}`, verdict);
+  };
   return {
     get(script) {
+      const known = remembered.get(`${bash}\0${script}`);
+      if (known !== undefined) return known;
       try {
         const verdict = JSON.parse(readFileSync(entry(script), "utf8")) as unknown;
-        return isVerdict(verdict) ? { ok: verdict.ok, stderr: verdict.stderr } : undefined;
+        if (!isVerdict(verdict)) return undefined;
+        remember(script, { ok: verdict.ok, stderr: verdict.stderr });
+        return { ok: verdict.ok, stderr: verdict.stderr };
       } catch {
         return undefined;
       }
     },
     set(script, verdict) {
+      remember(script, verdict);
       const file = entry(script);
       const partial = `${file}.${process.pid}`;
       try {

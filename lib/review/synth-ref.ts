@@ -22,6 +22,7 @@ import { DEFAULT_MODELS_DIR } from "../model/model-files";
 import { redactSecrets } from "../text/redact";
 import { git, repositoryRoot, resolveCommit } from "./changed-cells";
 import type { RenderedFiles } from "./rendered-diff";
+import { compileThreadArgs } from "./compile-threads";
 import { cacheKey, cachedDirectory, synthCacheDir, toolKey } from "./synth-cache";
 import type { StackJson } from "./entry-change";
 import { pinnedToolkitOf, synthModelsCheckout } from "./synth-models-ref";
@@ -64,7 +65,7 @@ export async function synthRef(ref: string, options: SynthOptions): Promise<Synt
   const modelsDir = modelsDirInCheckout(root, root, options);
   const tool = toolKey(root);
   const tree = (await git(["rev-parse", `${sha}^{tree}`], root)).trim();
-  const compileCache = { dir: cacheDir, key: cacheKey("compiled", [await codeTree(sha, root, modelsDir), tool]) };
+  const compileCache = { dir: cacheDir, key: await compiledCodeKey(sha, root, modelsDir) };
   const entry = await cachedDirectory(cacheDir, cacheKey("synth", [tree, modelsDir, options.cells ?? null, tool]), async (outdir) => {
     await synthInWorktree(sha, root, label, { ...options, compileCache }, outdir);
   });
@@ -94,6 +95,14 @@ async function synthInWorktree(sha: string, root: string, label: string, options
     });
     release();
   }
+}
+
+/**
+ * The synth cache's key of the compiled code of commit `sha` in the repository at `root`, `modelsDir`
+ * (relative to `root`) being the models directory: its code's content and the tools that compile it.
+ */
+export async function compiledCodeKey(sha: string, root: string, modelsDir: string = DEFAULT_MODELS_DIR): Promise<string> {
+  return cacheKey("compiled", [await codeTree(sha, root, modelsDir), toolKey(root)]);
 }
 
 /**
@@ -182,11 +191,12 @@ async function synthCheckout(checkout: string, toolRoot: string, outdir: string,
 }
 
 /**
- * Compiles the checkout with this checkout's TypeScript, or copies the same code's compiled output
- * from the cache. Only an output directory of `dist` (the project's layout) is cached.
+ * Compiles the checkout with this checkout's TypeScript (its type checking sized for a review's two
+ * compiles at once: ./compile-threads.ts), or copies the same code's compiled output from the cache.
+ * Only an output directory of `dist` (the project's layout) is cached.
  */
 async function compileCheckout(tsc: string, checkout: string, timeout: number, cache: CheckoutSynthOptions["compileCache"]): Promise<void> {
-  const compile = () => run(tsc, ["-p", checkout], { cwd: checkout, timeout });
+  const compile = () => run(tsc, ["-p", checkout, ...compileThreadArgs()], { cwd: checkout, timeout });
   const outDir = join(checkout, "dist");
   if (!cache || compilerOutDir(checkout) !== "dist") {
     await compile();

@@ -37,7 +37,7 @@ export function adviseIdleCounts(model: RunnerModel, trace: JobTrace, targetWait
   const prepared = prepareSimulation(model, trace, options);
   const advice: PeriodAdvice[] = [];
   for (const load of prepared.loads) {
-    const timeline = new PolicyTimeline(load.fleet.policies, prepared.window.startSeconds);
+    const timeline = PolicyTimeline.shared(load.fleet.policies, prepared.window.startSeconds);
     const policyOfJob = Array.from(load.createdAt, (created) => timeline.at(Math.floor((created - prepared.window.startSeconds) / 60)));
     const evaluate = (fleet: FleetConfig, policy: number) => {
       const run = simulateFleet(fleet, load, prepared.window);

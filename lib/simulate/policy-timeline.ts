@@ -24,7 +24,28 @@ export const NO_POLICY = -1;
 
 const CHUNK_MINUTES = 24 * 60;
 
+/** Timelines made lately, by their periods, time zones and start: see PolicyTimeline.shared. */
+const recent = new Map<string, PolicyTimeline>();
+const RECENT_TIMELINES = 16;
+
 export class PolicyTimeline {
+  /**
+   * The timeline of these policies' periods from `startSeconds`, the same object for the same periods,
+   * time zones and start: a timeline depends on nothing else, and matching a week of minutes against
+   * cron periods is a good part of a simulation. `--target-wait` simulates a shard dozens of times
+   * with only idle counts changed.
+   */
+  static shared(policies: readonly TimelinePolicy[], startSeconds: number): PolicyTimeline {
+    const key = JSON.stringify([startSeconds, policies.map((policy) => [policy.timezone, policy.periods])]);
+    let timeline = recent.get(key);
+    if (!timeline) {
+      timeline = new PolicyTimeline(policies, startSeconds);
+      if (recent.size >= RECENT_TIMELINES) recent.delete(recent.keys().next().value!);
+      recent.set(key, timeline);
+    }
+    return timeline;
+  }
+
   private readonly schedules: CronexprSchedule[][];
   private readonly clocks: ((utcMs: number) => number)[];
   private byMinute = new Int16Array(0);

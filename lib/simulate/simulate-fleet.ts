@@ -36,9 +36,12 @@
  */
 import { EventHeap } from "./event-heap";
 import { BOOTING, InstanceTable, LIVE_READY, REMOVED } from "./instance-table";
-import type { FleetConfig } from "./fleet-config";
+import type { FleetConfig, SimulatedPolicy } from "./fleet-config";
 import { NO_POLICY, PolicyTimeline } from "./policy-timeline";
 import { seededRandom, type Random } from "./seeded-random";
+
+const { ceil, floor, log, max, min } = Math;
+const INFINITY = Number.POSITIVE_INFINITY;
 
 export interface FleetLoad {
   /** Creation times (Unix seconds), ascending. */
@@ -87,8 +90,41 @@ const DONE = 2;
 const TICK_SECONDS = 60;
 
 export function simulateFleet(config: FleetConfig, load: FleetLoad, window: SimulationWindow): FleetRun {
-  return new FleetSimulation(config, load, window).run();
+  return new FleetSimulation(oneShape(config), load, window).run();
 }
+
+/**
+ * The config as one object shape, whatever built it: optional fields present (undefined when unset),
+ * always in this order. The event loop reads the config millions of times; configs of several shapes
+ * (a shard with scale_factor_limit or spot workers, the copies `--target-wait` makes with another
+ * idle_count) made V8 drop its optimized code again and again, several times slower.
+ */
+function oneShape(config: FleetConfig): FleetConfig {
+  // Every field named, so a field added to FleetConfig or SimulatedPolicy must be added here too.
+  const shaped: AllFields<FleetConfig> = {
+    managers: config.managers,
+    concurrent: config.concurrent,
+    capacityPerInstance: config.capacityPerInstance,
+    maxUseCount: config.maxUseCount,
+    maxInstances: config.maxInstances,
+    policies: config.policies.map((policy): AllFields<SimulatedPolicy> => ({
+      periods: policy.periods,
+      timezone: policy.timezone,
+      idleCount: policy.idleCount,
+      idleTimeSeconds: policy.idleTimeSeconds,
+      scaleFactor: policy.scaleFactor,
+      scaleFactorLimit: policy.scaleFactorLimit,
+    })),
+    bootSeconds: config.bootSeconds,
+    checkIntervalSeconds: config.checkIntervalSeconds,
+    spotInterruptionsPerHour: config.spotInterruptionsPerHour,
+    seed: config.seed,
+  };
+  return shaped;
+}
+
+/** Each field of T present, an optional one possibly undefined. */
+type AllFields<T> = { [K in keyof Required<T>]: {} extends Pick<T, K> ? T[K] | undefined : T[K] };
 
 class FleetSimulation {
   private readonly heap = new EventHeap();
@@ -137,8 +173,8 @@ class FleetSimulation {
   private liveTotal = 0;
   private busyInstances = 0;
   private lastTime = 0;
-  private lastBlockedOnMax = -Infinity;
-  private lastBlockedOnConcurrent = -Infinity;
+  private lastBlockedOnMax = -INFINITY;
+  private lastBlockedOnConcurrent = -INFINITY;
 
   private instanceSeconds = 0;
   private busyInstanceSeconds = 0;
@@ -164,10 +200,10 @@ class FleetSimulation {
     this.finishAt = new Float64Array(this.jobCount);
     this.random = (config.spotInterruptionsPerHour ?? 0) > 0 ? seededRandom(config.seed ?? 1) : undefined;
     this.windowEnd = window.endSeconds - window.startSeconds;
-    this.timeline = new PolicyTimeline(config.policies, window.startSeconds);
-    this.slotsPerInstance = config.maxUseCount > 0 ? Math.min(config.capacityPerInstance, config.maxUseCount) : config.capacityPerInstance;
+    this.timeline = PolicyTimeline.shared(config.policies, window.startSeconds);
+    this.slotsPerInstance = config.maxUseCount > 0 ? min(config.capacityPerInstance, config.maxUseCount) : config.capacityPerInstance;
     const limit = config.maxInstances * config.capacityPerInstance;
-    this.jobCeiling = Math.min(config.concurrent, limit);
+    this.jobCeiling = min(config.concurrent, limit);
     this.ceilingIsConcurrent = config.concurrent < limit;
     const managers = config.managers;
     this.live = Array.from({ length: managers }, () => []);
@@ -177,7 +213,7 @@ class FleetSimulation {
     this.freeSlots = new Int32Array(managers);
     this.running = new Int32Array(managers);
     this.pollAt = new Float64Array(managers).fill(-1);
-    const hours = Math.max(1, Math.ceil(this.windowEnd / 3600));
+    const hours = max(1, ceil(this.windowEnd / 3600));
     this.hourlyDemand = new Float64Array(hours);
     this.hourlyCapacity = new Float64Array(hours);
   }
@@ -186,12 +222,12 @@ class FleetSimulation {
     // The fleet starts as the policy in force at the start wants it: its idle capacity ready.
     this.policy = this.timeline.at(0);
     for (let manager = 0; manager < this.config.managers; manager += 1) {
-      const wanted = Math.min(this.config.maxInstances, Math.ceil(this.idleTarget(manager) / this.slotsPerInstance));
+      const wanted = min(this.config.maxInstances, ceil(this.idleTarget(manager) / this.slotsPerInstance));
       for (let count = 0; count < wanted; count += 1) this.markReady(this.create(manager, 0), 0);
     }
     let tick = 1;
     for (;;) {
-      const nextArrival = this.arrived < this.jobCount ? this.created[this.arrived] : Infinity;
+      const nextArrival = this.arrived < this.jobCount ? this.created[this.arrived] : INFINITY;
       const nextTick = tick * TICK_SECONDS;
       const nextEvent = this.heap.peekTime();
       if (this.finished === this.jobCount && nextTick > this.windowEnd) break;
@@ -216,7 +252,7 @@ class FleetSimulation {
         this.dispatch(nextArrival);
       }
     }
-    this.advance(Math.max(this.lastTime, this.windowEnd));
+    this.advance(max(this.lastTime, this.windowEnd));
     return {
       waitSeconds: this.waits,
       pickupSeconds: this.pickups,
@@ -235,13 +271,13 @@ class FleetSimulation {
 
   /** Accounts the time since the last event (no interval crosses a minute: ticks are events). */
   private advance(time: number): void {
-    const from = Math.min(this.lastTime, this.windowEnd);
-    const to = Math.min(time, this.windowEnd);
+    const from = min(this.lastTime, this.windowEnd);
+    const to = min(time, this.windowEnd);
     if (to > from) {
       const span = to - from;
       this.instanceSeconds += this.liveTotal * span;
       this.busyInstanceSeconds += this.busyInstances * span;
-      const hour = Math.min(this.hourlyDemand.length - 1, Math.floor(from / 3600));
+      const hour = min(this.hourlyDemand.length - 1, floor(from / 3600));
       this.hourlyDemand[hour] += (this.runningTotal + this.pendingTotal + this.arrived - this.queueHead + this.retries.length - this.retryHead) * span;
       this.hourlyCapacity[hour] += this.liveTotal * this.config.capacityPerInstance * span;
     }
@@ -259,9 +295,9 @@ class FleetSimulation {
     const policy = this.config.policies[this.policy];
     if (policy.scaleFactor <= 0) return policy.idleCount;
     const inUse = this.running[manager] + this.pendingCount(manager);
-    let scaled = Math.ceil(inUse * policy.scaleFactor);
-    if (policy.scaleFactorLimit !== undefined && policy.scaleFactorLimit > 0) scaled = Math.min(scaled, policy.scaleFactorLimit);
-    return Math.max(policy.idleCount, scaled);
+    let scaled = ceil(inUse * policy.scaleFactor);
+    if (policy.scaleFactorLimit !== undefined && policy.scaleFactorLimit > 0) scaled = min(scaled, policy.scaleFactorLimit);
+    return max(policy.idleCount, scaled);
   }
 
   /** Idle scaling on: the runner reserves capacity before it asks for a job [RESERVE]. */
@@ -274,7 +310,7 @@ class FleetSimulation {
     const deficit = this.pendingCount(manager) + this.idleTarget(manager) - this.freeSlots[manager];
     if (deficit <= 0) return;
     const room = this.config.maxInstances - this.live[manager].length;
-    const count = Math.min(room, Math.ceil(deficit / this.slotsPerInstance));
+    const count = min(room, ceil(deficit / this.slotsPerInstance));
     for (let index = 0; index < count; index += 1) this.create(manager, time);
   }
 
@@ -283,10 +319,10 @@ class FleetSimulation {
     this.instances.livePosition[instance] = this.live[manager].length;
     this.live[manager].push(instance);
     this.liveTotal += 1;
-    this.peakInstances = Math.max(this.peakInstances, this.liveTotal);
+    this.peakInstances = max(this.peakInstances, this.liveTotal);
     this.freeSlots[manager] += this.slotsPerInstance;
     this.heap.push(time + this.config.bootSeconds, READY, instance);
-    if (this.random) this.heap.push(time - (Math.log(1 - this.random()) / this.config.spotInterruptionsPerHour!) * 3600, RECLAIM, instance);
+    if (this.random) this.heap.push(time - (log(1 - this.random()) / this.config.spotInterruptionsPerHour!) * 3600, RECLAIM, instance);
     return instance;
   }
 
@@ -307,7 +343,7 @@ class FleetSimulation {
   private slots(instance: number): number {
     if (!this.instances.isLive(instance)) return 0;
     const free = this.config.capacityPerInstance - this.instances.busy[instance];
-    return this.config.maxUseCount > 0 ? Math.min(free, this.config.maxUseCount - this.instances.uses[instance]) : free;
+    return this.config.maxUseCount > 0 ? min(free, this.config.maxUseCount - this.instances.uses[instance]) : free;
   }
 
   /** Once a minute: the policy in force, idle instances past idle_time, and the idle target met. */
@@ -316,11 +352,13 @@ class FleetSimulation {
     const idleTime = this.policy === NO_POLICY ? 0 : this.config.policies[this.policy].idleTimeSeconds;
     for (let manager = 0; manager < this.config.managers; manager += 1) {
       const list = this.live[manager];
+      // Removing an idle instance changes neither the jobs waiting nor the slots in use, so neither the target.
+      const wanted = this.pendingCount(manager) + this.idleTarget(manager);
       for (let position = list.length - 1; position >= 0; position -= 1) {
         const instance = list[position];
         if (this.instances.state[instance] !== LIVE_READY || this.instances.busy[instance] > 0 || time - this.instances.idleSince[instance] < idleTime) continue;
         // Removed only while the idle capacity left still meets the target (gitlab-runner issue 37673).
-        if (this.freeSlots[manager] - this.slots(instance) >= this.pendingCount(manager) + this.idleTarget(manager)) this.remove(instance);
+        if (this.freeSlots[manager] - this.slots(instance) >= wanted) this.remove(instance);
       }
       this.scaleUp(manager, time);
     }
@@ -470,7 +508,7 @@ class FleetSimulation {
   private dispatch(time: number): void {
     while (this.queueHead < this.arrived || this.retryHead < this.retries.length) {
       let chosen = -1;
-      let chosenPoll = Infinity;
+      let chosenPoll = INFINITY;
       let chosenReady = false;
       let blockedOnMax = false;
       let blockedOnConcurrent = false;
@@ -536,7 +574,7 @@ class FleetSimulation {
     const interval = this.config.checkIntervalSeconds;
     if (interval <= 0) return time;
     const phase = ((manager + 0.5) * interval) / this.config.managers;
-    const ticks = Math.ceil((time - phase) / interval - 1e-9);
+    const ticks = ceil((time - phase) / interval - 1e-9);
     return phase + ticks * interval;
   }
 

@@ -13,8 +13,9 @@ readonly RUN_DIR="${ROOT}/run/runner-fleet"
 readonly BOOT_FAILED_FILE="${RUN_DIR}/boot-failed"
 export DEBIAN_FRONTEND=noninteractive
 
+# The time comes from printf's own strftime (UTC for this one command), not from a `date` process per line.
 log() {
-  printf '%s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${LOG_TAG:-runner-fleet-manager}" "$*" >&2
+  TZ=UTC0 printf '%(%Y-%m-%dT%H:%M:%SZ)T %s: %s\n' -1 "${LOG_TAG:-runner-fleet-manager}" "$*" >&2
   logger -t "${LOG_TAG:-runner-fleet-manager}" -- "$*" 2>/dev/null || true
 }
 
@@ -56,8 +57,12 @@ retry() {
 
 # Installed version of a Debian package, empty when it is not installed.
 installed_version() {
+  local line status version
   # shellcheck disable=SC2016 # ${Status} and ${Version} are dpkg-query fields, not shell variables.
-  dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | awk '$3 == "installed" { print $4 }' || true
+  line=$(dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null) || true
+  # "install ok installed 19.5.0-1": read by the shell, not by one more process.
+  read -r _ _ status version <<<"$line"
+  [[ $status != installed ]] || printf '%s\n' "$version"
 }
 
 APT_UPDATED=false
@@ -71,9 +76,10 @@ apt_install() {
 
 mark_boot_failed() {
   install -d -m 0755 "$RUN_DIR"
-  date -u +%Y-%m-%dT%H:%M:%SZ >"$BOOT_FAILED_FILE"
+  TZ=UTC0 printf '%(%Y-%m-%dT%H:%M:%SZ)T\n' -1 >"$BOOT_FAILED_FILE"
 }
 
+# Only an earlier failed boot left the marker: a boot after a good one starts no rm.
 clear_boot_failed() {
-  rm -f "$BOOT_FAILED_FILE"
+  [[ ! -e $BOOT_FAILED_FILE ]] || rm -f "$BOOT_FAILED_FILE"
 }

@@ -66,7 +66,7 @@ ensure_fleeting_ssh_key() {
     return 0
   fi
   log "making the SSH key the fleeting plugin connects to workers with"
-  install -d -m 0700 "$(dirname "$key")"
+  install -d -m 0700 "${key%/*}"
   rm -f "$key" "${key}.pub"
   ssh-keygen -q -t ed25519 -N '' -C "$MANAGER_NAME" -f "$key"
   chmod 0600 "$key"

@@ -28,7 +28,9 @@ read_runner_token() {
 }
 
 token_digest() {
-  printf '%s' "$RUNNER_TOKEN" | sha256sum | awk '{ print $1 }'
+  local sum
+  sum=$(printf '%s' "$RUNNER_TOKEN" | sha256sum)
+  printf '%s\n' "${sum%% *}"
 }
 
 # The runner's ID, from GitLab: POST /runners/verify answers {id, token, token_expires_at} for a valid

@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -37,10 +37,28 @@ cp "$file" "$out"
 `;
 
 describe("ci/install-engine.sh", () => {
+  // The release archive and the signed release (signing key, SHA256SUMS, signature) are made once for
+  // the file, and every test gets a copy of them in a release directory of its own to change as it likes.
+  let made: string;
+  let archive: string;
+  let signed: { fingerprint: string; files: string };
   let work: string;
   let releases: string;
   let installDir: string;
   let fakeBin: string;
+
+  beforeAll(() => {
+    made = mkdtempSync(join(tmpdir(), "install-engine-release-"));
+    // A release archive holding a "terraform" that prints its version.
+    const payload = join(made, "payload");
+    mkdirSync(payload);
+    writeFileSync(join(payload, "terraform"), `#!/bin/sh\necho "Terraform v${VERSION}"\n`);
+    chmodSync(join(payload, "terraform"), 0o755);
+    archive = join(made, ARCHIVE);
+    execFileSync("python3", ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w'); z.write(sys.argv[2], 'terraform'); z.close()", archive, join(payload, "terraform")]);
+    signed = signRelease(made, archive);
+  });
+  afterAll(() => rmSync(made, { recursive: true, force: true }));
 
   beforeEach(() => {
     work = mkdtempSync(join(tmpdir(), "install-engine-"));
@@ -51,12 +69,7 @@ describe("ci/install-engine.sh", () => {
     mkdirSync(fakeBin);
     writeFileSync(join(fakeBin, "curl"), FAKE_CURL);
     chmodSync(join(fakeBin, "curl"), 0o755);
-    // A release archive holding a "terraform" that prints its version.
-    const payload = join(work, "payload");
-    mkdirSync(payload);
-    writeFileSync(join(payload, "terraform"), `#!/bin/sh\necho "Terraform v${VERSION}"\n`);
-    chmodSync(join(payload, "terraform"), 0o755);
-    execFileSync("python3", ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w'); z.write(sys.argv[2], 'terraform'); z.close()", join(releases, ARCHIVE), join(payload, "terraform")]);
+    copyFileSync(archive, join(releases, ARCHIVE));
   });
   afterEach(() => rmSync(work, { recursive: true, force: true }));
 
@@ -109,18 +122,11 @@ describe("ci/install-engine.sh", () => {
   });
 
   describe("with signed SHA256SUMS", () => {
-    let gnupg: string;
     let fingerprint: string;
 
     beforeEach(() => {
-      gnupg = join(work, "signer");
-      mkdirSync(gnupg, { mode: 0o700 });
-      const gpg = (...args: string[]) => execFileSync("gpg", ["--homedir", gnupg, "--batch", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-      gpg("--passphrase", "", "--quick-gen-key", "Release Signer <release@example.invalid>", "ed25519", "sign", "never");
-      fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg("--with-colons", "--fingerprint"))![1];
-      writeFileSync(join(releases, "pgp-key.txt"), gpg("--armor", "--export", fingerprint));
-      writeFileSync(join(releases, SUMS), `${digest(join(releases, ARCHIVE))}  ${ARCHIVE}\n${"1".repeat(64)}  terraform_${VERSION}_darwin_arm64.zip\n`);
-      gpg("--detach-sign", "--output", join(releases, `${SUMS}.sig`), join(releases, SUMS));
+      fingerprint = signed.fingerprint;
+      for (const file of ["pgp-key.txt", SUMS, `${SUMS}.sig`]) copyFileSync(join(signed.files, file), join(releases, file));
     });
 
     it("installs when the sums are signed by the pinned key and list the archive's digest", () => {
@@ -150,6 +156,30 @@ describe("ci/install-engine.sh", () => {
     });
   });
 });
+
+/**
+ * A throwaway release signing key, and SHA256SUMS listing the archive, signed with it, as the release
+ * server publishes them (pgp-key.txt, the sums and their .sig), in `<dir>/signed`. The key's gpg-agent
+ * is stopped once the release is signed.
+ */
+function signRelease(dir: string, archive: string): { fingerprint: string; files: string } {
+  const gnupg = join(dir, "signer");
+  const files = join(dir, "signed");
+  mkdirSync(gnupg, { mode: 0o700 });
+  mkdirSync(files);
+  const gpg = (...args: string[]) => execFileSync("gpg", ["--homedir", gnupg, "--batch", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  try {
+    gpg("--passphrase", "", "--quick-gen-key", "Release Signer <release@example.invalid>", "ed25519", "sign", "never");
+    const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg("--with-colons", "--fingerprint"))![1];
+    writeFileSync(join(files, "pgp-key.txt"), gpg("--armor", "--export", fingerprint));
+    const digest = createHash("sha256").update(readFileSync(archive)).digest("hex");
+    writeFileSync(join(files, SUMS), `${digest}  ${ARCHIVE}\n${"1".repeat(64)}  terraform_${VERSION}_darwin_arm64.zip\n`);
+    gpg("--detach-sign", "--output", join(files, `${SUMS}.sig`), join(files, SUMS));
+    return { fingerprint, files };
+  } finally {
+    spawnSync("gpgconf", ["--homedir", gnupg, "--kill", "gpg-agent"], { stdio: "ignore" });
+  }
+}
 
 describe("shell in the pipelines", () => {
   /** Every script line of every job, as the sh -e of a job would run them. */

@@ -6,8 +6,8 @@
  * debuggable: with --enable-source-maps a stack trace names the TypeScript source.
  *
  * GitLab's client (gitbeaker and undici, its HTTP client) leaves no file in require.cache, being
- * bundled: what shows it loaded is the Node built-ins only it needs (HTTP, HTTP/2, zlib, worker
- * threads), recorded as the process asks for them.
+ * bundled: what shows it loaded is the Node built-ins only it needs (HTTP, HTTP/2, zlib),
+ * recorded as the process asks for them.
  */
 import { spawnSync } from "node:child_process";
 import { isAscii } from "node:buffer";
@@ -21,7 +21,7 @@ import { exampleModel } from "../support/models";
 const SDKS = /[\\/]node_modules[\\/](@gitbeaker|@aws-sdk|@google-cloud)[\\/]/;
 
 /** Built-ins undici and gitbeaker load as they initialize, and no command needs without them. */
-const GITLAB_CLIENT_BUILTINS = ["http", "http2", "zlib", "worker_threads"];
+const GITLAB_CLIENT_BUILTINS = ["http", "http2", "zlib"];
 
 /** Script lines that record the built-ins a process asks for, and print the GitLab client's among them at exit. */
 const RECORD_GITLAB_CLIENT_BUILTINS = `

@@ -2,13 +2,17 @@
  * Files written to hurt the loader: each is refused with exit 2 and file:line:col,
  * never a stack trace or a hang, also under --json; a directory with such files
  * still has its other models validated; a file that is not a model is not echoed.
+ * The cases run in this process, through the path bin/prepare takes (runInProcess: the command, the one
+ * error handler, the exit code), with no engine on PATH: prepare's toolchain check would start terraform
+ * (and look for tofu) per case, and the cases are about the model (the check is covered in
+ * test/commands/prepare.test.ts). /dev/zero and provision run the executables themselves.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadModelFile } from "../../lib/model/load";
 import { MAX_MODEL_FILE_BYTES } from "../../lib/model/read-model-file";
-import { runBin, STACK_TRACE_LINE } from "../support/cli";
+import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 const GOOD_MODEL = readFileSync(join(MODELS_DIR, "cell-1.yaml"), "utf8");
@@ -27,6 +31,9 @@ const HOSTILE: Record<string, { text: string; at: string; says: string }> = {
   "too-big": { text: `${GOOD_MODEL}#${"x".repeat(MAX_MODEL_FILE_BYTES)}\n`, at: ":1:1:", says: "expected a model file of at most 1048576 bytes (1 MiB)" },
 };
 
+const NO_ENGINE_ENV = { ...process.env, PATH: "/usr/bin:/bin" };
+const prepareInProcess = (args: readonly string[]) => runInProcess("prepare", args, { env: NO_ENGINE_ENV });
+
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "hostile-files-"));
@@ -44,18 +51,18 @@ describe("hostile model files", () => {
     expect(HOSTILE["lone-surrogate"].text).toContain('"ubuntu\\ud800"');
   });
 
-  it.each(Object.keys(HOSTILE))("refuses %s with exit 2 and file:line:col, in text and --json", (name) => {
+  it.each(Object.keys(HOSTILE))("refuses %s with exit 2 and file:line:col, in text and --json", async (name) => {
     const file = writeHostile(name);
     const { at, says } = HOSTILE[name];
 
-    const text = runBin("prepare", ["--model", file]);
+    const text = await prepareInProcess(["--model", file]);
     expect(text.status).toBe(2);
     expect(text.stdout).toContain(`${file}${at}`);
     expect(text.stdout).toMatch(new RegExp(`${file}:\\d+:\\d+: .*${says.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
     expect(text.stdout + text.stderr).not.toMatch(STACK_TRACE_LINE);
     expect(text.stderr).not.toContain("internal error");
 
-    const json = runBin("prepare", ["--model", file, "--json"]);
+    const json = await prepareInProcess(["--model", file, "--json"]);
     expect(json.status).toBe(2);
     const report = JSON.parse(json.stdout);
     expect(report.models[0]).toMatchObject({ file, valid: false });
@@ -71,12 +78,12 @@ describe("hostile model files", () => {
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
-  it("does not echo a file that is not a model (--model /etc/passwd)", () => {
+  it("does not echo a file that is not a model (--model /etc/passwd)", async () => {
     const secretish = join(dir, "passwd.yaml");
     const content = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n";
     writeFileSync(secretish, content);
     for (const args of [["--model", secretish], ["--model", secretish, "--json"], ["--model", "/etc/passwd"]]) {
-      const result = runBin("prepare", args);
+      const result = await prepareInProcess(args);
       expect(result.status).toBe(2);
       expect(result.stdout + result.stderr).toContain("a mapping at the top level");
       expect(result.stdout + result.stderr).not.toContain("root:x:0:0");
@@ -84,11 +91,11 @@ describe("hostile model files", () => {
     }
   });
 
-  it("validates the other models of a directory when some are hostile", () => {
+  it("validates the other models of a directory when some are hostile", async () => {
     copyFileSync(join(MODELS_DIR, "cell-1.yaml"), join(dir, "cell-1.yaml"));
     for (const name of Object.keys(HOSTILE)) writeHostile(name);
 
-    const result = runBin("prepare", ["--models-dir", dir, "--json"]);
+    const result = await prepareInProcess(["--models-dir", dir, "--json"]);
     expect(result.status).toBe(2);
     const report = JSON.parse(result.stdout) as { models: Array<{ file: string; valid: boolean }> };
     expect(report.models.find((model) => model.file.endsWith("cell-1.yaml"))).toMatchObject({ valid: true });

@@ -8,14 +8,14 @@
  * listing pages where a command lists every runner (a first run, prune), never reads: every
  * runner of the cell carries the cell's tag (lib/model/cell-tag.ts), and listings filter by it.
  */
-import { mkdtempSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatOnboardReport, runOnboard, type OnboardOptions } from "../../app/commands/onboard";
 import { runOnboardCells } from "../../app/commands/onboard";
 import { runStatus } from "../../app/commands/status";
 import type { RunnerModel } from "../../lib/model/schema";
-import type { FakeGitLab } from "../support/fake-gitlab";
+import { FakeGitLab, type FakeRunnersState } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { scaledEnv, scaledModel, seedUnrelatedRunners } from "../support/scaled-model";
 import { fakeClock } from "./helpers";
@@ -28,10 +28,19 @@ const pages = (runners: number) => Math.max(1, Math.ceil(runners / 100));
 let fake: FakeGitLab;
 let model: RunnerModel;
 let env: NodeJS.ProcessEnv;
-
-function cellOf(shards: number): void {
-  fake = gitlab.fake;
+// Removed after each test (the suite's $TMPDIR is in memory, test/support/memory-tmpdir.js).
+const roots: string[] = [];
+const scratch = () => {
   const root = mkdtempSync(join(tmpdir(), "budget-"));
+  roots.push(root);
+  return root;
+};
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function cellOf(shards: number, on: FakeGitLab = gitlab.fake, root = scratch()): void {
+  fake = on;
   model = scaledModel({ cellId: "cell-7", gitlabUrl: fake.url, shards, secretsDir: join(root, "secrets") });
   env = scaledEnv(model, fake.adminToken, join(root, "state"));
   seedUnrelatedRunners(fake, UNRELATED);
@@ -54,9 +63,9 @@ const onboard = (options: Partial<OnboardOptions> = {}) => measure(() => runOnbo
 
 describe.each([4, 120])("a cell of %i shards sharing one tag, next to 1000 unrelated runners", (shards) => {
   const ours = () => shards;
-  beforeEach(() => cellOf(shards));
 
   test("first run: the cell's tagged listing, the instance's listing (runners from before the tag), one create per shard, the tagged listing again to settle", async () => {
+    cellOf(shards);
     const { sent, result } = await onboard();
 
     expect(result.exitCode).toBe(0);
@@ -66,8 +75,28 @@ describe.each([4, 120])("a cell of %i shards sharing one tag, next to 1000 unrel
   });
 
   describe("after the first run", () => {
-    beforeEach(async () => {
+    // The first run (its cost is the test above) is made once, on a fake of its own: each test
+    // starts from a copy of what it left, the fake's runners and the secret and state files.
+    let firstRun: { fake: FakeGitLab; runners: FakeRunnersState; root: string; files: string; model: RunnerModel; env: NodeJS.ProcessEnv };
+    beforeAll(async () => {
+      const own = new FakeGitLab();
+      await own.start();
+      const root = mkdtempSync(join(tmpdir(), "budget-first-run-"));
+      cellOf(shards, own, root);
       await onboard();
+      const files = mkdtempSync(join(tmpdir(), "budget-first-run-files-"));
+      cpSync(root, files, { recursive: true });
+      firstRun = { fake: own, runners: own.saveRunners(), root, files, model, env };
+    });
+    afterAll(async () => {
+      await firstRun.fake.stop();
+      for (const dir of [firstRun.root, firstRun.files]) rmSync(dir, { recursive: true, force: true });
+    });
+    beforeEach(() => {
+      ({ fake, model, env } = firstRun);
+      fake.restoreRunners(firstRun.runners);
+      rmSync(firstRun.root, { recursive: true, force: true });
+      cpSync(firstRun.files, firstRun.root, { recursive: true });
     });
 
     test("a no-op re-run: the cell's tagged listing, then per shard one read and the token check (verify, and removing what it records)", async () => {
@@ -132,7 +161,7 @@ describe("several cells of 6 shards on one GitLab, in one run", () => {
   let models: RunnerModel[];
   beforeEach(() => {
     fake = gitlab.fake;
-    const root = mkdtempSync(join(tmpdir(), "budget-"));
+    const root = scratch();
     models = ["cell-7", "cell-8", "cell-9"].map((cellId) => scaledModel({ cellId, gitlabUrl: fake.url, shards: SHARDS, secretsDir: join(root, "secrets") }));
     env = scaledEnv(models[0], fake.adminToken, join(root, "state"));
     seedUnrelatedRunners(fake, UNRELATED);

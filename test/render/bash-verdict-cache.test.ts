@@ -4,12 +4,13 @@
  * different bash, or none on PATH, is never answered from what another bash said.
  *
  * Bash here is a wrapper on a PATH of the test's own that logs each start and runs the real bash,
- * and the verdicts go to a cache directory of the test's own ($XDG_CACHE_HOME).
+ * and the verdicts go to a cache directory of the test's own ($XDG_CACHE_HOME). Each "process" is a
+ * fresh load of the module (jest.isolateModules), so what one keeps in memory does not reach the next.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BashUnavailableError, checkBashSyntax } from "../../lib/render/bash-syntax";
+import type * as BashSyntax from "../../lib/render/bash-syntax";
 
 const REAL_BASH = "/usr/bin/bash";
 const GOOD = "#!/bin/bash\nset -eu\necho ok\n";
@@ -26,6 +27,15 @@ function bashWrapper(tag: string): string {
   writeFileSync(join(dir, "bash"), `#!/bin/sh\necho ${tag} >> "${log}"\nexec ${REAL_BASH} "$@"\n`);
   chmodSync(join(dir, "bash"), 0o755);
   return dir;
+}
+
+/** lib/render/bash-syntax.ts as a new process would load it: nothing in memory yet. */
+function newProcess(): typeof BashSyntax {
+  let loaded: typeof BashSyntax | undefined;
+  jest.isolateModules(() => {
+    loaded = require("../../lib/render/bash-syntax") as typeof BashSyntax;
+  });
+  return loaded!;
 }
 
 /** How many bash processes each wrapper started (the outer one and one per script checked). */
@@ -50,39 +60,42 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-test("a text the same bash has judged is answered from the kept verdict, bash's own words included", () => {
+test("a text the same bash has judged is answered from the kept verdict in a later process, bash's own words included", () => {
   process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
-  const judged = checkBashSyntax([GOOD, BROKEN]);
+  const judged = newProcess().checkBashSyntax([GOOD, BROKEN]);
   expect(judged[0]).toEqual({ ok: true, stderr: "" });
   expect(judged[1].ok).toBe(false);
   expect(judged[1].stderr).toMatch(/syntax error/);
   expect(starts()).toEqual({ first: 3 });
 
-  expect(checkBashSyntax([BROKEN, GOOD])).toEqual([judged[1], judged[0]]);
+  expect(newProcess().checkBashSyntax([BROKEN, GOOD])).toEqual([judged[1], judged[0]]);
   expect(starts()).toEqual({ first: 3 });
   expect(readdirSync(join(root, "cache", "runner-fleet", "bash-n"))).toHaveLength(2);
 });
 
 test("only the texts not judged yet go to bash, and each answer lands on its own script", () => {
   process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
-  checkBashSyntax([GOOD]);
+  newProcess().checkBashSyntax([GOOD]);
   const other = "#!/bin/bash\ncase x in\n";
-  const results = checkBashSyntax([other, GOOD, BROKEN]);
-  expect(results.map((result) => result.ok)).toEqual([false, true, false]);
+  const results = newProcess().checkBashSyntax([other, GOOD, BROKEN, other]);
+  expect(results.map((result) => result.ok)).toEqual([false, true, false, false]);
   // 2 for GOOD the first time, then 1 + 2 for the two new texts.
   expect(starts()).toEqual({ first: 5 });
 });
 
 test("another bash judges again: a kept verdict answers only for the bash that gave it", () => {
   process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
-  checkBashSyntax([GOOD]);
+  const check = newProcess().checkBashSyntax;
+  check([GOOD]);
+  // In the same process too: what it remembers is by bash as well.
   process.env.PATH = `${bashWrapper("second")}:/usr/bin:/bin`;
-  expect(checkBashSyntax([GOOD])).toEqual([{ ok: true, stderr: "" }]);
+  expect(check([GOOD])).toEqual([{ ok: true, stderr: "" }]);
   expect(starts()).toEqual({ first: 2, second: 2 });
 });
 
 test("fails when no bash is on PATH, though a verdict for the text is kept", () => {
   process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  const { checkBashSyntax, BashUnavailableError } = newProcess();
   checkBashSyntax([GOOD]);
   process.env.PATH = join(root, "nowhere");
   expect(() => checkBashSyntax([GOOD])).toThrow(BashUnavailableError);
@@ -90,20 +103,23 @@ test("fails when no bash is on PATH, though a verdict for the text is kept", () 
 
 test("a kept verdict that does not read as one is judged again, and written again", () => {
   process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
-  checkBashSyntax([GOOD]);
+  newProcess().checkBashSyntax([GOOD]);
   const dir = join(root, "cache", "runner-fleet", "bash-n");
   const [entry] = readdirSync(dir);
   writeFileSync(join(dir, entry), "{ not a verdict");
-  expect(checkBashSyntax([GOOD])).toEqual([{ ok: true, stderr: "" }]);
+  expect(newProcess().checkBashSyntax([GOOD])).toEqual([{ ok: true, stderr: "" }]);
   expect(starts()).toEqual({ first: 4 });
   expect(JSON.parse(readFileSync(join(dir, entry), "utf8"))).toEqual({ ok: true, stderr: "" });
 });
 
-test("an unwritable cache directory only means judging again", () => {
+test("an unwritable cache directory only means judging again in the next process", () => {
   process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
-  // A file where the directory should be: nothing can be kept.
+  // A file where the directory should be: nothing can be kept on disk.
   writeFileSync(join(root, "cache"), "");
-  expect(checkBashSyntax([GOOD, BROKEN]).map((result) => result.ok)).toEqual([true, false]);
-  expect(checkBashSyntax([GOOD]).map((result) => result.ok)).toEqual([true]);
+  const check = newProcess().checkBashSyntax;
+  expect(check([GOOD, BROKEN]).map((result) => result.ok)).toEqual([true, false]);
+  expect(check([GOOD]).map((result) => result.ok)).toEqual([true]);
+  expect(starts()).toEqual({ first: 3 });
+  expect(newProcess().checkBashSyntax([GOOD]).map((result) => result.ok)).toEqual([true]);
   expect(starts()).toEqual({ first: 5 });
 });

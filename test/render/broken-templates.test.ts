@@ -1,24 +1,22 @@
 /**
  * A template that renders invalid TOML or a script bash cannot parse stops prepare,
  * the dry run and the review with exit 1, naming the rendered file and its template.
- * Run through the real CLI of a copy of this project whose templates are broken.
+ * Run through the real CLI of a copy of this project's product whose templates are broken.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { CHECKOUT_ROOT, createRepoFromCheckout, type TempRepo } from "../review/review-temp-repo";
+import type { TempRepo } from "../review/review-temp-repo";
 import { STACK_TRACE_LINE } from "../support/cli";
+import { createProductCopy } from "./support/product-copy";
 
 describe("rendered files are parsed at synth time", () => {
   let repo: TempRepo;
   beforeAll(() => {
-    // GIVEN a copy of the project whose working tree breaks config.toml and the worker's boot script
-    repo = createRepoFromCheckout();
+    // GIVEN a copy of the product, with this checkout's built commands, whose working tree breaks config.toml
+    // and the worker's boot script
+    repo = createProductCopy();
     repo.write("templates/config.toml.hbs", `${repo.read("templates/config.toml.hbs")}\n[[runners\n`);
     repo.write("scripts/worker/runner-fleet-worker", `${repo.read("scripts/worker/runner-fleet-worker")}\nif true; then\n  echo never closed\n`);
-    // and this checkout's built commands (`npm test` builds first): the sources are the same, and the
-    // bundles read templates/ of the copy they sit in (PROJECT_ROOT is found from the bundle's place).
-    cpSync(join(CHECKOUT_ROOT, "dist", "bundle"), join(repo.dir, "dist", "bundle"), { recursive: true });
   }, 180_000);
   afterAll(() => repo.cleanup());
 
@@ -46,8 +44,10 @@ describe("rendered files are parsed at synth time", () => {
     expect(spawnSync("test", ["-e", join(repo.dir, "dry-run-out", "stacks", "cell-1", "cdk.tf.json")]).status).not.toBe(0);
   });
 
+  // The base is the copy's first commit, which has no models: nothing to compile or synthesize on that side,
+  // so what fails is the working tree's synthesis (its compile, then the rendered files' checks).
   it("fails the review of the working tree with exit 1", () => {
-    const { status, output } = run("review", ["--base", "HEAD"]);
+    const { status, output } = run("review", ["--base", "HEAD~1"]);
     expect(status).toBe(1);
     expectBrokenFilesNamed(output);
   }, 180_000);

@@ -57,3 +57,29 @@ describe("payload skeletons", () => {
     expect(parsePayload(payload).files.map((file) => file.path)).toContain("/etc/runner-fleet/manager.env");
   });
 });
+
+describe("bash -n verdicts", () => {
+  it("are asked of bash once per script text in a process, and bash is still asked about a new text", () => {
+    const childProcess = require("node:child_process") as typeof import("node:child_process");
+    const { checkBashSyntax } = require("../../lib/render/bash-syntax") as typeof import("../../lib/render/bash-syntax");
+    const good = `#!/bin/bash\necho "checked once ${process.pid}-${Date.now()}"\n`;
+    const broken = `#!/bin/bash\nif true; then # ${process.pid}-${Date.now()}\n`;
+    const spawns = jest.spyOn(childProcess, "spawnSync");
+    try {
+      // GIVEN both texts checked by bash
+      const first = checkBashSyntax([good, broken, good]);
+      expect(first.map((result) => result.ok)).toEqual([true, false, true]);
+      expect(first[1].stderr).toMatch(/syntax error/);
+      expect(spawns).toHaveBeenCalledTimes(1);
+      // THEN the same texts get bash's verdicts without asking it again
+      expect(checkBashSyntax([broken, good])).toEqual([first[1], first[0]]);
+      expect(spawns).toHaveBeenCalledTimes(1);
+      // AND a new text is asked of bash, alone
+      expect(checkBashSyntax([good, `${broken}  :\nfi\n`]).map((result) => result.ok)).toEqual([true, true]);
+      expect(spawns).toHaveBeenCalledTimes(2);
+      expect(spawns.mock.calls[1][1]).toHaveLength(4); // -c, the loop, $0, one script
+    } finally {
+      spawns.mockRestore();
+    }
+  });
+});

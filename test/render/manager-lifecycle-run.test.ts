@@ -1,7 +1,9 @@
 /**
  * Runs the rendered manager scripts for real (bash, stub commands) through the life of a manager
  * after boot: the graceful stop of the runner's unit, the timers the script installs, and the
- * AWS drain when Auto Scaling terminates the instance.
+ * AWS drain when Auto Scaling terminates the instance. The timers' runs start the installed manager
+ * script, as their units do (runInstalled); the tests that only read a first boot share it (firstBoot),
+ * and those that go on from one start from a copy of it (copyFrom).
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -20,6 +22,7 @@ import { INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { scriptFile } from "../../lib/render/boot-files";
 import { exampleModel, modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+import { firstBoot } from "./support/shared-boots";
 
 const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
 const fakeAccessToken = () => `ya29.${randomBytes(24).toString("base64url")}`;
@@ -55,10 +58,10 @@ describe.each([
   it.each(model.shards.map((shard) => [shard.name, shard] as const))(
     "stops gitlab-runner with SIGQUIT and waits maximum_timeout plus a margin (%s)",
     (_name, shard) => {
-      const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+      const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
 
       expectSucceeded(run);
-      const settings = unitSettings(sandbox.file(DROP_IN));
+      const settings = unitSettings(booted.file(DROP_IN));
       expect(settings.get("KillSignal")).toEqual(["SIGQUIT"]);
       const hours = Number(/^(\d+)h$/.exec(shard.maximum_timeout)?.[1]);
       expect(settings.get("TimeoutStopSec")).toEqual([String(hours * 3600 + STOP_MARGIN_SECONDS)]);
@@ -67,17 +70,15 @@ describe.each([
   );
 
   it("installs itself and a token refresh timer that runs it every minute, enabled after the runner started", () => {
-    const script = renderManagerStartupScript(model, model.shards[0], 0);
-
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, model.shards[0], 0));
 
     expectSucceeded(run);
-    expect(sandbox.file(INSTALLED_MANAGER_SCRIPT.slice(1))).toBe(scriptFile("manager/runner-fleet-manager"));
-    expect(sandbox.file("etc/runner-fleet/manager.env")).toContain(`MANAGER_NAME='${managerName(model, model.shards[0], 0)}'`);
-    const service = unitSettings(sandbox.file("etc/systemd/system/runner-fleet-token-refresh.service"));
+    expect(booted.file(INSTALLED_MANAGER_SCRIPT.slice(1))).toBe(scriptFile("manager/runner-fleet-manager"));
+    expect(booted.file("etc/runner-fleet/manager.env")).toContain(`MANAGER_NAME='${managerName(model, model.shards[0], 0)}'`);
+    const service = unitSettings(booted.file("etc/systemd/system/runner-fleet-token-refresh.service"));
     expect(service.get("Type")).toEqual(["oneshot"]);
     expect(service.get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} refresh-token`]);
-    const timer = unitSettings(sandbox.file("etc/systemd/system/runner-fleet-token-refresh.timer"));
+    const timer = unitSettings(booted.file("etc/systemd/system/runner-fleet-token-refresh.timer"));
     expect(timer.get("OnUnitActiveSec")).toEqual(["1min"]);
     expect(timer.get("WantedBy")).toEqual(["timers.target"]);
     const systemctl = callsOf(run, "systemctl");
@@ -105,17 +106,17 @@ describe("AWS drain on termination", () => {
   const withAwsCli = () => sandbox.addStub("aws");
 
   it("installs a drain timer every 15 s next to the token refresh", () => {
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+    const { sandbox: booted, first: run } = firstBoot(script);
 
     expectSucceeded(run);
-    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
-    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["15s"]);
+    expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
+    expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["15s"]);
     expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer", "runner-fleet-health.timer"]);
   });
 
   it("does nothing while the instance is in service", () => {
     withAwsCli();
-    const run = sandbox.run(script, { STUB_LIFECYCLE_STATE: "InService" }, ["drain"]);
+    const run = sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "InService" }, ["drain"]);
 
     expectSucceeded(run);
     expect(callsOf(run, "systemctl")).toEqual([]);
@@ -124,7 +125,7 @@ describe("AWS drain on termination", () => {
 
   it("when terminating, stops the runner with SIGQUIT, waits until it exited, then completes its own group's hook", () => {
     withAwsCli();
-    const run = sandbox.run(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_ACTIVE_CHECKS: "3" }, ["drain"]);
+    const run = sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_ACTIVE_CHECKS: "3" }, ["drain"]);
 
     expectSucceeded(run);
     expect(run.stderr).toContain(`running jobs get up to ${gracefulStopSeconds(shard)}s`);
@@ -150,7 +151,7 @@ describe("AWS drain on termination", () => {
 
   it("does nothing when instance metadata cannot be read (the next timer run tries again)", () => {
     withAwsCli();
-    const run = sandbox.run(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_IMDS_DOWN: "1" }, ["drain"]);
+    const run = sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_IMDS_DOWN: "1" }, ["drain"]);
 
     expectSucceeded(run);
     expect(callsOf(run, "curl")).toHaveLength(1);
@@ -164,15 +165,15 @@ describe("AWS manager health timer", () => {
   const shard = model.shards[0];
   const script = renderManagerStartupScript(model, shard, 0);
   const withAwsCli = () => sandbox.addStub("aws");
-  const healthCheck = (env: Record<string, string> = {}) => sandbox.run(script, { STUB_LIFECYCLE_STATE: "InService", ...env }, ["health"]);
+  const healthCheck = (env: Record<string, string> = {}) => sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "InService", ...env }, ["health"]);
   const setHealthCalls = (run: ScriptRun) => callsOf(run, "aws").filter((args) => args[1] === "set-instance-health");
 
   it("is installed every 30 s with the other timers", () => {
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+    const { sandbox: booted, first: run } = firstBoot(script);
 
     expectSucceeded(run);
-    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-health.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} health`]);
-    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-health.timer")).get("OnUnitActiveSec")).toEqual([HEALTH_CHECK_INTERVAL]);
+    expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-health.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} health`]);
+    expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-health.timer")).get("OnUnitActiveSec")).toEqual([HEALTH_CHECK_INTERVAL]);
     expect(callsOf(run, "systemctl")).toContainEqual(expect.arrayContaining(["enable", "--now", "runner-fleet-health.timer"]));
   });
 
@@ -234,8 +235,12 @@ describe.each([
   const configStat = () => statSync(join(sandbox.root, CONFIG));
   const accessToken = fakeAccessToken();
 
-  function boot(token: string): void {
-    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }));
+  /** This test's sandbox as the VM is after its first boot (booted once per file and copied); the boot's tokens. */
+  function boot(): { token: string; accessToken: string } {
+    const booted = firstBoot(script);
+    expectSucceeded(booted.first);
+    sandbox.copyFrom(booted.sandbox);
+    return { token: booted.runnerToken, accessToken: booted.accessToken };
   }
 
   it("fills in the runner ID GitLab gives for the token, asking with the token on stdin only", () => {
@@ -251,11 +256,10 @@ describe.each([
   });
 
   it("writes nothing while the stored token is the one in config.toml, and asks GitLab nothing", () => {
-    const token = fakeRunnerToken();
-    boot(token);
+    const { token, accessToken } = boot();
     const before = configStat();
 
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
+    const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
 
     expectSucceeded(run);
     const after = configStat();
@@ -270,12 +274,11 @@ describe.each([
   });
 
   it("replaces config.toml atomically (new file renamed over it), mode 0600, under the running runner when the token was rotated", () => {
-    const oldToken = fakeRunnerToken();
+    const { token: oldToken, accessToken } = boot();
     const newToken = fakeRunnerToken();
-    boot(oldToken);
     const before = configStat();
 
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
+    const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACCESS_TOKEN: accessToken }, ["refresh-token"]);
 
     expectSucceeded(run);
     expect(run.stderr).toContain("changed; rewriting config.toml");
@@ -295,10 +298,9 @@ describe.each([
   });
 
   it("keeps config.toml and fails the timer run when the store answers with something that is not a token", () => {
-    const token = fakeRunnerToken();
-    boot(token);
+    const { token, accessToken } = boot();
 
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken, STUB_STORE_VALUE: 'x" = evil' }, ["refresh-token"]);
+    const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken, STUB_STORE_VALUE: 'x" = evil' }, ["refresh-token"]);
 
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("config.toml is unchanged");
@@ -317,7 +319,7 @@ describe("token refresh on a runner before 19.2 (taskscaler keyed by token)", ()
     const newToken = fakeRunnerToken();
     expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: oldToken }));
 
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACTIVE_CHECKS: "3", STUB_FINAL_STATE: "inactive" }, ["refresh-token"]);
+    const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACTIVE_CHECKS: "3", STUB_FINAL_STATE: "inactive" }, ["refresh-token"]);
 
     expectSucceeded(run);
     expect(run.stderr).toContain("would drop its workers on a live change: draining it first");
@@ -345,18 +347,18 @@ describe("Google Cloud drain before replacement", () => {
   });
 
   it("installs a drain timer every 30 s whose service may run as long as the drain takes", () => {
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: accessToken });
+    const { sandbox: booted, first: run } = firstBoot(script);
 
     expectSucceeded(run);
-    const service = unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.service"));
+    const service = unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.service"));
     expect(service.get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
     expect(service.get("TimeoutStartSec")).toEqual(["infinity"]);
-    expect(unitSettings(sandbox.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["30s"]);
+    expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["30s"]);
     expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer"]);
   });
 
   it("does nothing while the group's template is the one the VM was created from", () => {
-    const run = sandbox.run(script, env("cell-1-small-amd64-mgr-1-20260101"), ["drain"]);
+    const run = sandbox.runInstalled(script, env("cell-1-small-amd64-mgr-1-20260101"), ["drain"]);
 
     expectSucceeded(run);
     expect(callsOf(run, "systemctl")).toEqual([]);
@@ -364,7 +366,7 @@ describe("Google Cloud drain before replacement", () => {
   });
 
   it("when the group has a new template, stops gitlab-runner (SIGQUIT, waiting) and only then has its own group recreate it", () => {
-    const run = sandbox.run(script, env("cell-1-small-amd64-mgr-1-20261122"), ["drain"]);
+    const run = sandbox.runInstalled(script, env("cell-1-small-amd64-mgr-1-20261122"), ["drain"]);
 
     expectSucceeded(run);
     expect(run.stderr).toContain(`running jobs get up to ${gracefulStopSeconds(shard)}s`);
@@ -384,7 +386,7 @@ describe("Google Cloud drain before replacement", () => {
   });
 
   it("does nothing on a VM no group created (no instance-template metadata)", () => {
-    const run = sandbox.run(script, { ...env("other"), STUB_OWN_TEMPLATE: "" }, ["drain"]);
+    const run = sandbox.runInstalled(script, { ...env("other"), STUB_OWN_TEMPLATE: "" }, ["drain"]);
 
     expectSucceeded(run);
     expect(callsOf(run, "systemctl")).toEqual([]);
@@ -397,11 +399,13 @@ describe("token refresh while GitLab cannot confirm the new token", () => {
   const script = renderManagerStartupScript(model, model.shards[0], 0);
 
   it("gives up after three attempts, keeps config.toml and fails the run (the next timer run tries again)", () => {
-    const oldToken = fakeRunnerToken();
-    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: oldToken }));
+    // The VM after its first boot (booted once per file and copied).
+    const booted = firstBoot(script);
+    expectSucceeded(booted.first);
+    sandbox.copyFrom(booted.sandbox);
     const before = sandbox.file("etc/gitlab-runner/config.toml");
 
-    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_VERIFY: "down" }, ["refresh-token"]);
+    const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_VERIFY: "down" }, ["refresh-token"]);
 
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("after 3 attempts");

@@ -1,7 +1,8 @@
 /**
  * Runs rendered manager startup scripts for real (bash) against stub commands in a
  * scratch root: the token is read from the store, lands in config.toml (0600) and
- * nowhere else, and a second boot skips what is already installed.
+ * nowhere else, and a second boot skips what is already installed. The tests that only read a first boot,
+ * or a first boot and a reboot, with the default stubs share it (firstBoot, bootAndReboot).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/
 import { FLEETING_PLUGIN_DIR, INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+import { bootAndReboot, firstBoot } from "./support/shared-boots";
 
 /** A token-shaped value made up at run time (never committed). */
 const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
@@ -74,48 +76,42 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("installs the pinned runner, then the fleeting plugin after config.toml exists, then restarts the service", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
 
     expectSucceeded(run);
     expect(aptInstalls(run)).toContainEqual(["gitlab-runner=19.5.0-1", "gitlab-runner-helper-images=19.5.0-1"]);
     expect(callIndex(run, "apt-mark", "hold", "gitlab-runner")).toBeGreaterThan(-1);
     const fleeting = run.calls.find((call) => call.name === "gitlab-runner");
-    expect(fleeting?.args).toEqual(["fleeting", "-c", join(sandbox.root, CONFIG), "install"]);
+    expect(fleeting?.args).toEqual(["fleeting", "-c", join(booted.root, CONFIG), "install"]);
     expect(fleeting?.env).toEqual({ FLEETING_PLUGIN_PATH: FLEETING_PLUGIN_DIR, HOME: "/root" });
-    expect(sandbox.state("config-at-fleeting-install").trim()).toBe("present");
+    expect(booted.state("config-at-fleeting-install").trim()).toBe("present");
     expect(callIndex(run, "systemctl", "restart", "gitlab-runner")).toBeGreaterThan(callIndex(run, "gitlab-runner", "install"));
-    expect(sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf")).toContain(
+    expect(booted.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf")).toContain(
       `Environment=FLEETING_PLUGIN_PATH=${FLEETING_PLUGIN_DIR}`,
     );
   });
 
   it("installs the pinned fleeting plugin once: a reboot finds that version and does not ask the registry again", () => {
-    const env = { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() };
-
-    const first = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
-    const reboot = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+    const { sandbox: booted, first, reboot } = bootAndReboot(renderManagerStartupScript(model, shard, 0));
 
     expectSucceeded(first);
     expectSucceeded(reboot);
     expect(callIndex(first, "gitlab-runner", "install")).toBeGreaterThan(-1);
-    expect(sandbox.exists(`${FLEETING_PLUGIN_DIR.slice(1)}/registry.gitlab.com/gitlab-org/fleeting/plugins/googlecloud/1.0.0/plugin`)).toBe(true);
+    expect(booted.exists(`${FLEETING_PLUGIN_DIR.slice(1)}/registry.gitlab.com/gitlab-org/fleeting/plugins/googlecloud/1.0.0/plugin`)).toBe(true);
     expect(callIndex(reboot, "gitlab-runner", "install")).toBe(-1);
     expect(reboot.stderr).toContain("the fleeting plugin googlecloud:1.0.0 is already installed");
   });
 
   it("makes one SSH key for the fleeting plugin at the first boot and keeps it across reboots", () => {
-    const env = { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() };
-
-    const first = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
-    const reboot = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+    const { sandbox: booted, first, reboot } = bootAndReboot(renderManagerStartupScript(model, shard, 0));
 
     expectSucceeded(first);
     expectSucceeded(reboot);
     const keyPath = "/etc/gitlab-runner/fleeting/id_ed25519";
-    expect(parse(sandbox.file(CONFIG)).runners).toEqual([expect.objectContaining({ autoscaler: expect.objectContaining({ connector_config: expect.objectContaining({ key_path: keyPath }) }) })]);
-    expect(sandbox.state("keys").trim().split("\n")).toEqual([join(sandbox.root, keyPath)]);
-    expect(statSync(join(sandbox.root, keyPath)).mode & 0o777).toBe(0o600);
-    expect(statSync(join(sandbox.root, "etc/gitlab-runner/fleeting")).mode & 0o777).toBe(0o700);
+    expect(parse(booted.file(CONFIG)).runners).toEqual([expect.objectContaining({ autoscaler: expect.objectContaining({ connector_config: expect.objectContaining({ key_path: keyPath }) }) })]);
+    expect(booted.state("keys").trim().split("\n")).toEqual([join(booted.root, keyPath)]);
+    expect(statSync(join(booted.root, keyPath)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(booted.root, "etc/gitlab-runner/fleeting")).mode & 0o777).toBe(0o700);
     expect(callIndex(reboot, "ssh-keygen")).toBe(-1);
   });
 
@@ -139,10 +135,10 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("sets up the Ops Agent to scrape the runner's metrics on localhost:9252", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
 
     expectSucceeded(run);
-    const opsAgent = parseYaml(sandbox.file("etc/google-cloud-ops-agent/config.yaml"));
+    const opsAgent = parseYaml(booted.file("etc/google-cloud-ops-agent/config.yaml"));
     expect(opsAgent.metrics.receivers.prometheus.type).toBe("prometheus");
     expect(opsAgent.metrics.receivers.prometheus.config.scrape_configs[0]).toMatchObject({
       job_name: "gitlab-runner",
@@ -152,17 +148,14 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("skips installing what a previous boot installed and still rewrites config.toml", () => {
-    const token = fakeRunnerToken();
-    const env = { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: fakeAccessToken() };
-    expectSucceeded(sandbox.run(renderManagerStartupScript(model, shard, 0), env));
-
-    const secondBoot = sandbox.run(renderManagerStartupScript(model, shard, 0), env);
+    const { sandbox: booted, runnerToken: token, first, reboot: secondBoot } = bootAndReboot(renderManagerStartupScript(model, shard, 0));
+    expectSucceeded(first);
 
     expectSucceeded(secondBoot);
     expect(aptInstalls(secondBoot)).toEqual([]);
     expect(callIndex(secondBoot, "curl", "https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh")).toBe(-1);
     expect(secondBoot.stderr).toContain("gitlab-runner 19.5.0 is already installed");
-    expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
+    expect((parse(booted.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
   });
 
   it("upgrades when the installed runner is not the pinned version", () => {
@@ -212,33 +205,33 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
   });
 
   it("gives the service AWS_REGION and a JSON log file the CloudWatch agent ships to the shard's log group", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
 
     expectSucceeded(run);
-    const dropIn = sandbox.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
+    const dropIn = booted.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
     expect(dropIn).toContain("Environment=AWS_REGION=eu-west-1");
     expect(dropIn).toContain("StandardError=append:/var/log/gitlab-runner/gitlab-runner.log");
     // systemd's append: makes the file, not its directory: the boot does, before the first start.
-    expect(statSync(join(sandbox.root, "var/log/gitlab-runner")).isDirectory()).toBe(true);
+    expect(statSync(join(booted.root, "var/log/gitlab-runner")).isDirectory()).toBe(true);
     expect(dropIn).not.toContain("LogsDirectory");
-    const agent = JSON.parse(sandbox.file("etc/runner-fleet/cloudwatch-agent.json"));
+    const agent = JSON.parse(booted.file("etc/runner-fleet/cloudwatch-agent.json"));
     expect(agent.logs.logs_collected.files.collect_list).toEqual([
       expect.objectContaining({ file_path: "/var/log/gitlab-runner/gitlab-runner.log", log_group_name: logGroupName(model, shard) }),
     ]);
     expect(callIndex(run, "amazon-cloudwatch-agent-ctl", "fetch-config")).toBeGreaterThan(-1);
-    expect(run.calls.find((call) => call.name === "amazon-cloudwatch-agent-ctl")?.args).toContain(`file:${sandbox.root}/etc/runner-fleet/cloudwatch-agent.json`);
-    expect(sandbox.file("etc/logrotate.d/gitlab-runner-fleet")).toContain("copytruncate");
+    expect(run.calls.find((call) => call.name === "amazon-cloudwatch-agent-ctl")?.args).toContain(`file:${booted.root}/etc/runner-fleet/cloudwatch-agent.json`);
+    expect(booted.file("etc/logrotate.d/gitlab-runner-fleet")).toContain("copytruncate");
   });
 
   it("installs a cloud-init per-boot hook that runs the manager again, because EC2 runs user data only once", () => {
-    const script = renderManagerStartupScript(model, shard, 0);
+    const { sandbox: booted, first } = firstBoot(renderManagerStartupScript(model, shard, 0));
 
-    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
+    expectSucceeded(first);
 
-    const hook = sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh");
+    const hook = booted.file("var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh");
     expect(hook.split("\n")[0]).toBe("#!/bin/sh");
     expect(hook).toContain(`exec ${INSTALLED_MANAGER_SCRIPT} boot`);
-    expect(statSync(join(sandbox.root, "var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(booted.root, "var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh")).mode & 0o777).toBe(0o700);
   });
 });
 
@@ -292,7 +285,7 @@ describe.each([
   });
 
   it("sets the agent up without retries or a warning when its download works", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+    const { first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
     expectSucceeded(run);
     expect(run.stderr).not.toContain("monitoring agent failed");
     expect(run.stderr).not.toContain("WARNING: no monitoring agent");
@@ -305,7 +298,7 @@ describe("a failed boot", () => {
     const shard = model.shards[0];
 
     // An image of the wrong architecture: the boot stops before any runner runs.
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ARCH: "arm64" });
+    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0), { STUB_ARCH: "arm64" });
 
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/FAILED: line \d+ exited with status 1; the runner manager is not ready/);
@@ -318,7 +311,7 @@ describe("a failed boot", () => {
       "autoscaling", "set-instance-health", "--region", "eu-west-1", "--instance-id", "i-0123456789abcdef0",
       "--health-status", "Unhealthy", "--no-should-respect-grace-period",
     ]);
-    expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(true);
+    expect(booted.exists("run/runner-fleet/boot-failed")).toBe(true);
     expect(run.calls.some((call) => call.name === "systemctl" && call.args.includes("gitlab-runner"))).toBe(false);
   });
 
@@ -344,7 +337,11 @@ describe("a failed boot", () => {
 
   it("clears the marker of an earlier failed boot when the next one starts", () => {
     const model = exampleModel("cell-2");
-    expect(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ARCH: "arm64" }).status).not.toBe(0);
+    // The VM after the failed boot above (booted once per file and copied).
+    const failed = firstBoot(renderManagerStartupScript(model, model.shards[0], 0), { STUB_ARCH: "arm64" });
+    expect(failed.first.status).not.toBe(0);
+    sandbox.copyFrom(failed.sandbox);
+    expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(true);
 
     expectSucceeded(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
 

@@ -6,7 +6,6 @@
  * behaviour on series labelled exactly as the agent labels them (test rules): "managers missing" stays
  * quiet on a healthy fleet and fires when a manager is gone.
  */
-import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +20,8 @@ import { googleFleetOf } from "../constructs/google/support";
 import { exampleModel } from "../support/models";
 import { byLabels, labelMatchers, promqlSyntaxErrors } from "../support/promql";
 import { validatorPath } from "../support/validators";
-import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
+import { expectSucceeded } from "./support/script-sandbox";
+import { firstBoot } from "./support/shared-boots";
 
 const model = exampleModel("cell-1");
 
@@ -30,26 +30,18 @@ interface ScrapeConfig {
   static_configs: Array<{ targets: string[]; labels?: Record<string, string> }>;
 }
 
-/** The labels each manager's agent attaches, read from the file its startup script wrote. */
+/** The labels each manager's agent attaches, read from the file its startup script wrote (one boot per manager, shared). */
 function agentLabelsOf(shardIndex: number, slot: number): Record<string, string> {
-  const sandbox = new ScriptSandbox();
-  try {
-    const shard = model.shards[shardIndex];
-    const run = sandbox.run(renderManagerStartupScript(model, shard, slot), {
-      STUB_RUNNER_TOKEN: `glrt-t1_${randomBytes(15).toString("base64url")}`,
-      STUB_ACCESS_TOKEN: `ya29.${randomBytes(24).toString("base64url")}`,
-    });
-    expectSucceeded(run);
-    const config = parseYaml(sandbox.file(OPS_AGENT_CONFIG_FILE.slice(1)));
-    const scrapeConfigs: ScrapeConfig[] = config.metrics.receivers.prometheus.config.scrape_configs;
-    expect(scrapeConfigs).toHaveLength(1);
-    const [scrape] = scrapeConfigs;
-    expect(scrape.static_configs[0].targets).toEqual(["localhost:9252"]);
-    expect(config.metrics.service.pipelines.prometheus_pipeline.receivers).toEqual(["prometheus"]);
-    return { job: scrape.job_name, ...scrape.static_configs[0].labels };
-  } finally {
-    sandbox.dispose();
-  }
+  const shard = model.shards[shardIndex];
+  const { sandbox, first: run } = firstBoot(renderManagerStartupScript(model, shard, slot));
+  expectSucceeded(run);
+  const config = parseYaml(sandbox.file(OPS_AGENT_CONFIG_FILE.slice(1)));
+  const scrapeConfigs: ScrapeConfig[] = config.metrics.receivers.prometheus.config.scrape_configs;
+  expect(scrapeConfigs).toHaveLength(1);
+  const [scrape] = scrapeConfigs;
+  expect(scrape.static_configs[0].targets).toEqual(["localhost:9252"]);
+  expect(config.metrics.service.pipelines.prometheus_pipeline.receivers).toEqual(["prometheus"]);
+  return { job: scrape.job_name, ...scrape.static_configs[0].labels };
 }
 
 const stack = new TerraformStack(Testing.app(), "monitoring");

@@ -1,7 +1,11 @@
-/** Runs rendered worker startup scripts for real (bash) against stub commands in a scratch root. */
+/**
+ * Runs rendered worker startup scripts for real (bash) against stub commands in a scratch root. The tests
+ * that only read a first boot with the default stubs share it (firstBoot).
+ */
 import { renderWorkerStartupScript, WORKER_READY_FILE } from "../../lib/render/manager-files";
 import { exampleModel, modelWith } from "../support/models";
 import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+import { firstBoot } from "./support/shared-boots";
 
 let sandbox: ScriptSandbox;
 beforeEach(() => {
@@ -22,7 +26,7 @@ describe("worker startup script", () => {
     const model = exampleModel(name);
     const shard = model.shards[0];
 
-    const run = sandbox.run(renderWorkerStartupScript(model, shard));
+    const { sandbox: booted, first: run } = firstBoot(renderWorkerStartupScript(model, shard));
 
     expectSucceeded(run);
     expect(called(run, "apt-get", "install", "docker.io")).toBe(true);
@@ -30,13 +34,13 @@ describe("worker startup script", () => {
     expect(called(run, "docker", "info")).toBe(true);
     expect(called(run, "useradd", shard.workers.username)).toBe(true);
     expect(called(run, "usermod", "-aG", "docker", shard.workers.username)).toBe(true);
-    expect(sandbox.exists(readyFile)).toBe(true);
+    expect(booted.exists(readyFile)).toBe(true);
   });
 
   it("masks apt's daily timers and unattended-upgrades before it installs anything, so no upgrade restarts dockerd under a job", () => {
     const model = exampleModel("cell-1");
 
-    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+    const { first: run } = firstBoot(renderWorkerStartupScript(model, model.shards[0]));
 
     expectSucceeded(run);
     const mask = run.calls.findIndex((call) => call.name === "systemctl" && call.args[0] === "mask");
@@ -218,15 +222,12 @@ describe("worker startup script", () => {
     const aws = exampleModel("cell-2");
     const google = exampleModel("cell-1");
 
-    expectSucceeded(sandbox.run(renderWorkerStartupScript(aws, aws.shards[0])));
-    expect(sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toContain("exec /usr/local/sbin/runner-fleet-worker");
-    const googleSandbox = new ScriptSandbox();
-    try {
-      expectSucceeded(googleSandbox.run(renderWorkerStartupScript(google, google.shards[0])));
-      expect(googleSandbox.exists("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toBe(false);
-      expect(googleSandbox.exists("usr/local/sbin/runner-fleet-worker")).toBe(true);
-    } finally {
-      googleSandbox.dispose();
-    }
+    const awsBoot = firstBoot(renderWorkerStartupScript(aws, aws.shards[0]));
+    expectSucceeded(awsBoot.first);
+    expect(awsBoot.sandbox.file("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toContain("exec /usr/local/sbin/runner-fleet-worker");
+    const googleBoot = firstBoot(renderWorkerStartupScript(google, google.shards[0]));
+    expectSucceeded(googleBoot.first);
+    expect(googleBoot.sandbox.exists("var/lib/cloud/scripts/per-boot/runner-fleet-worker.sh")).toBe(false);
+    expect(googleBoot.sandbox.exists("usr/local/sbin/runner-fleet-worker")).toBe(true);
   });
 });

@@ -85,9 +85,13 @@ describe("a models repository whose pin moves (stand-in toolkits 0.0.9 and 0.0.1
   it("an invalid model on one side is the user's error (exit 2), naming the toolkit that refused it", async () => {
     repo.write("models/cell-1.yaml", "invalid: true\n");
     const head = repo.commit("broken model");
-    const review = runReview({ cwd: repo.dir, base, head });
-    await expect(review).rejects.toThrow(UserInputError);
-    await expect(runReview({ cwd: repo.dir, base, head })).rejects.toThrow(/with runner-fleet 0\.0\.9 failed: exit 2\n.*cell-1\.yaml:1:1: invalid model/);
+    // One review (each installs the toolkit the failing side pins), both checks on its failure.
+    const failure: unknown = await runReview({ cwd: repo.dir, base, head }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(UserInputError);
+    expect((failure as Error).message).toMatch(/with runner-fleet 0\.0\.9 failed: exit 2\n.*cell-1\.yaml:1:1: invalid model/);
   });
 
   it("the working tree with another version installed than it pins: says to run npm ci, never synthesizes with the wrong toolkit", async () => {

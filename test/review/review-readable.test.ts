@@ -7,16 +7,19 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runBin } from "../support/cli";
 import { createRepoFromCheckout, type TempRepo } from "./review-temp-repo";
+import { seedCompiledCode } from "./seed-compiled-code";
 
 describe("bin/review over a commit that changes `concurrent` (real synth, both clouds)", () => {
   let repo: TempRepo;
   let text: string;
   let markdown: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // GIVEN a copy of this repository, and a commit raising `concurrent` of cell-1's small-amd64 (Google Cloud)
-    // and of cell-2's spot-amd64 (AWS) by one
+    // and of cell-2's spot-amd64 (AWS) by one (its code compiled as this checkout's dist/, when that is
+    // fresh: ./seed-compiled-code.ts)
     repo = createRepoFromCheckout();
+    await seedCompiledCode(repo);
     const cell1 = repo.read("models/cell-1.yaml");
     const cell2 = repo.read("models/cell-2.yaml");
     expect(cell1.match(/concurrent: 60\n/g)).toHaveLength(1);

@@ -2,12 +2,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runReview } from "../../app/commands/review";
 import { createRepoFromCheckout, type TempRepo } from "./review-temp-repo";
+import { seedCompiledCode } from "./seed-compiled-code";
 
 describe("review over two refs with the real synth", () => {
   let repo: TempRepo;
-  beforeAll(() => {
+  beforeAll(async () => {
     // GIVEN a copy of this repository where one commit changes only cell-2's worker limit
     repo = createRepoFromCheckout();
+    // (its code compiled as this checkout's dist/, when that is fresh: ./seed-compiled-code.ts)
+    await seedCompiledCode(repo);
     // (and goes back to one NAT gateway for the three zones, which the model warns about)
     repo.write("models/cell-2.yaml", repo.read("models/cell-2.yaml").replace("max_instances: 50", "max_instances: 70").replace("nat: per-zone", "nat: true"));
     repo.commit("cell-2: more workers, one NAT");

@@ -17,6 +17,14 @@ function worktrees(repo: TempRepo): string[] {
     .filter((line) => line.startsWith("worktree "));
 }
 
+/** What synthRef of `ref` threw (undefined when it succeeded): one synth, every check on its failure. */
+function synthFailure(ref: string, repo: TempRepo): Promise<unknown> {
+  return synthRef(ref, { cwd: repo.dir }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
 describe("review over two refs of a repository (fake synth)", () => {
   let repo: TempRepo;
   let base: string;
@@ -95,10 +103,10 @@ describe("review over two refs of a repository (fake synth)", () => {
     repo.write("models/cell-1.yaml", "invalid: true\n");
     const head = repo.commit("broken model");
 
-    const failure = synthRef(head, { cwd: repo.dir });
+    const failure = await synthFailure(head, repo);
 
-    await expect(failure).rejects.toThrow(UserInputError);
-    await expect(synthRef(head, { cwd: repo.dir })).rejects.toThrow(/ref "[0-9a-f]{40}" \([0-9a-f]{8}\) failed at step "synth": exit 2\n.*invalid model/);
+    expect(failure).toBeInstanceOf(UserInputError);
+    expect((failure as Error).message).toMatch(/ref "[0-9a-f]{40}" \([0-9a-f]{8}\) failed at step "synth": exit 2\n.*invalid model/);
     expect(worktrees(repo)).toHaveLength(1);
   });
 
@@ -106,8 +114,10 @@ describe("review over two refs of a repository (fake synth)", () => {
     repo.write("stacks/main.js", "this is not javascript (\n");
     repo.commit("broken synth");
 
-    await expect(synthRef("HEAD", { cwd: repo.dir })).rejects.toThrow(OperationalError);
-    await expect(synthRef("HEAD", { cwd: repo.dir })).rejects.toThrow(/synth of ref "HEAD" \([0-9a-f]{8}\) failed at step "(compile|synth)"/);
+    const failure = await synthFailure("HEAD", repo);
+
+    expect(failure).toBeInstanceOf(OperationalError);
+    expect((failure as Error).message).toMatch(/synth of ref "HEAD" \([0-9a-f]{8}\) failed at step "(compile|synth)"/);
     expect(worktrees(repo)).toHaveLength(1);
   });
 

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { runProvision } from "../../app/commands/provision";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { loadModelFile } from "../../lib/model/load";
+import type { RunnerModel } from "../../lib/model/schema";
 import { FakeGitLab, type FakeManager } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall, readFakeCalls } from "../support/fake-terraform-workspace";
@@ -50,7 +51,13 @@ function writeModel(runnerVersion: string): void {
   writeFileSync(modelFile, text);
 }
 
-const model = () => loadModelFile(modelFile).model;
+/** The model as provision reads it; loaded again only after the test rewrote the file (runnerOf asks for it at every wait). */
+let loaded: { text: string; model: RunnerModel } | undefined;
+const model = (): RunnerModel => {
+  const text = readFileSync(modelFile, "utf8");
+  if (loaded?.text !== text) loaded = { text, model: loadModelFile(modelFile).model };
+  return loaded.model;
+};
 const runnerOf = (shard: string) => [...fake.runners.values()].find((runner) => runner.maintenance_note.includes(runnerMarker(model(), model().shards.find((entry) => entry.name === shard)!)))!;
 const engineCalls = (): FakeCall[] => readFakeCalls(callLog);
 const managerSlots = (): Record<string, string> => JSON.parse(readFileSync(join(root, "cdktf.out", "stacks", "cell-1", "manager-slots.json"), "utf8"));

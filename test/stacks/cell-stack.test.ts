@@ -11,9 +11,16 @@ function synthJson(model: ReturnType<typeof exampleModel>) {
   return { stack, text, json: JSON.parse(text) };
 }
 
+/** Each example synthesized once for this file, on first use: its tests only read it. */
+const examples = new Map<"cell-1" | "cell-2", ReturnType<typeof synthJson>>();
+function exampleJson(name: "cell-1" | "cell-2"): ReturnType<typeof synthJson> {
+  if (!examples.has(name)) examples.set(name, synthJson(exampleModel(name)));
+  return examples.get(name)!;
+}
+
 describe("CellStack", () => {
   it("is named after the cell and configures the Google provider with the cell's labels", () => {
-    const { stack, text, json } = synthJson(exampleModel("cell-1"));
+    const { stack, text, json } = exampleJson("cell-1");
     expect(stack.node.id).toBe("cell-1");
     expect(text).toHaveProviderWithProperties(GoogleProvider, { project: "acme-runners-cell-1", region: "europe-west4" });
     // Label keys are data, not attribute names: checked on the raw JSON, where they keep their dashes.
@@ -27,18 +34,18 @@ describe("CellStack", () => {
   });
 
   it("refuses AWS credentials of another account than the model names", () => {
-    const { text } = synthJson(exampleModel("cell-2"));
+    const { text } = exampleJson("cell-2");
     expect(text).toHaveProviderWithProperties(AwsProvider, { region: "eu-west-1", allowed_account_ids: ["123456789012"] });
   });
 
   it("keeps the gcs backend of the model", () => {
-    expect(synthJson(exampleModel("cell-1")).json.terraform.backend).toEqual({
+    expect(exampleJson("cell-1").json.terraform.backend).toEqual({
       gcs: { bucket: "acme-terraform-state", prefix: "runner-fleet/cell-1" },
     });
   });
 
   it("uses S3 native lock files, encrypted state, and a per-cell key", () => {
-    expect(synthJson(exampleModel("cell-2")).json.terraform.backend.s3).toEqual({
+    expect(exampleJson("cell-2").json.terraform.backend.s3).toEqual({
       bucket: "acme-terraform-state-eu-west-1",
       key: "runner-fleet/cell-2.tfstate",
       region: "eu-west-1",

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { TerraformStack } from "cdktf";
+import { Lazy, TerraformStack, Testing } from "cdktf";
 import { loadModelFile } from "../../lib/model/load";
 import { CellStack } from "../../stacks/cell-stack";
 import { synthesizeCells } from "../../stacks/synthesize";
@@ -100,31 +100,42 @@ describe("synthesizeCells over the examples", () => {
   });
 });
 
-describe("CellStack skips cdktf's preparing resolve run", () => {
+describe("CellStack skips cdktf's preparing resolve run and its second resolve of the whole stack", () => {
   let outdir: string;
   beforeAll(() => (outdir = mkdtempSync(join(tmpdir(), "synth-prepare-"))));
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it("writes byte for byte what cdktf's own prepareStack leads to, for both examples and a variant of each cloud", () => {
+  it("writes byte for byte what cdktf's own prepareStack and toTerraform lead to, for both examples and a variant of each cloud", () => {
     const models = () => [...["cell-1.yaml", "cell-2.yaml"].map((name) => loadModelFile(join(MODELS_DIR, name))), googleVariant(), awsVariant()];
     // GIVEN the stacks synthesized as the product does (one of them with a manager slot held, as a roll
-    // holds it), and again with cdktf's prepareStack put back
+    // holds it), and again with cdktf's prepareStack and toTerraform put back
     const cell2 = loadModelFile(join(MODELS_DIR, "cell-2.yaml")).model;
     const heldManagerSlots = new Map([["cell-2", new Set([`${cell2.shards[0].name}/0`])]]);
     synthesizeCells(models(), { outdir: join(outdir, "skipped"), heldManagerSlots });
-    const own = Object.getOwnPropertyDescriptor(CellStack.prototype, "prepareStack")!;
+    const own = {
+      prepareStack: Object.getOwnPropertyDescriptor(CellStack.prototype, "prepareStack")!,
+      toTerraform: Object.getOwnPropertyDescriptor(CellStack.prototype, "toTerraform")!,
+    };
     let preparingRuns = 0;
+    let cdktfToTerraformRuns = 0;
     const cdktfPrepare = TerraformStack.prototype.prepareStack;
+    const cdktfToTerraform = TerraformStack.prototype.toTerraform;
     CellStack.prototype.prepareStack = function (this: CellStack) {
       preparingRuns += 1;
       cdktfPrepare.call(this);
     };
+    CellStack.prototype.toTerraform = function (this: CellStack) {
+      cdktfToTerraformRuns += 1;
+      return cdktfToTerraform.call(this);
+    };
     try {
       synthesizeCells(models(), { outdir: join(outdir, "prepared"), heldManagerSlots });
     } finally {
-      Object.defineProperty(CellStack.prototype, "prepareStack", own);
+      Object.defineProperty(CellStack.prototype, "prepareStack", own.prepareStack);
+      Object.defineProperty(CellStack.prototype, "toTerraform", own.toTerraform);
     }
     expect(preparingRuns).toBe(4);
+    expect(cdktfToTerraformRuns).toBe(4);
     // THEN every file is the same
     const relative = (root: string) => filesUnder(root).map((path) => path.slice(root.length + 1)).sort();
     const files = relative(join(outdir, "prepared"));
@@ -132,5 +143,16 @@ describe("CellStack skips cdktf's preparing resolve run", () => {
     expect(files.filter((file) => file.endsWith("cdk.tf.json"))).toHaveLength(4);
     for (const file of files) expect(readFileSync(join(outdir, "skipped", file), "utf8")).toBe(readFileSync(join(outdir, "prepared", file), "utf8"));
     expect(readFileSync(join(outdir, "skipped", "stacks", "cell-2", "cdk.tf.json"), "utf8")).toContain('"ignore_changes": "all"');
+  });
+
+  it("leaves a stack whose own overrides hold a token to cdktf's toTerraform, which resolves them", () => {
+    // GIVEN a cell stack with an override at the stack level whose value is a token
+    const app = Testing.app();
+    const stack = new CellStack(app, { model: loadModelFile(join(MODELS_DIR, "cell-2.yaml")).model, workDir: outdir });
+    stack.addOverride("locals.greeting", Lazy.stringValue({ produce: () => "hello" }));
+    // THEN the override reaches the JSON resolved, and the rest of the stack is there too
+    const json = JSON.parse(Testing.synth(stack));
+    expect(json.locals).toEqual({ greeting: "hello" });
+    expect(Object.keys(json.resource).length).toBeGreaterThan(5);
   });
 });

@@ -101,6 +101,12 @@ interface FakeUser {
   readonly ownedProjects: readonly number[];
 }
 
+/** What FakeGitLab.saveRunners() copies. */
+export interface FakeRunnersState {
+  readonly runners: readonly FakeRunner[];
+  readonly nextIds: { readonly runner: number; readonly manager: number; readonly job: number };
+}
+
 type Fault =
   | { kind: "status"; method: string; route: RegExp; remaining: number; status: number; body?: unknown }
   | { kind: "rate-limit"; method: string; route: RegExp; remaining: number; retryAfterSeconds?: number; resetInSeconds?: number }
@@ -181,6 +187,25 @@ export class FakeGitLab {
   }
 
   // ---- test controls ------------------------------------------------------------
+
+  /**
+   * The runners (their managers and jobs) and the next ids, copied: another fake given them by
+   * restoreRunners() answers as this one would now. For a set-up several tests share (a first
+   * onboarding of 120 shards) made once, not once per test.
+   */
+  saveRunners(): FakeRunnersState {
+    return structuredClone({ runners: [...this.runners.values()], nextIds: { runner: this.nextRunnerId, manager: this.nextManagerId, job: this.nextJobId } });
+  }
+
+  /** Replaces every runner with a copy of those `state` saved. */
+  restoreRunners(state: FakeRunnersState): void {
+    const copy = structuredClone(state);
+    this.runners.clear();
+    for (const runner of copy.runners) this.runners.set(runner.id, runner);
+    this.nextRunnerId = copy.nextIds.runner;
+    this.nextManagerId = copy.nextIds.manager;
+    this.nextJobId = copy.nextIds.job;
+  }
 
   /** The next `count` requests matching `method` and `route` answer `status` (default 500). */
   failNext(method: string, route: RegExp, count: number, status = 500): void {
@@ -274,7 +299,12 @@ export class FakeGitLab {
 
   /** Whether a runner token is currently valid (what POST /runners/verify answers). */
   tokenWorks(token: string): boolean {
-    return [...this.runners.values()].some((runner) => runner.token === token);
+    return this.runnerWithToken(token) !== undefined;
+  }
+
+  private runnerWithToken(token: unknown): FakeRunner | undefined {
+    for (const runner of this.runners.values()) if (runner.token === token) return runner;
+    return undefined;
   }
 
   // ---- HTTP ---------------------------------------------------------------------
@@ -511,7 +541,7 @@ export class FakeGitLab {
   private verify(body: Record<string, unknown>): HttpAnswer {
     // spec/requests/api/ci/runner/runners_verify_post_spec.rb: no token 400; unknown or expired token 403.
     if (body.token === undefined) return new HttpAnswer(400, { error: "token is missing" });
-    const runner = [...this.runners.values()].find((candidate) => candidate.token === body.token);
+    const runner = this.runnerWithToken(body.token);
     if (!runner) return new HttpAnswer(403, { message: "403 Forbidden" });
     if (runner.token_expires_at !== null && Date.parse(runner.token_expires_at) <= Date.now()) return new HttpAnswer(403, { message: "403 Forbidden" });
     const now = new Date().toISOString();
@@ -526,7 +556,7 @@ export class FakeGitLab {
   private deleteManager(body: Record<string, unknown>): HttpAnswer {
     if (body.token === undefined) return new HttpAnswer(400, { error: "token is missing" });
     if (body.system_id === undefined) return new HttpAnswer(400, { error: "system_id is missing" });
-    const runner = [...this.runners.values()].find((candidate) => candidate.token === body.token);
+    const runner = this.runnerWithToken(body.token);
     if (!runner) return new HttpAnswer(403, { message: "403 Forbidden" });
     const index = runner.managers.findIndex((manager) => manager.system_id === body.system_id);
     if (index < 0) return new HttpAnswer(404, { message: "404 Runner manager not found" });
@@ -543,21 +573,20 @@ export class FakeGitLab {
     const paused = query.get("paused");
     if (paused !== null && !["true", "false"].includes(paused)) return new HttpAnswer(400, { error: "paused is invalid" });
     const tags = [...query.getAll("tag_list[]"), ...query.getAll("tag_list").flatMap((value) => value.split(","))].map((tag) => tag.trim()).filter(Boolean);
-    const items = [...this.runners.values()]
+    const matching = [...this.runners.values()]
       .filter(visible)
       .filter((runner) => type === null || runner.runner_type === type)
       .filter((runner) => paused === null || runner.paused === (paused === "true"))
       .filter((runner) => tags.every((tag) => runner.tag_list.includes(tag)))
-      .map((runner) => this.summary(runner))
-      .filter((runner) => status === null || runner.status === status || (status === "paused" && runner.paused) || (status === "active" && !runner.paused))
+      .filter((runner) => status === null || runnerStatus(runner) === status || (status === "paused" && runner.paused) || (status === "active" && !runner.paused))
       .sort((a, b) => a.id - b.id);
-    return paginate(url, items);
+    // Summaries of the requested page only (a listing next to a thousand runners is ten pages).
+    return paginate(url, matching, (runner) => this.summary(runner));
   }
 
 
   private summary(runner: FakeRunner) {
-    const contacted = latestContact(runner);
-    const status = contactStatus(contacted, runner.created_at);
+    const status = runnerStatus(runner);
     return {
       id: runner.id,
       description: runner.description,
@@ -594,6 +623,10 @@ export class FakeGitLab {
   private newToken(type: FakeRunnerType): string {
     return `glrt-${TOKEN_PREFIX[type]}${randomText(20)}`;
   }
+}
+
+function runnerStatus(runner: FakeRunner): string {
+  return contactStatus(latestContact(runner), runner.created_at);
 }
 
 function latestContact(runner: FakeRunner): string | null {

@@ -5,13 +5,25 @@ import type { RunnerModel } from "../../lib/model/schema";
 
 export const MODELS_DIR = join(__dirname, "..", "..", "models");
 
+/**
+ * Each example is read once per test file: the loader (YAML with positions, then the schema) is the
+ * costliest step of many tests, and the file does not change during a run. Every call gets its own
+ * copy, so a test that changes its model changes no other test's.
+ */
+const loadedExamples = new Map<string, RunnerModel>();
+
 export function exampleModel(name: "cell-1" | "cell-2"): RunnerModel {
-  return loadModelFile(join(MODELS_DIR, `${name}.yaml`)).model;
+  let model = loadedExamples.get(name);
+  if (model === undefined) {
+    model = loadModelFile(join(MODELS_DIR, `${name}.yaml`)).model;
+    loadedExamples.set(name, model);
+  }
+  return structuredClone(model);
 }
 
 /** A copy of an example with changes applied, for tests of one property. */
 export function modelWith(name: "cell-1" | "cell-2", change: (model: RunnerModel) => void): RunnerModel {
-  const model = structuredClone(exampleModel(name));
+  const model = exampleModel(name);
   change(model);
   return model;
 }

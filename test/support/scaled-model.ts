@@ -12,9 +12,13 @@ import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
 
 export const SHARED_TAG = "docker";
 
+/** cell-1 as loaded (and validated) once per process: every scaled model is a copy of it. */
+let cell1: RunnerModel | undefined;
+
 export function scaledModel(options: { readonly cellId: string; readonly gitlabUrl: string; readonly shards: number; readonly secretsDir: string }): RunnerModel {
   // From the project root, not ./models.ts's __dirname: the bench runs this compiled, from dist/.
-  const model = loadModelFile(join(PROJECT_ROOT, "models", "cell-1.yaml")).model;
+  cell1 ??= loadModelFile(join(PROJECT_ROOT, "models", "cell-1.yaml")).model;
+  const model = structuredClone(cell1);
   model.cell.id = options.cellId;
   model.gitlab.url = options.gitlabUrl;
   model.secrets.store = "local";

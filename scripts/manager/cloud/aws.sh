@@ -28,12 +28,12 @@ imds() {
 cloud_prepare_boot() {
   local hook="${ROOT}/var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh"
   if [[ ! -f $hook ]]; then
-    install -d -m 0755 "$(dirname "$hook")"
+    install -d -m 0755 "${hook%/*}"
     printf '#!/bin/sh\n# Installed by runner-fleet: runs the runner manager at every boot.\nexec /usr/local/sbin/runner-fleet-manager boot\n' >"$hook"
     chmod 0700 "$hook"
   fi
   # gitlab-runner's log file opens with StandardOutput=append:, which makes the file but not its directory.
-  install -d -m 0750 "${ROOT}$(dirname "$RUNNER_LOG_FILE")"
+  install -d -m 0750 "${ROOT}${RUNNER_LOG_FILE%/*}"
   ensure_aws_cli
 }
 

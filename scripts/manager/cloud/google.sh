@@ -55,7 +55,7 @@ setup_monitoring() {
 # autohealing (HTTP check of :9252, which a failed boot never answers) then recreates the VM.
 cloud_report_boot_failure() {
   local now body
-  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  TZ=UTC0 printf -v now '%(%Y-%m-%dT%H:%M:%SZ)T' -1
   # The labels the alerts select by (lib/contract/fleet-contract.ts MANAGER_METRIC_LABELS). Names are DNS labels: no quoting needed.
   body=$(printf '{"timeSeries":[{"metric":{"type":"%s","labels":{"gitlab_cell":"%s","runner_shard":"%s","runner_slot":"%s"}},"resource":{"type":"global","labels":{"project_id":"%s"}},"points":[{"interval":{"endTime":"%s"},"value":{"int64Value":"1"}}]}]}' \
     "$BOOT_METRIC_TYPE" "$CELL_ID" "$SHARD_NAME" "$SLOT" "$GOOGLE_PROJECT" "$now")

@@ -5,7 +5,7 @@
 readonly TOKEN_FILE="${ROOT}${LOCAL_TOKEN_FILE}"
 
 store_prepare() {
-  install -d -m 0700 "$(dirname "$TOKEN_FILE")"
+  install -d -m 0700 "${TOKEN_FILE%/*}"
   log "waiting for the runner token in ${TOKEN_FILE} (root, mode 0600); copy it there to finish the setup"
 }
 

@@ -1,13 +1,16 @@
 /**
  * `network.nat: per-zone` on AWS: a NAT gateway and an Elastic IP in every public subnet, and each zone's
  * private subnet routed through the NAT gateway of its own zone, so losing one zone leaves the others'
- * egress up. `true` keeps one NAT gateway for the VPC.
+ * egress up. `true` keeps one NAT gateway for the VPC. prepare's checks run in this process, through the
+ * path bin/prepare takes (runInProcess), with no engine on PATH: its toolchain check would start terraform
+ * each time, and these cases are about the model (the check is covered in test/commands/prepare.test.ts).
+ * The dry run runs the executable itself.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunnerModel } from "../../../lib/model/schema";
-import { runBin } from "../../support/cli";
+import { runBin, runInProcess } from "../../support/cli";
 import { MODELS_DIR, modelWith } from "../../support/models";
 import { awsFleetOf, awsTestStack, resourcesOf, synthJson, type Json } from "./support";
 
@@ -75,24 +78,29 @@ describe("AWS NAT per zone", () => {
       dir = mkdtempSync(join(tmpdir(), "nat-"));
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
-    const prepare = (name: "cell-1" | "cell-2", nat: string, extra = "") => {
+    const writeModel = (name: "cell-1" | "cell-2", nat: string, extra = "") => {
       const file = join(dir, `${name}.yaml`);
       const text = readFileSync(join(MODELS_DIR, `${name}.yaml`), "utf8").replace(/^  nat: .*\n/m, "");
       writeFileSync(file, text.replace(/^network:\n/m, `network:\n  nat: ${nat}\n${extra}`));
-      const result = runBin("prepare", ["--model", file, "--models-dir", dir, "--json"]);
-      return { file, result };
+      return file;
+    };
+    const NO_ENGINE_ENV = { ...process.env, PATH: "/usr/bin:/bin" };
+    const prepareJson = (file: string) => runInProcess("prepare", ["--model", file, "--models-dir", dir, "--json"], { env: NO_ENGINE_ENV });
+    const prepare = async (name: "cell-1" | "cell-2", nat: string, extra = "") => {
+      const file = writeModel(name, nat, extra);
+      return { file, result: await prepareJson(file) };
     };
 
-    it("accepts per-zone on AWS and resolves it as written, with no NAT warning", () => {
-      const { result } = prepare("cell-2", "per-zone");
+    it("accepts per-zone on AWS and resolves it as written, with no NAT warning", async () => {
+      const { result } = await prepare("cell-2", "per-zone");
       expect(result.status).toBe(0);
       const [model] = JSON.parse(result.stdout).models;
       expect(model.resolved.network.nat).toBe("per-zone");
       expect(model.warnings.filter((warning: { path: string[] }) => warning.path.join(".") === "network.nat")).toEqual([]);
     });
 
-    it("warns about one NAT gateway for several zones on AWS, at the line of network.nat", () => {
-      const { file, result } = prepare("cell-2", "true");
+    it("warns about one NAT gateway for several zones on AWS, at the line of network.nat", async () => {
+      const { file, result } = await prepare("cell-2", "true");
       expect(result.status).toBe(0);
       const warnings = JSON.parse(result.stdout).models[0].warnings.filter((warning: { path: string[] }) => warning.path.join(".") === "network.nat");
       expect(warnings).toHaveLength(1);
@@ -100,35 +108,35 @@ describe("AWS NAT per zone", () => {
       expect(warnings[0].expected).toContain("one NAT gateway in eu-west-1a serves all 3 zones");
     });
 
-    it("does not warn about one NAT in a single zone (there is no other zone to lose)", () => {
+    it("does not warn about one NAT in a single zone (there is no other zone to lose)", async () => {
       const text = readFileSync(join(MODELS_DIR, "cell-2.yaml"), "utf8")
         .replace("availability_zones: [eu-west-1a, eu-west-1b, eu-west-1c]", "availability_zones: [eu-west-1a]")
         .replace(/^  nat: per-zone\n/m, "  nat: true\n");
       const file = join(dir, "cell-2.yaml");
       writeFileSync(file, text);
-      const result = runBin("prepare", ["--model", file, "--models-dir", dir, "--json"]);
+      const result = await prepareJson(file);
       expect(result.status).toBe(0);
       expect(JSON.parse(result.stdout).models[0].warnings.map((warning: { path: string[] }) => warning.path.join("."))).not.toContain("network.nat");
     });
 
     it("the dry run prints the single-NAT warning with file:line:col", () => {
-      const { file } = prepare("cell-2", "true");
+      const file = writeModel("cell-2", "true");
       const result = runBin("provision", ["--model", file, "--models-dir", dir, "--dry-run", "--out", join(dir, "cdktf.out")]);
       expect(result.status).toBe(0);
       expect(result.stderr).toContain(`${file}:20:8: warning: network.nat`);
       expect(result.stderr).toContain("an outage of that zone cuts every manager off GitLab");
     }, 120_000);
 
-    it("warns on Google Cloud, where Cloud NAT is regional and per-zone is the same as true", () => {
-      const { result } = prepare("cell-1", "per-zone");
+    it("warns on Google Cloud, where Cloud NAT is regional and per-zone is the same as true", async () => {
+      const { result } = await prepare("cell-1", "per-zone");
       expect(result.status).toBe(0);
       const [warning] = JSON.parse(result.stdout).models[0].warnings;
       expect(warning).toMatchObject({ path: ["network", "nat"], received: '"per-zone"' });
       expect(warning.expected).toContain("Cloud NAT is regional");
     });
 
-    it("refuses anything but true, false or per-zone, naming the line", () => {
-      const { file, result } = prepare("cell-2", "per-region");
+    it("refuses anything but true, false or per-zone, naming the line", async () => {
+      const { file, result } = await prepare("cell-2", "per-region");
       expect(result.status).toBe(2);
       const [issue] = JSON.parse(result.stdout).models[0].errors;
       expect(issue).toMatchObject({ file, path: ["network", "nat"], line: 20, column: 8, expected: 'true, false or "per-zone"', received: '"per-region"' });

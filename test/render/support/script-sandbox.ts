@@ -8,7 +8,23 @@
  * what the first one installed, like a rebooted VM.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 
@@ -17,8 +33,11 @@ const REAL_TOOLS = ["date", "dirname", "install", "touch", "mktemp", "chmod", "m
 /** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
 const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen"];
 
-/** The stand-in for every stubbed command (one file, many names). */
+/** The stand-in for every stubbed command (one file, many names) but logger, which has its own (plain sh). */
 const STUB_SCRIPT_FILE = join(__dirname, "stub-command.sh");
+const LOGGER_STUB_FILE = join(__dirname, "stub-logger.sh");
+/** The file every stub name but logger links to, in the stub directory (its name is no command's). */
+const COMMAND_STUB = ".command-stub";
 
 export interface StubCall {
   readonly name: string;
@@ -44,12 +63,14 @@ export class ScriptSandbox {
   readonly stateDir = join(this.dir, "state");
   private readonly logFile = join(this.dir, "calls.log");
   private readonly bash = resolveTool("bash");
+  /** Payloads whose files are in this sandbox's root. */
+  private readonly installed = new Set<string>();
 
   constructor() {
     for (const dir of [this.root, this.stubDir, this.toolDir, this.stateDir, join(this.dir, "tmp")]) mkdirSync(dir, { recursive: true });
-    const stub = join(this.stubDir, "logger");
-    writeFileSync(stub, `#!${this.bash}\nset -uo pipefail\n${readFileSync(STUB_SCRIPT_FILE, "utf8")}`);
-    chmodSync(stub, 0o755);
+    const stub = join(this.stubDir, COMMAND_STUB);
+    writeFileSync(stub, `#!${this.bash}\nset -uo pipefail\n${readFileSync(STUB_SCRIPT_FILE, "utf8")}`, { mode: 0o755 });
+    writeFileSync(join(this.stubDir, "logger"), `#!/bin/sh\n${readFileSync(LOGGER_STUB_FILE, "utf8")}`, { mode: 0o755 });
     for (const name of STUBS.filter((stubName) => stubName !== "logger")) symlinkSync(stub, join(this.stubDir, name));
     for (const tool of REAL_TOOLS) symlinkSync(resolveTool(tool), join(this.toolDir, tool));
     symlinkSync(this.bash, join(this.toolDir, "bash"));
@@ -57,7 +78,7 @@ export class ScriptSandbox {
 
   /** Adds a stub for a command that is normally absent (for example `docker` on an image that has it). */
   addStub(name: string): void {
-    symlinkSync(join(this.stubDir, "logger"), join(this.stubDir, name));
+    symlinkSync(join(this.stubDir, COMMAND_STUB), join(this.stubDir, name));
   }
 
   /** Removes a stub, as on an image that lacks the command (for example `apt-get` on Amazon Linux). */
@@ -72,6 +93,21 @@ export class ScriptSandbox {
     writeFileSync(path, content);
   }
 
+  /**
+   * Makes this (unused) sandbox the VM `booted` is after its runs: its root, the stubs' state and the
+   * commands its runs installed (stubs such as `aws`), with links into `booted` pointed at this sandbox.
+   * For tests that go on from a boot another test booted the same way (shared-boots.ts).
+   */
+  copyFrom(booted: ScriptSandbox): void {
+    const relink = (target: string) => (target.startsWith(`${booted.dir}/`) ? join(this.dir, target.slice(booted.dir.length + 1)) : target);
+    copyTree(booted.root, this.root, relink);
+    copyTree(booted.stateDir, this.stateDir, relink);
+    for (const name of readdirSync(booted.stubDir)) {
+      if (!existsSync(join(this.stubDir, name))) this.addStub(name);
+    }
+    for (const payload of booted.installed) this.installed.add(payload);
+  }
+
   /** Marks a package as installed before the run, as on an image that ships it. */
   preinstall(packageName: string, version: string): void {
     writeFileSync(join(this.stateDir, "installed"), `${packageName} ${version}\n`, { flag: "a" });
@@ -81,8 +117,27 @@ export class ScriptSandbox {
   run(script: string, env: Record<string, string> = {}, args: readonly string[] = []): ScriptRun {
     const scriptFile = join(this.dir, "startup.sh");
     writeFileSync(scriptFile, script, { mode: 0o700 });
+    this.installed.add(script);
+    return this.spawn(scriptFile, env, args);
+  }
+
+  /**
+   * Runs the entry script a startup payload installs, as a timer's unit does (`ExecStart=<entry> <command>`):
+   * on a VM the timers run the installed script, never the payload again. The payload's files are put in
+   * place first unless a run of it in this sandbox already wrote them (copied from one run of the payload
+   * per test file: see installedRoot).
+   */
+  runInstalled(payload: string, env: Record<string, string> = {}, args: readonly string[] = []): ScriptRun {
+    if (!this.installed.has(payload)) {
+      cpSync(installedRoot(payload), this.root, { recursive: true });
+      this.installed.add(payload);
+    }
+    return this.spawn(join(this.root, payloadEntry(payload)), env, args);
+  }
+
+  private spawn(file: string, env: Record<string, string>, args: readonly string[]): ScriptRun {
     writeFileSync(this.logFile, "");
-    const result = spawnSync(this.bash, [scriptFile, ...args], {
+    const result = spawnSync(this.bash, [file, ...args], {
       encoding: "utf8",
       timeout: 20_000,
       env: {
@@ -117,6 +172,50 @@ export class ScriptSandbox {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/** Copies a directory tree with its modes; `relink` gives each symbolic link's new target. */
+function copyTree(from: string, to: string, relink: (target: string) => string): void {
+  mkdirSync(to, { recursive: true });
+  chmodSync(to, statSync(from).mode & 0o7777);
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isSymbolicLink()) symlinkSync(relink(readlinkSync(source)), target);
+    else if (entry.isDirectory()) copyTree(source, target, relink);
+    // copyFile gives the copy the source's mode.
+    else copyFileSync(source, target);
+  }
+}
+
+/** The entry the payload runs once its files are written (its last line, `exec "${ROOT}"'<entry>' ...`). */
+function payloadEntry(payload: string): string {
+  const entry = /^exec "\$\{ROOT\}"'([^']+)' /m.exec(payload)?.[1];
+  if (!entry) throw new Error("the payload runs no entry script");
+  return entry;
+}
+
+/**
+ * The files a payload writes, from one real run of it per test file (a root kept until the file's tests
+ * end). It runs with a command the entry refuses before it touches anything (manager-lifecycle-run's "refuses
+ * an unknown command" proves that), so the root holds the payload's files and nothing a boot would add.
+ */
+const installedRoots = new Map<string, ScriptSandbox>();
+function installedRoot(payload: string): string {
+  let seed = installedRoots.get(payload);
+  if (!seed) {
+    seed = new ScriptSandbox();
+    const run = seed.run(payload, {}, ["install-only"]);
+    if (run.status !== 2 || !run.stderr.includes("unknown command: install-only")) {
+      throw new Error(`the payload did not just write its files (exit ${run.status}):\n${run.stderr}`);
+    }
+    installedRoots.set(payload, seed);
+  }
+  return seed.root;
+}
+afterAll(() => {
+  for (const seed of installedRoots.values()) seed.dispose();
+  installedRoots.clear();
+});
 
 function parseCalls(log: string): StubCall[] {
   return log

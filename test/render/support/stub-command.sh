@@ -1,4 +1,4 @@
-# Stand-in for every command a startup script must not really run in tests
+# Stand-in for every command a startup script must not really run in tests but logger (stub-logger.sh)
 # (installed under many names; behaves by the name it was called as).
 # Environment: STUB_LOG, STUB_STATE, STUB_DIR, RUNNER_FLEET_ROOT, and the fake
 # STUB_RUNNER_TOKEN / STUB_ACCESS_TOKEN a test generated at run time.
@@ -22,10 +22,6 @@ count_up() {
 }
 
 case "$name" in
-  logger)
-    shift 3
-    printf '%s\n' "$*" >>"$STUB_STATE/logger"
-    ;;
   sleep)
     count_up sleeps
     if [[ ${STUB_SLEEP_HOOK:-} == place-token && $count == 1 ]]; then
@@ -48,7 +44,7 @@ case "$name" in
     fi
     mark_installed amazon-cloudwatch-agent 1.300000
     mkdir -p "$RUNNER_FLEET_ROOT/opt/aws/amazon-cloudwatch-agent/bin"
-    ln -sf "$STUB_DIR/logger" "$RUNNER_FLEET_ROOT/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
+    ln -sf "$STUB_DIR/.command-stub" "$RUNNER_FLEET_ROOT/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
     ;;
   apt-get)
     if [[ " $* " == *" install "* ]]; then
@@ -58,7 +54,7 @@ case "$name" in
           *=*) mark_installed "${arg%%=*}" "${arg#*=}" ;;
           docker.io)
             mark_installed docker.io 1.0
-            ln -sf "$STUB_DIR/logger" "$STUB_DIR/docker"
+            ln -sf "$STUB_DIR/.command-stub" "$STUB_DIR/docker"
             ;;
           *) mark_installed "$arg" 1.0 ;;
         esac
@@ -69,7 +65,7 @@ case "$name" in
     # Amazon Linux 2023: `dnf install -y -q docker` installs Docker (and its docker group).
     if [[ $1 == install && " $* " == *" docker "* ]]; then
       mark_installed docker 1.0
-      ln -sf "$STUB_DIR/logger" "$STUB_DIR/docker"
+      ln -sf "$STUB_DIR/.command-stub" "$STUB_DIR/docker"
     fi
     if [[ $1 == install && " $* " == *" ec2-instance-connect "* ]]; then
       mark_installed ec2-instance-connect 1.0
@@ -77,7 +73,7 @@ case "$name" in
       : >"$RUNNER_FLEET_ROOT/opt/aws/bin/eic_run_authorized_keys"
     fi
     ;;
-  snap) ln -sf "$STUB_DIR/logger" "$STUB_DIR/aws" ;;
+  snap) ln -sf "$STUB_DIR/.command-stub" "$STUB_DIR/aws" ;;
   aws)
     # Only `aws ssm get-parameter` answers; `aws autoscaling ...` calls are just logged.
     if [[ $1 == ssm ]]; then printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}"; fi
@@ -166,11 +162,14 @@ case "$name" in
       */api/v4/runners/verify)
         # POST /runners/verify: the token arrives on stdin (--data @-), never as an argument; GitLab answers
         # {id, token, token_expires_at} (docs/gitlab-api.md). STUB_RUNNER_ID per token: "<token> <id>" lines.
-        body=$(cat)
-        printf '%s\n' "$body" | sed 's/token=[^&]*/token=<redacted>/' >>"$STUB_STATE/verify-bodies"
+        IFS= read -r -d '' body || true
         token=${body#token=}
         token=${token%%&*}
-        id=$(awk -v t="$token" '$1 == t { print $2 }' "$STUB_STATE/runner-ids" 2>/dev/null)
+        printf '%s\n' "token=<redacted>${body#token="$token"}" >>"$STUB_STATE/verify-bodies"
+        id=""
+        if [[ -f $STUB_STATE/runner-ids ]]; then
+          while read -r listed listed_id; do [[ $listed == "$token" ]] && id=$listed_id; done <"$STUB_STATE/runner-ids"
+        fi
         [[ -n $id ]] || id=${STUB_RUNNER_ID:-4242}
         [[ ${STUB_VERIFY:-ok} == ok ]] || exit 22
         printf '{"id":%s,"token":"%s","token_expires_at":null}' "$id" "$token"
@@ -199,10 +198,13 @@ case "$name" in
     # `fleeting -c <config> install` puts each plugin at <FLEETING_PLUGIN_PATH>/<registry>/<repository>/<name>/<version>/plugin
     # (gitlab-runner issue 38247 shows .../registry.gitlab.com/gitlab-org/fleeting/plugins/aws/1.0.0/plugin).
     if [[ $1 == fleeting && ${!#} == install ]]; then
-      reference=$(awk -F'"' '/^ *plugin = /{ print $2; exit }' "$3")
+      reference=""
+      while IFS= read -r line; do
+        if [[ -z $reference && $line =~ ^\ *plugin\ =\ \"([^\"]*)\" ]]; then reference=${BASH_REMATCH[1]}; fi
+      done <"$3"
       [[ $reference == */* ]] || reference="registry.gitlab.com/gitlab-org/fleeting/plugins/$reference"
       plugin="$RUNNER_FLEET_ROOT$FLEETING_PLUGIN_PATH/${reference%:*}/${reference##*:}/plugin"
-      mkdir -p "$(dirname "$plugin")"
+      mkdir -p "${plugin%/*}"
       printf '#!/bin/sh\n' >"$plugin"
       chmod 0755 "$plugin"
     fi

@@ -9,18 +9,16 @@
  * first (TF_LOG=trace shows "Building and walking validate graph" and a
  * ValidateResourceConfig call per resource), and each terraform command spends seconds
  * loading the AWS provider's schema: hence one workspace for all the stacks.
- * The lock file is computed once per provider binary (hashing it takes seconds) and
- * copied into every later workspace, so their `init` only links the mirrored provider.
+ * The lock file pins the mirrored version and records no checksum (`lockedVersionOnly`).
  */
-import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineDriver } from "../../../lib/terraform/engine";
 import type { PlanJson } from "../../../lib/terraform/plan-json";
 import { RESOURCE_SHARDS_FILE, STACK_JSON_FILE } from "../../../lib/review/stack-files";
 import type { AwsProvider } from "./aws-provider";
-import { isolatedEnv, terraformBinary } from "./terraform-cli";
+import { ENGINE_PROCESS_SETTINGS, isolatedEnv, terraformBinary } from "./terraform-cli";
 
 export const OFFLINE_OVERRIDE_FILE = "runner_fleet_offline_override.tf.json";
 const LOCK_FILE = ".terraform.lock.hcl";
@@ -84,12 +82,12 @@ export async function planAwsStacksOffline(stacks: readonly StackToPlan[], provi
     };
     writeFileSync(join(dir, "main.tf.json"), JSON.stringify(root, null, 2));
 
-    const env = isolatedEnv({ TF_CLI_CONFIG_FILE: provider.cliConfigFile });
-    const sharedLock = sharedLockFile(provider);
-    if (existsSync(sharedLock)) copyFileSync(sharedLock, join(dir, LOCK_FILE));
-    const driver = new EngineDriver({ engine: "terraform", executable: terraformBinary(), cwd: dir, env, color: false });
+    writeFileSync(join(dir, LOCK_FILE), lockedVersionOnly(provider));
+    // `-lockfile=readonly` (terraform's TF_CLI_ARGS_<command>): init installs what the lock names and leaves the lock as it is.
+    const env = isolatedEnv({ TF_CLI_CONFIG_FILE: provider.cliConfigFile, TF_CLI_ARGS_init: "-lockfile=readonly" });
+    // The driver passes on only what the engine reads for its work: the process settings are added (terraform-cli.ts).
+    const driver = new EngineDriver({ engine: "terraform", executable: terraformBinary(), cwd: dir, env, addEnv: ENGINE_PROCESS_SETTINGS, color: false });
     await driver.init();
-    if (!existsSync(sharedLock)) keepLockFile(join(dir, LOCK_FILE), sharedLock);
     const planned = await driver.plan({ out: "offline.tfplan" });
     const plan = await driver.showPlanJson(planned.planFile);
     return new Map(stacks.map(({ module }) => [module, planOfModule(plan, module)]));
@@ -124,16 +122,15 @@ export function planOfModule(plan: PlanJson, module: string): PlanJson {
   };
 }
 
-/** Keyed by the mirror and the binary (path, size, time): the lock hashes the mirror's directory, and a replaced binary needs a fresh one. */
-function sharedLockFile(provider: AwsProvider): string {
-  const { size, mtimeMs } = statSync(provider.binary);
-  const key = createHash("sha256").update(`${provider.mirrorDir}:${provider.binary}:${size}:${mtimeMs}`).digest("hex").slice(0, 16);
-  return join(tmpdir(), `runner-fleet-aws-${provider.version}-${key}.lock.hcl`);
-}
-
-/** Atomically, so a parallel test worker never copies half a file. */
-function keepLockFile(from: string, to: string): void {
-  const partial = `${to}.${process.pid}.partial`;
-  copyFileSync(from, partial);
-  renameSync(partial, to);
+/**
+ * A dependency lock that selects the mirrored version and records no checksum. Terraform checks the
+ * installed provider against the lock's checksums before every command that starts it (`plan`,
+ * `show -json`), which hashes the whole 700 MB binary each time (~0.45 s of CPU), and `init` spends
+ * as much again checking the lock's checksums against the one it computes. The checksums guard a
+ * download against tampering; the mirror here is a local directory, and with none recorded terraform
+ * installs it "unauthenticated" and says so. What is planned is the same.
+ */
+function lockedVersionOnly(provider: AwsProvider): string {
+  const version = JSON.stringify(provider.version);
+  return `provider "registry.terraform.io/hashicorp/aws" {\n  version     = ${version}\n  constraints = ${version}\n}\n`;
 }

@@ -40,8 +40,12 @@ async function planStandIns(standIns: StandInStack, text: string): Promise<Googl
   const dir = mkdtempSync(join(tmpdir(), "runner-fleet-google-check-"));
   try {
     writeFileSync(join(dir, "stack.tf.json"), text);
-    const env = isolatedEnv();
-    await terraform(["init", "-input=false", "-no-color"], dir, env);
+    // Go's collector at half the rate of the other real-engine runs: the stand-in plan parses and
+    // evaluates every boot script as a template, allocating ~2 GB for a 0.5 MB stack (GOGC=off shows
+    // it), and spends ~10% less CPU (1.9 -> 1.7 s) for ~350 MB at its peak instead of ~240 MB.
+    const env = isolatedEnv({ GOGC: "800" });
+    // No `init`: a configuration with only terraform's built-in provider, no module and no backend
+    // (withProviderStandIns drops the `terraform` block) has nothing to install, and plan runs without it.
     // No separate `validate`: `plan` walks the same validate graph before it plans.
     await terraform(["plan", "-input=false", "-no-color", "-out=stand-ins.tfplan"], dir, env);
     const shown = await terraform(["show", "-json", "stand-ins.tfplan"], dir, env);

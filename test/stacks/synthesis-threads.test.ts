@@ -1,0 +1,146 @@
+/**
+ * Many cells are synthesized on several threads (stacks/synthesis-threads.ts). The workers run the
+ * compiled dist/stacks/synthesize-thread.js (`npm test` builds first), so the runs that use threads
+ * are compiled synthesis in a child node, as the commands and the bench run it.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateModel } from "../../app/prepare/generate-model";
+import { PROJECT_ROOT } from "../../lib/files/project-root";
+import { SYNTH_THREADS_ENV, splitInOrder, synthThreadCount } from "../../stacks/synthesis-threads";
+
+const DIST = join(PROJECT_ROOT, "dist");
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Generated cells, alternating clouds (as bench/synth-bench.ts makes them), so each thread's share mixes nothing up. */
+function writeFleet(dir: string, count: number): void {
+  mkdirSync(dir);
+  for (let index = 0; index < count; index++) {
+    const google = index % 2 === 0;
+    const cellId = `cell-${index + 100}`;
+    const { text } = generateModel({
+      CELL_ID: cellId,
+      GITLAB_URL: `https://${cellId}.gitlab.example.com`,
+      CLOUD: google ? "google" : "aws",
+      REGION: google ? "europe-west4" : "eu-west-1",
+      PROJECT: google ? `acme-runners-${cellId}` : undefined,
+      ACCOUNT_ID: google ? undefined : "123456789012",
+      NETWORK_CIDR: `10.${index}.0.0/16`,
+    });
+    writeFileSync(join(dir, `${cellId}.yaml`), text);
+  }
+}
+
+/** Runs node with `argv` (`-e <code>`, then its arguments); its stdout. */
+function runNode(argv: string[]): string {
+  const run = spawnSync(process.execPath, argv, { encoding: "utf8", cwd: PROJECT_ROOT });
+  if (run.status !== 0) throw new Error(`child node failed (${run.status}):\n${run.stderr}`);
+  return run.stdout;
+}
+
+/**
+ * In one child node, for 1 thread and then 2 (RUNNER_FLEET_SYNTH_THREADS, read at each synthesis): the
+ * fleet synthesized into `<work>/out-<threads>`, then again into `<work>/refused-<threads>` with one of its
+ * cells (cell-100, a Google cell: the worker's share, the threads taking the cells grouped by cloud) given
+ * two shards of one name, which the model loader would refuse but a construct also does.
+ */
+const SYNTHESIZE_EACH_WAY = `
+  const { loadModelFile } = require(${JSON.stringify(join(DIST, "lib", "model", "load.js"))});
+  const { listModelFiles } = require(${JSON.stringify(join(DIST, "lib", "model", "model-files.js"))});
+  const { synthesizeCells } = require(${JSON.stringify(join(DIST, "stacks", "synthesize.js"))});
+  const { synthThreadCount } = require(${JSON.stringify(join(DIST, "stacks", "synthesis-threads.js"))});
+  const [modelsDir, work] = process.argv.slice(1);
+  const reports = [1, 2].map((threads) => {
+    process.env.RUNNER_FLEET_SYNTH_THREADS = String(threads);
+    const models = listModelFiles(modelsDir).map((file) => loadModelFile(file));
+    const cells = synthesizeCells(models, { outdir: work + "/out-" + threads });
+    const refused = models.find((loaded) => loaded.model.cell.id === "cell-100");
+    refused.model.shards.push(structuredClone(refused.model.shards[0]));
+    let error;
+    try {
+      synthesizeCells(models, { outdir: work + "/refused-" + threads });
+    } catch (thrown) {
+      error = { name: thrown.constructor.name, message: thrown.message };
+    }
+    return { threads: synthThreadCount(models.length), cells, error };
+  });
+  // How many threads other counts of cells get, in the compiled module (where the worker script is).
+  const counts = {
+    cores: require("node:os").availableParallelism(),
+    few: synthThreadCount(15, {}),
+    many: synthThreadCount(100, {}),
+    asked: synthThreadCount(100, { RUNNER_FLEET_SYNTH_THREADS: "3" }),
+    askedMoreThanCells: synthThreadCount(2, { RUNNER_FLEET_SYNTH_THREADS: "3" }),
+    serial: synthThreadCount(100, { RUNNER_FLEET_SYNTH_THREADS: "1" }),
+  };
+  console.log(JSON.stringify({ reports, counts }));
+`;
+
+interface Report {
+  threads: number;
+  cells: { cell: string; stackDir: string; stackJsonFile: string }[];
+  error?: { name: string; message: string };
+}
+
+describe("synthesis on several threads", () => {
+  let work: string;
+  let runs: { out: string; refusedOut: string; report: Report }[];
+  let counts: Record<string, number>;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "synth-threads-"));
+    writeFleet(join(work, "models"), 2);
+    // GIVEN a cell of each cloud, synthesized on one thread and on two
+    const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number> };
+    runs = child.reports.map((report, index) => ({ out: join(work, `out-${index + 1}`), refusedOut: join(work, `refused-${index + 1}`), report }));
+    counts = child.counts;
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("writes byte for byte what one thread writes, manifest.json included, and returns the cells in model order", () => {
+    expect(runs.map(({ report }) => report.threads)).toEqual([1, 2]);
+    // The cells come back in model order, though the threads took them grouped by cloud.
+    expect(runs[1].report.cells.map((cell) => cell.cell)).toEqual(["cell-100", "cell-101"]);
+    const inOut2 = (path: string) => path.replace(runs[0].out, runs[1].out);
+    expect(runs[1].report.cells).toEqual(runs[0].report.cells.map((cell) => ({ ...cell, stackDir: inOut2(cell.stackDir), stackJsonFile: inOut2(cell.stackJsonFile) })));
+    // THEN every file is the same
+    const relative = (root: string) => filesUnder(root).map((path) => path.slice(root.length + 1)).sort();
+    const files = relative(runs[0].out);
+    expect(relative(runs[1].out)).toEqual(files);
+    expect(files.filter((file) => file.endsWith("cdk.tf.json"))).toHaveLength(2);
+    for (const file of files) expect([file, readFileSync(join(runs[1].out, file), "utf8")]).toEqual([file, readFileSync(join(runs[0].out, file), "utf8")]);
+    expect(Object.keys(JSON.parse(readFileSync(join(runs[1].out, "manifest.json"), "utf8")).stacks)).toEqual(["cell-100", "cell-101"]);
+  });
+
+  it("throws the error one thread throws, of its class, and writes no stack, when a worker's cell is refused by a construct", () => {
+    expect(runs[0].report.error).toEqual({ name: "UserInputError", message: expect.stringContaining("appears more than once") });
+    expect(runs[1].report.error).toEqual(runs[0].report.error);
+    for (const { refusedOut } of runs) expect(filesUnder(refusedOut).filter((file) => file.endsWith("cdk.tf.json"))).toEqual([]);
+  });
+
+  it("counts threads by cores and cells (at least 8 a thread), and honours RUNNER_FLEET_SYNTH_THREADS, in the compiled module", () => {
+    expect(counts).toMatchObject({ few: 1, asked: 3, askedMoreThanCells: 2, serial: 1 });
+    expect(counts.many).toBe(Math.min(counts.cores, 4));
+  });
+});
+
+describe("synthThreadCount and splitInOrder in the TypeScript sources", () => {
+  it("synthesizes serially where there is no compiled worker script beside the module (the TypeScript sources)", () => {
+    expect(synthThreadCount(100, { [SYNTH_THREADS_ENV]: "4" })).toBe(1);
+    expect(synthThreadCount(100, {})).toBe(1);
+  });
+
+  it("splits items into contiguous parts of near-equal size, keeping every item in order", () => {
+    const items = Array.from({ length: 10 }, (_, index) => index);
+    expect(splitInOrder(items, 3)).toEqual([[0, 1, 2], [3, 4, 5, 6], [7, 8, 9]]);
+    expect(splitInOrder(items, 2)).toEqual([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]);
+    expect(splitInOrder([1], 2).flat()).toEqual([1]);
+  });
+});
