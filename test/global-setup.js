@@ -1,6 +1,6 @@
 "use strict";
 /**
- * Once per jest run, before any worker starts, two directories that every worker and every process
+ * Once per jest run, before any worker starts, three directories that every worker and every process
  * a test starts inherit through the environment:
  *
  * - A temporary directory for the whole run (TMPDIR, which os.tmpdir(), mktemp and terraform read), in
@@ -12,7 +12,11 @@
  *   run instead of once per suite. Its keys are the trees' content, so a suite never reads what another
  *   tree synthesized.
  *
- * Both go with the run's directory in test/global-teardown.js.
+ * - A cache directory inside it (XDG_CACHE_HOME): what the commands keep between runs (the `bash -n`
+ *   verdicts, lib/render/bash-verdict-cache.ts) starts empty in every run, as on a newcomer's machine,
+ *   and never reaches the user's own ~/.cache.
+ *
+ * All go with the run's directory in test/global-teardown.js.
  */
 const { mkdirSync, mkdtempSync } = require("node:fs");
 const { tmpdir } = require("node:os");
@@ -27,6 +31,7 @@ module.exports = async function globalSetup() {
   const synthCache = join(run, "synth-cache");
   mkdirSync(synthCache);
   process.env.TMPDIR = run;
+  process.env.XDG_CACHE_HOME = join(run, "cache");
   process.env.RUNNER_FLEET_TEST_RUN_DIR = run;
   process.env.RUNNER_FLEET_SYNTH_CACHE = synthCache;
 };

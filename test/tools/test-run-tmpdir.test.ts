@@ -37,3 +37,7 @@ describe("the run's directory in memory (test/support/memory-tmpdir.js)", () => 
     expect(mountedNoexec("/dev/shm", "/dev/sda1 / ext4 rw 0 0\n")).toBe(false);
   });
 });
+
+test("what commands keep between runs (XDG_CACHE_HOME) starts empty in each run and stays out of the user's ~/.cache", () => {
+  expect(process.env.XDG_CACHE_HOME).toBe(`${runDir}/cache`);
+});
