@@ -15,13 +15,13 @@
  * Exits 1 when a budget is exceeded.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { generateModel } from "../app/prepare/generate-model";
 import { PROJECT_ROOT } from "../lib/files/project-root";
 import { DRY_RUN_GOAL, measureDryRunRatio } from "./dry-run-ratio";
+import { writeGeneratedFleet } from "./generated-fleet";
 import { formatGitLabBench, runGitLabBench } from "./gitlab-bench";
 import { SUITE_BUDGET_SECONDS, measureSuite } from "./suite-time";
 import { formatPackageBench, measurePackage } from "./package-bench";
@@ -53,25 +53,8 @@ function examplesDir(names: string[]): string {
   return dir;
 }
 
-/** A fleet of generated cells, alternating clouds, as trigger variables would create them. */
 function generatedFleet(count: number): string {
-  const dir = join(work, `fleet-${count}`);
-  mkdirSync(dir);
-  for (let index = 0; index < count; index++) {
-    const google = index % 2 === 0;
-    const cellId = `cell-${index + 100}`;
-    const { text } = generateModel({
-      CELL_ID: cellId,
-      GITLAB_URL: `https://${cellId}.gitlab.example.com`,
-      CLOUD: google ? "google" : "aws",
-      REGION: google ? "europe-west4" : "eu-west-1",
-      PROJECT: google ? `acme-runners-${cellId}` : undefined,
-      ACCOUNT_ID: google ? undefined : "123456789012",
-      NETWORK_CIDR: `10.${index % 250}.0.0/16`,
-    });
-    writeFileSync(join(dir, `${cellId}.yaml`), text);
-  }
-  return dir;
+  return writeGeneratedFleet(join(work, `fleet-${count}`), count);
 }
 
 function measure(benchCase: Case): Measurement {

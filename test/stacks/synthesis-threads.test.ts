@@ -4,10 +4,10 @@
  * are compiled synthesis in a child node, as the commands and the bench run it.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateModel } from "../../app/prepare/generate-model";
+import { writeGeneratedFleet } from "../../bench/generated-fleet";
 import { PROJECT_ROOT } from "../../lib/files/project-root";
 import { SYNTH_THREADS_ENV, splitInOrder, synthThreadCount } from "../../stacks/synthesis-threads";
 
@@ -18,25 +18,6 @@ function filesUnder(dir: string): string[] {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? filesUnder(path) : [path];
   });
-}
-
-/** Generated cells, alternating clouds (as bench/synth-bench.ts makes them), so each thread's share mixes nothing up. */
-function writeFleet(dir: string, count: number): void {
-  mkdirSync(dir);
-  for (let index = 0; index < count; index++) {
-    const google = index % 2 === 0;
-    const cellId = `cell-${index + 100}`;
-    const { text } = generateModel({
-      CELL_ID: cellId,
-      GITLAB_URL: `https://${cellId}.gitlab.example.com`,
-      CLOUD: google ? "google" : "aws",
-      REGION: google ? "europe-west4" : "eu-west-1",
-      PROJECT: google ? `acme-runners-${cellId}` : undefined,
-      ACCOUNT_ID: google ? undefined : "123456789012",
-      NETWORK_CIDR: `10.${index}.0.0/16`,
-    });
-    writeFileSync(join(dir, `${cellId}.yaml`), text);
-  }
 }
 
 /** Runs node with `argv` (`-e <code>`, then its arguments); its stdout. */
@@ -96,7 +77,7 @@ describe("synthesis on several threads", () => {
   let counts: Record<string, number>;
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "synth-threads-"));
-    writeFleet(join(work, "models"), 2);
+    writeGeneratedFleet(join(work, "models"), 2);
     // GIVEN a cell of each cloud, synthesized on one thread and on two
     const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number> };
     runs = child.reports.map((report, index) => ({ out: join(work, `out-${index + 1}`), refusedOut: join(work, `refused-${index + 1}`), report }));

@@ -1,9 +1,11 @@
 /** Example models for tests, loaded through the real loader. */
 import { join } from "node:path";
+import { PROJECT_ROOT } from "../../lib/files/project-root";
 import { loadModelFile } from "../../lib/model/load";
 import type { RunnerModel } from "../../lib/model/schema";
 
-export const MODELS_DIR = join(__dirname, "..", "..", "models");
+// From the project root, not this file's directory: the bench runs test/support compiled, from dist/.
+export const MODELS_DIR = join(PROJECT_ROOT, "models");
 
 /**
  * Each example is read once per test file: the loader (YAML with positions, then the schema) is the

@@ -4,21 +4,15 @@
  * copy carrying the same single tag `docker` (the worst case for lookups by tag: each
  * shard's tag listing holds every other shard's runner) and the tool's default description.
  */
-import { join } from "node:path";
-import { loadModelFile } from "../../lib/model/load";
 import type { RunnerModel } from "../../lib/model/schema";
-import { PROJECT_ROOT } from "../../lib/files/project-root";
 import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
+import { exampleModel } from "./models";
 
 export const SHARED_TAG = "docker";
 
-/** cell-1 as loaded (and validated) once per process: every scaled model is a copy of it. */
-let cell1: RunnerModel | undefined;
-
 export function scaledModel(options: { readonly cellId: string; readonly gitlabUrl: string; readonly shards: number; readonly secretsDir: string }): RunnerModel {
-  // From the project root, not ./models.ts's __dirname: the bench runs this compiled, from dist/.
-  cell1 ??= loadModelFile(join(PROJECT_ROOT, "models", "cell-1.yaml")).model;
-  const model = structuredClone(cell1);
+  // A copy of cell-1, which ./models.ts loads once per process.
+  const model = exampleModel("cell-1");
   model.cell.id = options.cellId;
   model.gitlab.url = options.gitlabUrl;
   model.secrets.store = "local";
