@@ -3,6 +3,7 @@ const { availableParallelism } = require("node:os");
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
+  runtime: "<rootDir>/test/support/code-cache-runtime.js",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   // The system tests need root and a container rootfs: `npm run test:system` (jest.system.config.js).

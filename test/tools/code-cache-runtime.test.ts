@@ -1,0 +1,74 @@
+/**
+ * The suite's jest runtime (test/support/code-cache-runtime.js) compiles a module once per worker and
+ * hands later test files V8's code cache of it. What the suite relies on: later files really take the
+ * cache, each file still runs every module afresh (no state crosses files), and errors point at the
+ * module's own lines, as jest's compileFunction had them.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../../lib/files/project-root";
+
+const RUNTIME = join(PROJECT_ROOT, "test", "support", "code-cache-runtime.js");
+const JEST = join(PROJECT_ROOT, "node_modules", "jest", "bin", "jest.js");
+
+/** A module with state of its own and a throw on a known line (line 4). */
+const COUNTER_MODULE = ["let loads = 0;", "module.exports.load = () => ++loads;", "module.exports.fail = () => {", "  throw new Error('from line 4');", "};", ""].join("\n");
+
+/** A test file that checks the module is fresh in it and that the error names line 4. */
+function testFile(name: string): string {
+  return [
+    `test(${JSON.stringify(name)}, () => {`,
+    "  const counter = require('./counter');",
+    "  expect(counter.load()).toBe(1);",
+    "  expect(counter.load()).toBe(2);",
+    "  let stack = '';",
+    "  try { counter.fail(); } catch (error) { stack = error.stack; }",
+    "  expect(stack).toMatch(/counter\\.js:4:\\d+/);",
+    "});",
+    "",
+  ].join("\n");
+}
+
+describe("the code-cache runtime", () => {
+  let dir: string;
+  let result: ReturnType<typeof spawnSync>;
+  let stats: Array<{ compiled: number; fromCache: number; rejected: number; modules: number }>;
+
+  beforeAll(() => {
+    // GIVEN three test files in one worker that each load the same module
+    dir = mkdtempSync(join(tmpdir(), "code-cache-runtime-"));
+    writeFileSync(join(dir, "counter.js"), COUNTER_MODULE);
+    for (const name of ["first", "second", "third"]) writeFileSync(join(dir, `${name}.test.js`), testFile(name));
+    writeFileSync(join(dir, "jest.config.js"), `module.exports = { rootDir: __dirname, runtime: ${JSON.stringify(RUNTIME)}, transform: {}, cacheDirectory: __dirname + "/cache" };`);
+    const statsFile = join(dir, "stats.jsonl");
+    // WHEN jest runs them in band through the runtime
+    result = spawnSync(process.execPath, [JEST, "--config", join(dir, "jest.config.js"), "--runInBand", "--ci"], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, RUNNER_FLEET_CODE_CACHE_STATS: statsFile },
+    });
+    stats = readFileSync(statsFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("runs each file's modules afresh, with errors on the module's own lines", () => {
+    // THEN every file passes: its module counted from 1 and its error named counter.js line 4
+    expect(`${result.stderr}`).toMatch(/Tests:\s+3 passed, 3 total/);
+    expect(result.status).toBe(0);
+  });
+
+  test("compiles the module once, and the later files take V8's code cache of it", () => {
+    // THEN the one worker compiled counter.js and the test files once each and took the cache twice for counter.js
+    expect(stats).toHaveLength(1);
+    const [worker] = stats;
+    expect(worker.rejected).toBe(0);
+    expect(worker.fromCache).toBeGreaterThanOrEqual(2);
+    expect(worker.compiled).toBe(worker.modules);
+  });
+});
