@@ -5,13 +5,14 @@ import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import type { Construct } from "constructs";
 import { AwsCellFleet } from "../../../constructs/aws/aws-cell-fleet";
 import type { RunnerModel } from "../../../lib/model/schema";
+import { ResolvedOnceStack } from "../../support/resolved-once-stack";
 import { renderCellFiles } from "../../../lib/render/rendered-files";
 import { awsFleetProps } from "../../../stacks/aws-fleet-props";
 
 export const TEST_REGION = "eu-west-1";
 
 export function awsTestStack(): TerraformStack {
-  const stack = new TerraformStack(Testing.app(), "test");
+  const stack = new ResolvedOnceStack(Testing.app(), "test");
   new AwsProvider(stack, "aws", { region: TEST_REGION });
   return stack;
 }

@@ -4,16 +4,17 @@ import { Testing, TerraformStack } from "cdktf";
 import type { Construct, IConstruct } from "constructs";
 import { GoogleCellFleet } from "../../../constructs/google/google-cell-fleet";
 import type { RunnerModel } from "../../../lib/model/schema";
+import { ResolvedOnceStack } from "../../support/resolved-once-stack";
 import { renderCellFiles } from "../../../lib/render/rendered-files";
 import { googleFleetProps } from "../../../stacks/google-fleet-props";
 
 export const TEST_PROJECT = "acme-test-project";
 export const TEST_REGION = "europe-west4";
 
-/** A fresh stack with the Google provider, as the real cell stack would have. */
+/** A fresh stack with the Google provider, written as the real cell stack writes its JSON (test/support/resolved-once-stack.ts). */
 export function googleTestStack(): TerraformStack {
   const app = Testing.app();
-  const stack = new TerraformStack(app, "test");
+  const stack = new ResolvedOnceStack(app, "test");
   new GoogleProvider(stack, "google", { project: TEST_PROJECT, region: TEST_REGION });
   return stack;
 }
