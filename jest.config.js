@@ -3,6 +3,8 @@ const { availableParallelism } = require("node:os");
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
+  // Each module is compiled once per worker and later test files take V8's code cache of it; every file
+  // still runs its modules afresh (test/support/code-cache-runtime.js).
   runtime: "<rootDir>/test/support/code-cache-runtime.js",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
