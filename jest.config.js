@@ -3,9 +3,10 @@ const { availableParallelism } = require("node:os");
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
-  // Each module is compiled once per worker and later test files take V8's code cache of it; every file
-  // still runs its modules afresh (test/support/code-cache-runtime.js).
-  runtime: "<rootDir>/test/support/code-cache-runtime.js",
+  // Each module is compiled once per worker and later test files take V8's code cache of it (every file
+  // still runs its modules afresh), and a file's AsyncLocalStorages are released when it ends
+  // (test/support/suite-runtime.js).
+  runtime: "<rootDir>/test/support/suite-runtime.js",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   // The system tests need root and a container rootfs: `npm run test:system` (jest.system.config.js).

@@ -1,8 +1,9 @@
 /**
- * The suite's jest runtime (test/support/code-cache-runtime.js) compiles a module once per worker and
- * hands later test files V8's code cache of it. What the suite relies on: later files really take the
- * cache, each file still runs every module afresh (no state crosses files), and errors point at the
- * module's own lines, as jest's compileFunction had them.
+ * The suite's jest runtime (test/support/suite-runtime.js) compiles a module once per worker and
+ * hands later test files V8's code cache of it, and releases each file's AsyncLocalStorages when the
+ * file ends. What the suite relies on: later files really take the cache, each file still runs every
+ * module afresh (no state crosses files), errors point at the module's own lines as jest's
+ * compileFunction had them, and no file leaves an async context behind for the next to pay for.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../lib/files/project-root";
 
-const RUNTIME = join(PROJECT_ROOT, "test", "support", "code-cache-runtime.js");
+const RUNTIME = join(PROJECT_ROOT, "test", "support", "suite-runtime.js");
 const JEST = join(PROJECT_ROOT, "node_modules", "jest", "bin", "jest.js");
 
 /** A module with state of its own and a throw on a known line (line 4). */
@@ -27,18 +28,24 @@ function testFile(name: string): string {
     "  try { counter.fail(); } catch (error) { stack = error.stack; }",
     "  expect(stack).toMatch(/counter\\.js:4:\\d+/);",
     "});",
+    // jest-circus runs every test in an AsyncLocalStorage of this file's own; the file ran one more.
+    "test('keeps async contexts within the file', async () => {",
+    "  const { AsyncLocalStorage } = require('node:async_hooks');",
+    "  const storage = new AsyncLocalStorage();",
+    "  await storage.run('mine', async () => { await null; expect(storage.getStore()).toBe('mine'); });",
+    "});",
     "",
   ].join("\n");
 }
 
-describe("the code-cache runtime", () => {
+describe("the suite's jest runtime", () => {
   let dir: string;
   let result: ReturnType<typeof spawnSync>;
-  let stats: Array<{ compiled: number; fromCache: number; rejected: number; modules: number }>;
+  let stats: Array<{ compiled: number; fromCache: number; rejected: number; modules: number; released: number }>;
 
   beforeAll(() => {
     // GIVEN three test files in one worker that each load the same module
-    dir = mkdtempSync(join(tmpdir(), "code-cache-runtime-"));
+    dir = mkdtempSync(join(tmpdir(), "suite-runtime-"));
     writeFileSync(join(dir, "counter.js"), COUNTER_MODULE);
     for (const name of ["first", "second", "third"]) writeFileSync(join(dir, `${name}.test.js`), testFile(name));
     writeFileSync(join(dir, "jest.config.js"), `module.exports = { rootDir: __dirname, runtime: ${JSON.stringify(RUNTIME)}, transform: {}, cacheDirectory: __dirname + "/cache" };`);
@@ -59,7 +66,7 @@ describe("the code-cache runtime", () => {
 
   test("runs each file's modules afresh, with errors on the module's own lines", () => {
     // THEN every file passes: its module counted from 1 and its error named counter.js line 4
-    expect(`${result.stderr}`).toMatch(/Tests:\s+3 passed, 3 total/);
+    expect(`${result.stderr}`).toMatch(/Tests:\s+6 passed, 6 total/);
     expect(result.status).toBe(0);
   });
 
@@ -70,5 +77,10 @@ describe("the code-cache runtime", () => {
     expect(worker.rejected).toBe(0);
     expect(worker.fromCache).toBeGreaterThanOrEqual(2);
     expect(worker.compiled).toBe(worker.modules);
+  });
+
+  test("releases each file's async contexts when the file ends: jest-circus's and the file's own", () => {
+    // THEN each of the three files released two AsyncLocalStorages: jest-circus's for the file and the test's own
+    expect(stats[0].released).toBe(6);
   });
 });

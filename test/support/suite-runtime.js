@@ -1,6 +1,11 @@
 "use strict";
 /**
- * jest's module runtime, compiling each module once per worker instead of once per test file.
+ * jest's module runtime for this suite. It does what jest-runtime does, with two differences that
+ * cost a worker less CPU the more test files it runs: it compiles each module once per worker instead
+ * of once per test file (below), and it releases the AsyncLocalStorage instances a test file put to
+ * use when the file ends (./async-context-release.js).
+ *
+ * Compiling once.
  *
  * jest runs every test file in a fresh vm context and compiles every module the file loads again,
  * with vm.compileFunction (jest-runtime 30, ModuleExecutor#compile). V8 reuses nothing between those
@@ -23,6 +28,9 @@
  */
 const vm = require("node:vm");
 const JestRuntime = require("jest-runtime").default;
+const { asyncContextCounts, releaseAsyncLocalStorages, trackAsyncLocalStorages } = require("./async-context-release");
+
+trackAsyncLocalStorages();
 
 /** filename -> { source, data }: the transformed source a cache was made from, and the cache. */
 const codeCaches = new Map();
@@ -36,7 +44,7 @@ class CodeCacheRuntime extends JestRuntime {
     const executor = this.executor;
     if (!executor || typeof executor.compile !== "function" || !Array.isArray(executor.injectedModuleParameters)) {
       // jest-runtime's internals moved (its version is pinned by package-lock.json): say so rather than run slowly or wrongly.
-      throw new Error("test/support/code-cache-runtime.js: jest-runtime no longer has ModuleExecutor#compile; update or remove the runtime in jest.config.js");
+      throw new Error("test/support/suite-runtime.js: jest-runtime no longer has ModuleExecutor#compile; update or remove the runtime in jest.config.js");
     }
     /** Scripts this file compiled without a usable cache; their caches are made at teardown, after they ran. */
     this.scriptsToCache = [];
@@ -73,10 +81,11 @@ class CodeCacheRuntime extends JestRuntime {
     for (const { filename, source, script } of this.scriptsToCache) codeCaches.set(filename, { source, data: script.createCachedData() });
     this.scriptsToCache = [];
     super.teardown();
+    releaseAsyncLocalStorages();
   }
 }
 
 module.exports = CodeCacheRuntime;
 // $RUNNER_FLEET_CODE_CACHE_STATS names a file each worker appends its counts to, as one JSON line, when it exits.
 const statsFile = process.env.RUNNER_FLEET_CODE_CACHE_STATS;
-if (statsFile) process.on("exit", () => require("node:fs").appendFileSync(statsFile, `${JSON.stringify({ ...stats, modules: codeCaches.size })}\n`));
+if (statsFile) process.on("exit", () => require("node:fs").appendFileSync(statsFile, `${JSON.stringify({ ...stats, modules: codeCaches.size, ...asyncContextCounts })}\n`));
