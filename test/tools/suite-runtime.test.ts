@@ -14,8 +14,19 @@ import { PROJECT_ROOT } from "../../lib/files/project-root";
 const RUNTIME = join(PROJECT_ROOT, "test", "support", "suite-runtime.js");
 const JEST = join(PROJECT_ROOT, "node_modules", "jest", "bin", "jest.js");
 
-/** A module with state of its own and a throw on a known line (line 4). */
-const COUNTER_MODULE = ["let loads = 0;", "module.exports.load = () => ++loads;", "module.exports.fail = () => {", "  throw new Error('from line 4');", "};", ""].join("\n");
+/** A module with state of its own and a throw on a known line (line 4), that hands out the globals it reads. */
+const COUNTER_MODULE = [
+  "let loads = 0;",
+  "module.exports.load = () => ++loads;",
+  "module.exports.fail = () => {",
+  "  throw new Error('from line 4');",
+  "};",
+  "module.exports.globals = () => ({ Math, Array, globalThis, Date, process });",
+  "",
+].join("\n");
+
+/** A module that declares names of its own that the runtime binds as globals. */
+const SHADOWING_MODULE = ["const Map = 'own Map';", "var JSON = 'own JSON';", "function Promise() { return 'own Promise'; }", "module.exports = { Map, JSON, Promise: Promise() };", ""].join("\n");
 
 /** A test file that checks the module is fresh in it and that the error names line 4. */
 function testFile(name: string): string {
@@ -29,6 +40,17 @@ function testFile(name: string): string {
     "  expect(stack).toMatch(/counter\\.js:4:\\d+/);",
     "});",
     // jest-circus runs every test in an AsyncLocalStorage of this file's own; the file ran one more.
+    "test('binds its own context\\'s globals, keeps the replaceable ones live and lets a module shadow them', () => {",
+    "  const { globals } = require('./counter');",
+    "  expect(globals().Math).toBe(Math);",
+    "  expect(globals().Array).toBe(Array);",
+    "  expect(globals().globalThis).toBe(globalThis);",
+    "  const RealDate = Date;",
+    "  globalThis.Date = class FakeDate extends RealDate {};",
+    "  try { expect(globals().Date).toBe(globalThis.Date); } finally { globalThis.Date = RealDate; }",
+    "  expect(globals().process).toBe(process);",
+    "  expect(require('./shadowing')).toEqual({ Map: 'own Map', JSON: 'own JSON', Promise: 'own Promise' });",
+    "});",
     "test('keeps async contexts within the file', async () => {",
     "  const { AsyncLocalStorage } = require('node:async_hooks');",
     "  const storage = new AsyncLocalStorage();",
@@ -47,6 +69,7 @@ describe("the suite's jest runtime", () => {
     // GIVEN three test files in one worker that each load the same module
     dir = mkdtempSync(join(tmpdir(), "suite-runtime-"));
     writeFileSync(join(dir, "counter.js"), COUNTER_MODULE);
+    writeFileSync(join(dir, "shadowing.js"), SHADOWING_MODULE);
     for (const name of ["first", "second", "third"]) writeFileSync(join(dir, `${name}.test.js`), testFile(name));
     writeFileSync(join(dir, "jest.config.js"), `module.exports = { rootDir: __dirname, runtime: ${JSON.stringify(RUNTIME)}, transform: {}, cacheDirectory: __dirname + "/cache" };`);
     const statsFile = join(dir, "stats.jsonl");
@@ -64,9 +87,10 @@ describe("the suite's jest runtime", () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("runs each file's modules afresh, with errors on the module's own lines", () => {
-    // THEN every file passes: its module counted from 1 and its error named counter.js line 4
-    expect(`${result.stderr}`).toMatch(/Tests:\s+6 passed, 6 total/);
+  test("runs each file's modules afresh, with errors on the module's own lines and its own context's globals", () => {
+    // THEN every file passes: its module counted from 1, its error named counter.js line 4, the
+    // module's globals were its own context's (Date as the test replaced it), and shadowing worked
+    expect(`${result.stderr}`).toMatch(/Tests:\s+9 passed, 9 total/);
     expect(result.status).toBe(0);
   });
 
