@@ -3,7 +3,7 @@ const { availableParallelism } = require("node:os");
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
-  // Each module is compiled once per worker and later test files take V8's code cache of it (every file
+  // Each module is compiled once per worker and later test files run the same compiled script (every file
   // still runs its modules afresh), and a file's AsyncLocalStorages are released when it ends
   // (test/support/suite-runtime.js).
   runtime: "<rootDir>/test/support/suite-runtime.js",

@@ -1,9 +1,10 @@
 "use strict";
 /**
- * jest's module runtime for this suite. It does what jest-runtime does, with two differences that
- * cost a worker less CPU the more test files it runs: it compiles each module once per worker instead
- * of once per test file (below), and it releases the AsyncLocalStorage instances a test file put to
- * use when the file ends (./async-context-release.js).
+ * jest's module runtime for this suite. It does what jest-runtime does, with differences that cost a
+ * worker less CPU the more test files it runs: it transforms each module once per worker
+ * (./worker-transforms.js) and compiles it once per worker (below) instead of once per test file, and
+ * it releases the AsyncLocalStorage instances a test file put to use when the file ends
+ * (./async-context-release.js).
  *
  * Compiling once.
  *
@@ -13,15 +14,13 @@
  * importModuleDynamically callback gives each compile host options of its own anyway. cdktf, the
  * provider bindings, zod, yaml and handlebars are megabytes of source, parsed again for each of the
  * ~180 files: about a sixth of a worker's CPU went to compiling (V8's internalCompileFunction in a
- * profile of test/constructs).
+ * profile of test/constructs). A V8 code cache per module still cost each file ~60 ms to deserialize.
  *
- * This runtime compiles a module as vm.Script, with V8's code cache of the same module kept by the
- * worker: the first file to load a module compiles it, and when that file ends the cache is made from
- * the script after it ran, so it holds the functions the file called too, not just the top level.
- * Later files deserialize instead of compiling. Each file still runs every module afresh in its own
- * context: no module, object or state is shared between test files, only compiled code, which V8 ties
- * to no context. The cache is kept only for the same filename and the same transformed source; V8
- * itself checks its version and flags, and a rejected cache is compiled and made again.
+ * This runtime compiles a module once per worker as a vm.Script, which V8 keeps apart from any
+ * context, and runs that same script in each later file's context. The functions V8 compiled for
+ * one file (lazily, as they were first called) are there for the next. Each file still runs every
+ * module afresh in its own context: no module, object or state is shared between test files, only
+ * compiled code. A script is kept for the same filename and the same wrapped source only.
  *
  * The module is wrapped as compileFunction would wrap it, inside a function that binds the globals
  * below, on a line of its own (lineOffset -1), so line and column numbers in stack traces and source
@@ -31,6 +30,7 @@
 const vm = require("node:vm");
 const JestRuntime = require("jest-runtime").default;
 const { asyncContextCounts, releaseAsyncLocalStorages, trackAsyncLocalStorages } = require("./async-context-release");
+const { keepTransformsForWorker, transformCounts } = require("./worker-transforms");
 
 trackAsyncLocalStorages();
 
@@ -80,60 +80,68 @@ const BOUND_GLOBALS = [
   "Uint8Array",
 ].join(", ");
 
-/** filename -> { source, data }: the transformed source a cache was made from, and the cache. */
-const codeCaches = new Map();
+/** filename -> { source, parameters, script }: a module's source, jest's module parameters, and the script compiled from them, kept by the worker. */
+const scripts = new Map();
 
-/** Modules this worker compiled afresh, took from a cache, or compiled again because V8 rejected the cache. */
-const stats = { compiled: 0, fromCache: 0, rejected: 0 };
+/** Modules this worker compiled, and the times a later test file ran one of those scripts again. */
+const stats = { compiled: 0, reused: 0 };
 
-class CodeCacheRuntime extends JestRuntime {
+/**
+ * The test file running in this worker now (jest runs one at a time in a worker): a kept script's
+ * dynamic import() belongs to whichever file runs it, not to the file that compiled it.
+ */
+let current;
+
+class SuiteRuntime extends JestRuntime {
   constructor(...args) {
     super(...args);
     const executor = this.executor;
-    if (!executor || typeof executor.compile !== "function" || !Array.isArray(executor.injectedModuleParameters)) {
+    if (!executor || typeof executor.compile !== "function" || !Array.isArray(executor.injectedModuleParameters) || typeof executor.dynamicImport !== "function") {
       // jest-runtime's internals moved (its version is pinned by package-lock.json): say so rather than run slowly or wrongly.
       throw new Error("test/support/suite-runtime.js: jest-runtime no longer has ModuleExecutor#compile; update or remove the runtime in jest.config.js");
     }
-    /** Scripts this file compiled without a usable cache; their caches are made at teardown, after they ran. */
-    this.scriptsToCache = [];
+    keepTransformsForWorker(this.transformCache);
     const jestCompile = executor.compile.bind(executor);
-    executor.compile = (source, filename) => this.compileWithCodeCache(executor, jestCompile, source, filename);
+    executor.compile = (source, filename) => this.compileOncePerWorker(executor, jestCompile, source, filename);
   }
 
-  compileWithCodeCache(executor, jestCompile, source, filename) {
+  compileOncePerWorker(executor, jestCompile, source, filename) {
     const context = executor.environment.getVmContext();
     if (context == null) return null;
-    const known = codeCaches.get(filename);
-    const cachedData = known !== undefined && known.source === source ? known.data : undefined;
+    current = { executor, context };
     const parameters = executor.injectedModuleParameters.join(", ");
-    let script;
-    try {
-      script = new vm.Script(`(function (${BOUND_GLOBALS}) { return function (${parameters}) {\n${source}\n}; })(${BOUND_GLOBALS})`, {
-        filename,
-        lineOffset: -1,
-        cachedData,
-        importModuleDynamically: (specifier, _script, importAttributes) => executor.dynamicImport(specifier, filename, context, importAttributes),
-      });
-    } catch {
-      // A syntax error, or ES module syntax that jest loads another way: jest's own compile words and classifies it.
-      return jestCompile(source, filename);
+    let kept = scripts.get(filename);
+    // The same text as the kept script's: compared as source and parameters, not as the wrapped text, which
+    // would be a new multi-megabyte string to build and compare for every module of every file.
+    if (kept !== undefined && kept.source === source && kept.parameters === parameters) {
+      stats.reused += 1;
+    } else {
+      let script;
+      try {
+        script = new vm.Script(`(function (${BOUND_GLOBALS}) { return function (${parameters}) {\n${source}\n}; })(${BOUND_GLOBALS})`, {
+          filename,
+          lineOffset: -1,
+          importModuleDynamically: (specifier, _script, importAttributes) => current.executor.dynamicImport(specifier, filename, current.context, importAttributes),
+        });
+      } catch {
+        // A syntax error, or ES module syntax that jest loads another way: jest's own compile words and classifies it.
+        return jestCompile(source, filename);
+      }
+      kept = { source, parameters, script };
+      scripts.set(filename, kept);
+      stats.compiled += 1;
     }
-    if (cachedData === undefined) stats.compiled += 1;
-    else if (script.cachedDataRejected) stats.rejected += 1;
-    else stats.fromCache += 1;
-    if (cachedData === undefined || script.cachedDataRejected) this.scriptsToCache.push({ filename, source, script });
-    return script.runInContext(context);
+    return kept.script.runInContext(context);
   }
 
   teardown() {
-    for (const { filename, source, script } of this.scriptsToCache) codeCaches.set(filename, { source, data: script.createCachedData() });
-    this.scriptsToCache = [];
     super.teardown();
+    current = undefined;
     releaseAsyncLocalStorages();
   }
 }
 
-module.exports = CodeCacheRuntime;
-// $RUNNER_FLEET_CODE_CACHE_STATS names a file each worker appends its counts to, as one JSON line, when it exits.
-const statsFile = process.env.RUNNER_FLEET_CODE_CACHE_STATS;
-if (statsFile) process.on("exit", () => require("node:fs").appendFileSync(statsFile, `${JSON.stringify({ ...stats, modules: codeCaches.size, ...asyncContextCounts })}\n`));
+module.exports = SuiteRuntime;
+// $RUNNER_FLEET_SUITE_RUNTIME_STATS names a file each worker appends its counts to, as one JSON line, when it exits.
+const statsFile = process.env.RUNNER_FLEET_SUITE_RUNTIME_STATS;
+if (statsFile) process.on("exit", () => require("node:fs").appendFileSync(statsFile, `${JSON.stringify({ ...stats, modules: scripts.size, ...asyncContextCounts, ...transformCounts })}\n`));

@@ -1,7 +1,7 @@
 /**
  * The suite's jest runtime (test/support/suite-runtime.js) compiles a module once per worker and
- * hands later test files V8's code cache of it, and releases each file's AsyncLocalStorages when the
- * file ends. What the suite relies on: later files really take the cache, each file still runs every
+ * runs that script again in later test files, and releases each file's AsyncLocalStorages when the
+ * file ends. What the suite relies on: later files really reuse the script, each file still runs every
  * module afresh (no state crosses files), errors point at the module's own lines as jest's
  * compileFunction had them, and no file leaves an async context behind for the next to pay for.
  */
@@ -51,6 +51,15 @@ function testFile(name: string): string {
     "  expect(globals().process).toBe(process);",
     "  expect(require('./shadowing')).toEqual({ Map: 'own Map', JSON: 'own JSON', Promise: 'own Promise' });",
     "});",
+    "test('loads a module written again as its new text', () => {",
+    "  const { writeFileSync } = require('node:fs');",
+    "  const file = require('node:path').join(__dirname, `written-${expect.getState().testPath.split('/').pop()}.js`);",
+    "  writeFileSync(file, 'module.exports = 1;');",
+    "  expect(require(file)).toBe(1);",
+    "  writeFileSync(file, 'module.exports = 22;');",
+    "  jest.resetModules();",
+    "  expect(require(file)).toBe(22);",
+    "});",
     "test('keeps async contexts within the file', async () => {",
     "  const { AsyncLocalStorage } = require('node:async_hooks');",
     "  const storage = new AsyncLocalStorage();",
@@ -63,7 +72,7 @@ function testFile(name: string): string {
 describe("the suite's jest runtime", () => {
   let dir: string;
   let result: ReturnType<typeof spawnSync>;
-  let stats: Array<{ compiled: number; fromCache: number; rejected: number; modules: number; released: number }>;
+  let stats: Array<{ compiled: number; reused: number; modules: number; released: number; transformed: number; replayed: number }>;
 
   beforeAll(() => {
     // GIVEN three test files in one worker that each load the same module
@@ -77,7 +86,7 @@ describe("the suite's jest runtime", () => {
     result = spawnSync(process.execPath, [JEST, "--config", join(dir, "jest.config.js"), "--runInBand", "--ci"], {
       cwd: dir,
       encoding: "utf8",
-      env: { ...process.env, RUNNER_FLEET_CODE_CACHE_STATS: statsFile },
+      env: { ...process.env, RUNNER_FLEET_SUITE_RUNTIME_STATS: statsFile },
     });
     stats = readFileSync(statsFile, "utf8")
       .trim()
@@ -89,18 +98,24 @@ describe("the suite's jest runtime", () => {
 
   test("runs each file's modules afresh, with errors on the module's own lines and its own context's globals", () => {
     // THEN every file passes: its module counted from 1, its error named counter.js line 4, the
-    // module's globals were its own context's (Date as the test replaced it), and shadowing worked
-    expect(`${result.stderr}`).toMatch(/Tests:\s+9 passed, 9 total/);
+    // module's globals were its own context's (Date as the test replaced it), shadowing worked, and a
+    // module written again loaded as its new text
+    expect(`${result.stderr}`).toMatch(/Tests:\s+12 passed, 12 total/);
     expect(result.status).toBe(0);
   });
 
-  test("compiles the module once, and the later files take V8's code cache of it", () => {
-    // THEN the one worker compiled counter.js and the test files once each and took the cache twice for counter.js
+  test("compiles each module once, and the later files run the same compiled script", () => {
+    // THEN the one worker compiled each module once (each file's written module once per text) and ran
+    // counter.js's and shadowing.js's scripts again in the second and third files
     expect(stats).toHaveLength(1);
     const [worker] = stats;
-    expect(worker.rejected).toBe(0);
-    expect(worker.fromCache).toBeGreaterThanOrEqual(2);
-    expect(worker.compiled).toBe(worker.modules);
+    expect(worker.compiled).toBe(worker.modules + 3);
+    expect(worker.reused).toBeGreaterThanOrEqual(4);
+  });
+
+  test("transforms each module once, and the later files replay it", () => {
+    // THEN counter.js and shadowing.js were transformed by the first file and replayed by the other two
+    expect(stats[0].replayed).toBeGreaterThanOrEqual(4);
   });
 
   test("releases each file's async contexts when the file ends: jest-circus's and the file's own", () => {
