@@ -13,9 +13,9 @@ export interface CliResult {
 export function runBin(
   name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate",
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; nodeArgs?: readonly string[] } = {},
 ): CliResult {
-  const result = spawnSync(process.execPath, [join(REPO_ROOT, "bin", name), ...args], {
+  const result = spawnSync(process.execPath, [...(options.nodeArgs ?? []), join(REPO_ROOT, "bin", name), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env ?? process.env,
     input: options.input ?? "",
