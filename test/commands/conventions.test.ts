@@ -27,12 +27,15 @@ beforeEach(() => {
 afterEach(() => rmSync(modelsDir, { recursive: true, force: true }));
 
 describe.each(COMMANDS)("bin/%s", (command) => {
-  it("prints the package version with --version and -V", () => {
-    for (const flag of ["--version", "-V"]) {
-      const result = runBin(command, [flag]);
-      expect(result.status).toBe(0);
-      expect(result.stdout).toBe(`${PACKAGE_VERSION}\n`);
-    }
+  // --version through the executable proves the printing and the exit; -V is the same option of the same
+  // command (commander's version()), so its parsing is checked in process, through the path bin/* takes.
+  it("prints the package version with --version and -V", async () => {
+    const executable = runBin(command, ["--version"]);
+    expect(executable.status).toBe(0);
+    expect(executable.stdout).toBe(`${PACKAGE_VERSION}\n`);
+    const short = await runInProcess(command, ["-V"]);
+    expect(short.status).toBe(0);
+    expect(short.stdout).toBe(`${PACKAGE_VERSION}\n`);
   });
 
   it("writes every default in --help as a trailing (default: value), unquoted; --help loads no GitLab client and no cloud SDK", () => {
