@@ -1,8 +1,9 @@
 /**
  * The conventions every command shares: --version and one format for defaults in --help,
- * checked through the real bin/* executables; --model repeated (acted on by every command),
- * suggestions for a missing model, and prepare --json printing the resolved model, checked
- * in process through the same runCli path.
+ * checked through the real bin/* executables, whose --help also loads no GitLab client and no
+ * cloud SDK (test/support/record-loaded-modules.js, as test/cli/command-bundles.test.ts checks a
+ * dry run); --model repeated (acted on by every command), suggestions for a missing model, and
+ * prepare --json printing the resolved model, checked in process through the same runCli path.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { REPO_ROOT, runBin, runInProcess, STACK_TRACE_LINE } from "../support/cl
 import { MODELS_DIR } from "../support/models";
 
 const COMMANDS = ["prepare", "onboard", "provision", "review", "status", "import", "init", "simulate"] as const;
+const RECORD_LOADED_MODULES = join(REPO_ROOT, "test", "support", "record-loaded-modules.js");
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 let modelsDir: string;
@@ -25,17 +27,23 @@ beforeEach(() => {
 afterEach(() => rmSync(modelsDir, { recursive: true, force: true }));
 
 describe.each(COMMANDS)("bin/%s", (command) => {
-  it("prints the package version with --version and -V", () => {
-    for (const flag of ["--version", "-V"]) {
-      const result = runBin(command, [flag]);
-      expect(result.status).toBe(0);
-      expect(result.stdout).toBe(`${PACKAGE_VERSION}\n`);
-    }
+  // --version through the executable proves the printing and the exit; -V is the same option of the same
+  // command (commander's version()), so its parsing is checked in process, through the path bin/* takes.
+  it("prints the package version with --version and -V", async () => {
+    const executable = runBin(command, ["--version"]);
+    expect(executable.status).toBe(0);
+    expect(executable.stdout).toBe(`${PACKAGE_VERSION}\n`);
+    const short = await runInProcess(command, ["-V"]);
+    expect(short.status).toBe(0);
+    expect(short.stdout).toBe(`${PACKAGE_VERSION}\n`);
   });
 
-  it("writes every default in --help as a trailing (default: value), unquoted", () => {
-    const result = runBin(command, ["--help"]);
+  it("writes every default in --help as a trailing (default: value), unquoted; --help loads no GitLab client and no cloud SDK", () => {
+    // The client loads when the first one is built (lib/gitlab/load-client.ts): what --help needs never sends a request.
+    const result = runBin(command, ["--help"], { nodeArgs: ["--require", RECORD_LOADED_MODULES] });
     expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`Usage: ${command} [options]`);
+    expect(result.stderr).toBe("GitLab client built-ins: []\nSDK modules loaded: []\n");
     const help = result.stdout.replace(/\s+/g, " ");
     const mentions = [...help.matchAll(/\bdefault\b.{0,3}/gi)].map((match) => ({ text: match[0], before: help.slice(Math.max(0, match.index - 2), match.index) }));
     expect(mentions.length).toBeGreaterThan(0);

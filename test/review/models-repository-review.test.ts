@@ -23,13 +23,20 @@ interface Packed {
   readonly integrity: string;
 }
 
-/** The stand-in toolkit at `version`, packed into `dir` as npm publishes a package. */
-function packFakeToolkit(dir: string, version: string): Packed {
-  const source = join(dir, `src-${version}`);
-  cpSync(FAKE_TOOLKIT, source, { recursive: true });
-  writeFileSync(join(source, "package.json"), JSON.stringify({ name: "runner-fleet", version, bin: { "runner-fleet": "bin/runner-fleet.js" } }));
-  const [packed] = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: source, encoding: "utf8" })) as { filename: string; integrity: string }[];
-  return { version, tarball: join(dir, (packed as { filename: string }).filename), integrity: (packed as { integrity: string }).integrity };
+/**
+ * The stand-in toolkit at each of `versions`, packed into `dir` as npm publishes a package: one `npm pack`
+ * for all of them (npm packs each folder it is given; its start-up is most of a pack's time).
+ */
+function packFakeToolkits(dir: string, versions: readonly string[]): Packed[] {
+  const sources = versions.map((version) => {
+    const source = join(dir, `src-${version}`);
+    cpSync(FAKE_TOOLKIT, source, { recursive: true });
+    writeFileSync(join(source, "package.json"), JSON.stringify({ name: "runner-fleet", version, bin: { "runner-fleet": "bin/runner-fleet.js" } }));
+    return source;
+  });
+  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", dir, ...sources], { cwd: dir, encoding: "utf8" })) as { version: string; filename: string; integrity: string }[];
+  expect(packed.map((entry) => entry.version)).toEqual(versions);
+  return packed.map((entry) => ({ version: entry.version, tarball: join(dir, entry.filename), integrity: entry.integrity }));
 }
 
 /** package.json and package-lock.json of a models repository pinning runner-fleet (resolved from a tarball, or nowhere when only read). */
@@ -51,8 +58,7 @@ describe("a models repository whose pin moves (stand-in toolkits 0.0.9 and 0.0.1
 
   beforeAll(() => {
     packages = mkdtempSync(join(tmpdir(), "fake-toolkits-"));
-    older = packFakeToolkit(packages, "0.0.9");
-    newer = packFakeToolkit(packages, "0.0.10");
+    [older, newer] = packFakeToolkits(packages, ["0.0.9", "0.0.10"]);
   });
   afterAll(() => rmSync(packages, { recursive: true, force: true }));
 

@@ -13,9 +13,9 @@ export interface CliResult {
 export function runBin(
   name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate",
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; nodeArgs?: readonly string[] } = {},
 ): CliResult {
-  const result = spawnSync(process.execPath, [join(REPO_ROOT, "bin", name), ...args], {
+  const result = spawnSync(process.execPath, [...(options.nodeArgs ?? []), join(REPO_ROOT, "bin", name), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env ?? process.env,
     input: options.input ?? "",
@@ -57,7 +57,7 @@ export function runBinAsync(
   });
 }
 
-type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "simulate";
+type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate";
 
 /** Each command's factory, loaded on first use: the one bin/<name> hands to the CLI entry. */
 const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").Command>> = {
@@ -67,6 +67,7 @@ const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").
   review: () => require("../../app/commands/review").reviewCommand(),
   status: () => require("../../app/commands/status").statusCommand(),
   import: () => require("../../app/commands/import").importCommand(),
+  init: () => require("../../app/commands/init").initCommand(),
   simulate: () => require("../../app/commands/simulate").simulateCommand(),
 };
 
