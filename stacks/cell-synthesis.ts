@@ -27,12 +27,16 @@ export interface SynthesizedCell {
   readonly resourceCount: number;
 }
 
-/** One cell to synthesize, as the synthesis checked its rendered files. */
-export interface CellJob {
+/** One cell to synthesize. */
+export interface CellRequest {
   readonly loaded: LoadedModel;
-  readonly rendered: readonly RenderedShardFiles[];
   /** The manager slots (`shard/slot`) held at the revision they run. @default none */
   readonly heldManagerSlots?: ReadonlySet<string>;
+}
+
+/** One cell to synthesize, with its files rendered and checked (stacks/rendered-jobs.ts). */
+export interface CellJob extends CellRequest {
+  readonly rendered: readonly RenderedShardFiles[];
 }
 
 /** cdktf's manifest.json entries, by stack name. */
