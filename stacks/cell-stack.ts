@@ -78,8 +78,12 @@ export class CellStack extends TerraformStack {
     this.ensureBackendExists();
   }
 
+  /** The Terraform JSON of the last toTerraform, as cdktf writes it to cdk.tf.json (plain JSON values only). */
+  terraformJson: unknown;
+
   /** cdktf's toTerraform without its second resolve of the whole, already resolved, stack (stacks/resolve-once.ts). */
   override toTerraform(): unknown {
-    return toTerraformResolvedOnce(this, () => super.toTerraform());
+    this.terraformJson = toTerraformResolvedOnce(this, () => super.toTerraform());
+    return this.terraformJson;
   }
 }

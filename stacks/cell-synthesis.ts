@@ -74,7 +74,7 @@ export class CellSynthesis {
       this.app.manifest.writeToFile = writeManifestFile;
     }
     return this.stacks.map(({ job, stack }) => {
-      const cell = writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id));
+      const cell = writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id), stack.terraformJson as StackJson | undefined);
       this.progress();
       return cell;
     });
@@ -92,17 +92,22 @@ export class CellSynthesis {
   }
 }
 
-function writeBesideStack(job: CellJob, stackDir: string): SynthesizedCell {
+function writeBesideStack(job: CellJob, stackDir: string, written: StackJson | undefined): SynthesizedCell {
   const stackJsonFile = join(stackDir, "cdk.tf.json");
-  const stackJson = JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson;
+  // The JSON cdktf just wrote, as CellStack.toTerraform kept it, rather than read back (160 KB of text a cell to
+  // parse, and as much garbage); read back where cdktf's own toTerraform wrote it (test/stacks/synthesize.test.ts).
+  const stackJson = written ?? (JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson);
   writeFileSync(join(stackDir, "resource-shards.json"), `${JSON.stringify(resourceShards(stackJson), null, 2)}\n`);
   writeFileSync(join(stackDir, MANAGER_SLOTS_FILE), `${JSON.stringify(managerSlots(stackJson), null, 2)}\n`);
   // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
   const renderedDir = join(stackDir, "rendered");
   rmSync(renderedDir, { recursive: true, force: true });
+  const made = new Set<string>();
   for (const file of renderedFileList(job.rendered)) {
     const path = join(renderedDir, file.path);
-    mkdirSync(dirname(path), { recursive: true });
+    // Each directory once: a shard's files share two or three.
+    if (!made.has(dirname(path))) mkdirSync(dirname(path), { recursive: true });
+    made.add(dirname(path));
     writeFileSync(path, file.content);
   }
   return {
@@ -121,8 +126,8 @@ interface StackJson {
 /** Address -> `shard/slot` of every manager template. */
 export function managerSlots(stackJson: StackJson): Record<string, string> {
   const slots: Record<string, string> = {};
-  for (const [type, byName] of Object.entries(stackJson.resource ?? {})) {
-    for (const [name, body] of Object.entries(byName)) {
+  for (const [type, byName] of sortedEntries(stackJson.resource ?? {})) {
+    for (const [name, body] of sortedEntries(byName)) {
       const slot = managerSlotOfPath(body["//"]?.metadata?.path ?? "");
       if (slot) slots[`${type}.${name}`] = slotKey(slot);
     }
@@ -133,11 +138,21 @@ export function managerSlots(stackJson: StackJson): Record<string, string> {
 /** Address -> shard, from the construct path cdktf records on each resource (".../shard-<name>/..."). */
 export function resourceShards(stackJson: StackJson): Record<string, string> {
   const shards: Record<string, string> = {};
-  for (const [type, byName] of Object.entries(stackJson.resource ?? {})) {
-    for (const [name, body] of Object.entries(byName)) {
+  for (const [type, byName] of sortedEntries(stackJson.resource ?? {})) {
+    for (const [name, body] of sortedEntries(byName)) {
       const match = /\/shard-([a-z0-9-]+)\//.exec(body["//"]?.metadata?.path ?? "");
       if (match) shards[`${type}.${name}`] = match[1];
     }
   }
   return shards;
+}
+
+/**
+ * In cdk.tf.json's order (cdktf writes keys sorted, json-stable-stringify's default sort), whether
+ * `object` was read back from the file or is the stack's JSON in memory, in the order it was built.
+ */
+function sortedEntries<T>(object: Record<string, T>): [string, T][] {
+  return Object.keys(object)
+    .sort()
+    .map((key) => [key, object[key]]);
 }
