@@ -1,14 +1,16 @@
 /**
  * A synthesis worker thread (stacks/synthesis-threads.ts): renders and checks the files of the cells it
- * is given and builds their stacks, then, when asked, writes them, answering each step on its port and counting itself answered. It
- * counts each cell it has built or written too: the thread waiting for it tells a slow worker from a
- * dead one by that count.
+ * is given and builds their stacks, then, when asked, writes them, answering each step on its port and
+ * counting itself answered. It counts each cell it has built or written too: the thread waiting for it
+ * tells a slow worker from a dead one by that count.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { loadArchiverOnFirstUse } from "./archiver-on-first-use";
 import type * as CellSynthesisModule from "./cell-synthesis";
 import type * as RenderedJobsModule from "./rendered-jobs";
 import type { ThreadAnswer, ThreadRequest, ThreadStart } from "./synthesis-threads";
 
+loadArchiverOnFirstUse();
 const start = workerData as ThreadStart;
 const counters = new Int32Array(start.answered);
 let synthesis: CellSynthesisModule.CellSynthesis | undefined;
