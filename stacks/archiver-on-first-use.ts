@@ -2,14 +2,19 @@
  * cdktf requires archiver (and its ~60 modules) when it loads, but calls it only to zip a
  * TerraformAsset directory, which no stack here has. The command bundles load it on first use
  * (build/bundle-commands.js, LOAD_ON_FIRST_USE); a synthesis thread runs the compiled modules of
- * dist/stacks/, not a bundle, and would load it in full, on the path to its first cell. Here the same
- * stand-in goes into node's module cache, where cdktf's require finds it, before cdktf loads.
+ * dist/stacks/, not a bundle, and would load it in full, on the path to its first cell; so would the
+ * compiled modules on this thread (the cdktf app entry, the bench). Here the same stand-in goes into
+ * node's module cache, where cdktf's require finds it: imported for that effect, before cdktf loads
+ * (stacks/cell-synthesis.ts). Not in a bundle, whose cdktf has its own stand-in.
  */
 import Module from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 /** Puts the stand-in where cdktf's `require("archiver")` (lib/private/fs.js) will look. */
 export function loadArchiverOnFirstUse(): void {
+  // Inside a command bundle (dist/bundle/), where this module is not in stacks/: its cdktf has the
+  // bundle's stand-in, and a dry run would pay for the resolving below (~1 ms) for nothing.
+  if (basename(__dirname) !== "stacks") return;
   let path: string;
   try {
     path = require.resolve("archiver", { paths: [join(dirname(require.resolve("cdktf")), "private")] });
@@ -39,3 +44,5 @@ export function loadArchiverOnFirstUse(): void {
   });
   require.cache[path] = standIn;
 }
+
+loadArchiverOnFirstUse();

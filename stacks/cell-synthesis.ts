@@ -8,6 +8,8 @@
  *    - resource-shards.json: which shard each resource address belongs to;
  *    - manager-slots.json: which manager slot each manager template is (provision's roll).
  */
+// First: cdktf, loaded by the imports below, then finds archiver's stand-in.
+import "./archiver-on-first-use";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";

@@ -5,12 +5,10 @@
  * tells a slow worker from a dead one by that count.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { loadArchiverOnFirstUse } from "./archiver-on-first-use";
 import type * as CellSynthesisModule from "./cell-synthesis";
 import type * as RenderedJobsModule from "./rendered-jobs";
 import type { ThreadAnswer, ThreadRequest, ThreadStart } from "./synthesis-threads";
 
-loadArchiverOnFirstUse();
 const start = workerData as ThreadStart;
 const counters = new Int32Array(start.answered);
 let synthesis: CellSynthesisModule.CellSynthesis | undefined;
