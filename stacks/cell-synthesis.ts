@@ -17,7 +17,7 @@ import type { StackManifest } from "cdktf/lib/manifest";
 import type { LoadedModel } from "../lib/model/load";
 import { renderedFileList, type RenderedShardFiles } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
-import { CellStack } from "./cell-stack";
+import { CellStack, type ResourcePaths } from "./cell-stack";
 import { skipTokenStackTraces } from "./token-stack-traces";
 
 export interface SynthesizedCell {
@@ -76,7 +76,7 @@ export class CellSynthesis {
       this.app.manifest.writeToFile = writeManifestFile;
     }
     return this.stacks.map(({ job, stack }) => {
-      const cell = writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id), stack.terraformJson as StackJson | undefined);
+      const cell = writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id), stack.resourcePaths);
       this.progress();
       return cell;
     });
@@ -96,8 +96,8 @@ export class CellSynthesis {
 
 function writeBesideStack(job: CellJob, stackDir: string, written: StackJson | undefined): SynthesizedCell {
   const stackJsonFile = join(stackDir, "cdk.tf.json");
-  // The JSON cdktf just wrote, as CellStack.toTerraform kept it, rather than read back (160 KB of text a cell to
-  // parse, and as much garbage); read back where cdktf's own toTerraform wrote it (test/stacks/synthesize.test.ts).
+  // The resources cdktf just wrote, as CellStack.toTerraform kept them, rather than read back (160 KB of text a
+  // cell to parse, and as much garbage); read back where cdktf's own toTerraform wrote it (test/stacks/synthesize.test.ts).
   const stackJson = written ?? (JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson);
   writeFileSync(join(stackDir, "resource-shards.json"), `${JSON.stringify(resourceShards(stackJson), null, 2)}\n`);
   writeFileSync(join(stackDir, MANAGER_SLOTS_FILE), `${JSON.stringify(managerSlots(stackJson), null, 2)}\n`);
@@ -121,9 +121,8 @@ function writeBesideStack(job: CellJob, stackDir: string, written: StackJson | u
   };
 }
 
-interface StackJson {
-  resource?: Record<string, Record<string, { "//"?: { metadata?: { path?: string } } }>>;
-}
+/** What is read of a stack's JSON here: its resources' construct paths. */
+type StackJson = ResourcePaths;
 
 /** Address -> `shard/slot` of every manager template. */
 export function managerSlots(stackJson: StackJson): Record<string, string> {
