@@ -78,8 +78,31 @@ export class CellStack extends TerraformStack {
     this.ensureBackendExists();
   }
 
+  /**
+   * The resources of the last toTerraform (as cdktf writes them to cdk.tf.json) with only their construct
+   * paths: what the files beside the stack are made of (stacks/cell-synthesis.ts). Not the whole JSON,
+   * which a thread would otherwise hold for each of its stacks until it has written them all.
+   */
+  resourcePaths: ResourcePaths | undefined;
+
   /** cdktf's toTerraform without its second resolve of the whole, already resolved, stack (stacks/resolve-once.ts). */
   override toTerraform(): unknown {
-    return toTerraformResolvedOnce(this, () => super.toTerraform());
+    const json = toTerraformResolvedOnce(this, () => super.toTerraform());
+    this.resourcePaths = resourcePathsOf(json as ResourcePaths);
+    return json;
   }
+}
+
+/** A stack's resources by type and name, each with the construct path cdktf records on it. */
+export interface ResourcePaths {
+  readonly resource?: Record<string, Record<string, { readonly "//"?: { readonly metadata?: { readonly path?: string } } }>>;
+}
+
+function resourcePathsOf(json: ResourcePaths): ResourcePaths {
+  const resource: Record<string, Record<string, { "//": { metadata: { path?: string } } }>> = {};
+  for (const [type, byName] of Object.entries(json.resource ?? {})) {
+    resource[type] = {};
+    for (const [name, body] of Object.entries(byName)) resource[type][name] = { "//": { metadata: { path: body["//"]?.metadata?.path } } };
+  }
+  return json.resource === undefined ? {} : { resource };
 }

@@ -8,6 +8,8 @@
  *    - resource-shards.json: which shard each resource address belongs to;
  *    - manager-slots.json: which manager slot each manager template is (provision's roll).
  */
+// First: cdktf, loaded by the imports below, then finds archiver's stand-in.
+import "./archiver-on-first-use";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";
@@ -15,7 +17,7 @@ import type { StackManifest } from "cdktf/lib/manifest";
 import type { LoadedModel } from "../lib/model/load";
 import { renderedFileList, type RenderedShardFiles } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
-import { CellStack } from "./cell-stack";
+import { CellStack, type ResourcePaths } from "./cell-stack";
 import { skipTokenStackTraces } from "./token-stack-traces";
 
 export interface SynthesizedCell {
@@ -27,12 +29,16 @@ export interface SynthesizedCell {
   readonly resourceCount: number;
 }
 
-/** One cell to synthesize, as the synthesis checked its rendered files. */
-export interface CellJob {
+/** One cell to synthesize. */
+export interface CellRequest {
   readonly loaded: LoadedModel;
-  readonly rendered: readonly RenderedShardFiles[];
   /** The manager slots (`shard/slot`) held at the revision they run. @default none */
   readonly heldManagerSlots?: ReadonlySet<string>;
+}
+
+/** One cell to synthesize, with its files rendered and checked (stacks/rendered-jobs.ts). */
+export interface CellJob extends CellRequest {
+  readonly rendered: readonly RenderedShardFiles[];
 }
 
 /** cdktf's manifest.json entries, by stack name. */
@@ -70,7 +76,7 @@ export class CellSynthesis {
       this.app.manifest.writeToFile = writeManifestFile;
     }
     return this.stacks.map(({ job, stack }) => {
-      const cell = writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id));
+      const cell = writeBesideStack(job, join(this.app.outdir, "stacks", stack.node.id), stack.resourcePaths);
       this.progress();
       return cell;
     });
@@ -88,17 +94,22 @@ export class CellSynthesis {
   }
 }
 
-function writeBesideStack(job: CellJob, stackDir: string): SynthesizedCell {
+function writeBesideStack(job: CellJob, stackDir: string, written: StackJson | undefined): SynthesizedCell {
   const stackJsonFile = join(stackDir, "cdk.tf.json");
-  const stackJson = JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson;
+  // The resources cdktf just wrote, as CellStack.toTerraform kept them, rather than read back (160 KB of text a
+  // cell to parse, and as much garbage); read back where cdktf's own toTerraform wrote it (test/stacks/synthesize.test.ts).
+  const stackJson = written ?? (JSON.parse(readFileSync(stackJsonFile, "utf8")) as StackJson);
   writeFileSync(join(stackDir, "resource-shards.json"), `${JSON.stringify(resourceShards(stackJson), null, 2)}\n`);
   writeFileSync(join(stackDir, MANAGER_SLOTS_FILE), `${JSON.stringify(managerSlots(stackJson), null, 2)}\n`);
   // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
   const renderedDir = join(stackDir, "rendered");
   rmSync(renderedDir, { recursive: true, force: true });
+  const made = new Set<string>();
   for (const file of renderedFileList(job.rendered)) {
     const path = join(renderedDir, file.path);
-    mkdirSync(dirname(path), { recursive: true });
+    // Each directory once: a shard's files share two or three.
+    if (!made.has(dirname(path))) mkdirSync(dirname(path), { recursive: true });
+    made.add(dirname(path));
     writeFileSync(path, file.content);
   }
   return {
@@ -110,15 +121,14 @@ function writeBesideStack(job: CellJob, stackDir: string): SynthesizedCell {
   };
 }
 
-interface StackJson {
-  resource?: Record<string, Record<string, { "//"?: { metadata?: { path?: string } } }>>;
-}
+/** What is read of a stack's JSON here: its resources' construct paths. */
+type StackJson = ResourcePaths;
 
 /** Address -> `shard/slot` of every manager template. */
 export function managerSlots(stackJson: StackJson): Record<string, string> {
   const slots: Record<string, string> = {};
-  for (const [type, byName] of Object.entries(stackJson.resource ?? {})) {
-    for (const [name, body] of Object.entries(byName)) {
+  for (const [type, byName] of sortedEntries(stackJson.resource ?? {})) {
+    for (const [name, body] of sortedEntries(byName)) {
       const slot = managerSlotOfPath(body["//"]?.metadata?.path ?? "");
       if (slot) slots[`${type}.${name}`] = slotKey(slot);
     }
@@ -129,11 +139,21 @@ export function managerSlots(stackJson: StackJson): Record<string, string> {
 /** Address -> shard, from the construct path cdktf records on each resource (".../shard-<name>/..."). */
 export function resourceShards(stackJson: StackJson): Record<string, string> {
   const shards: Record<string, string> = {};
-  for (const [type, byName] of Object.entries(stackJson.resource ?? {})) {
-    for (const [name, body] of Object.entries(byName)) {
+  for (const [type, byName] of sortedEntries(stackJson.resource ?? {})) {
+    for (const [name, body] of sortedEntries(byName)) {
       const match = /\/shard-([a-z0-9-]+)\//.exec(body["//"]?.metadata?.path ?? "");
       if (match) shards[`${type}.${name}`] = match[1];
     }
   }
   return shards;
+}
+
+/**
+ * In cdk.tf.json's order (cdktf writes keys sorted, json-stable-stringify's default sort), whether
+ * `object` was read back from the file or is the stack's JSON in memory, in the order it was built.
+ */
+function sortedEntries<T>(object: Record<string, T>): [string, T][] {
+  return Object.keys(object)
+    .sort()
+    .map((key) => [key, object[key]]);
 }

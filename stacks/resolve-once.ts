@@ -10,12 +10,13 @@
  * unresolved: plain values (an S3 backend's use_lockfile) are merged as they are, which the second
  * resolve would leave alone; a stack whose overrides hold a token or an undefined (a deletion, which
  * resolve would drop) goes through cdktf's own method.
+ * Each resolve skips the values that hold no token (stacks/plain-value-resolve.ts).
  * test/stacks/synthesize.test.ts checks the output is byte for byte cdktf's own.
  */
 import { TerraformElement, TerraformOutput, TerraformStack, Token } from "cdktf";
 import type { IConstruct } from "constructs";
-import { resolve } from "cdktf/lib/_tokens";
 import { deepMerge } from "cdktf/lib/util";
+import { resolveSkippingPlainValues as resolve } from "./plain-value-resolve";
 
 /** The private fields of TerraformStack that its toTerraform reads. */
 interface StackInternals {

@@ -4,10 +4,14 @@
  * directory. Each cell's stack is independent of the others, and cdktf's manifest.json lists them
  * with sorted keys, so the output is byte for byte what one App writes (test/stacks/synthesis-threads.test.ts).
  *
+ * Each thread renders and checks the boot files of its own share of the cells (stacks/rendered-jobs.ts)
+ * before it builds their stacks: the rendering is a good part of the work, and a worker would otherwise
+ * wait for this thread to render every cell.
+ *
  * synthesizeCells stays synchronous for its callers: this thread waits for the workers on a shared
  * counter (Atomics.wait) and reads their answers with receiveMessageOnPort. No thread writes a stack
- * before every thread has built its stacks; when any refuses a cell, the caller synthesizes serially,
- * which throws the same error, of the same class, as ever.
+ * before every thread has built its stacks; when any finds a broken file or refuses a cell, the caller
+ * synthesizes serially, which throws the same error, of the same class, as ever.
  *
  * A worker runs the compiled stacks/synthesize-thread.js (dist/stacks/, also in the package); where
  * there is none (the TypeScript sources under jest), synthesis is serial.
@@ -17,8 +21,9 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import { OperationalError } from "../lib/process/errors";
-import type { CellJob, ManifestStacks, SynthesizedCell } from "./cell-synthesis";
+import type { CellRequest, ManifestStacks, SynthesizedCell } from "./cell-synthesis";
 import { CellSynthesis } from "./cell-synthesis";
+import { renderCheckedJobs } from "./rendered-jobs";
 
 /** Below this many cells per thread, starting a thread (loading cdktf and the providers again) costs more than it saves. */
 export const MIN_CELLS_PER_THREAD = 8;
@@ -48,7 +53,7 @@ export interface ThreadStart {
 }
 
 /** Steps this thread asks a worker for, in order. */
-export type ThreadRequest = { readonly step: "construct"; readonly jobs: readonly CellJob[] } | { readonly step: "write" };
+export type ThreadRequest = { readonly step: "construct"; readonly jobs: readonly CellRequest[] } | { readonly step: "write" };
 
 /** A worker's answer to a step. */
 export type ThreadAnswer =
@@ -71,7 +76,7 @@ export function synthThreadCount(cells: number, env: NodeJS.ProcessEnv = process
   return threads > 1 && threadScript() !== undefined ? threads : 1;
 }
 
-/** Started workers, loading their modules while this thread renders and checks the cells' files. */
+/** Started workers, each of which renders, checks and builds its share of the cells, then writes them. */
 export class SynthesisThreads {
   private readonly counter: Int32Array;
   private readonly workers: { readonly worker: Worker; readonly answers: MessagePort }[];
@@ -91,10 +96,11 @@ export class SynthesisThreads {
   }
 
   /**
-   * Synthesizes `jobs`: the first share here, the rest on the workers. Undefined when a thread refused
-   * a cell while building the stacks (nothing written yet): the caller synthesizes serially for the error.
+   * Synthesizes `jobs`: the first share here, the rest on the workers, each thread rendering and checking
+   * its share's files first. Undefined when a thread found a broken file or a cell a construct refuses
+   * (nothing written yet): the caller synthesizes serially for the error.
    */
-  synthesize(jobs: readonly CellJob[], outdir: string, workDir: string): SynthesizedCell[] | undefined {
+  synthesize(jobs: readonly CellRequest[], outdir: string, workDir: string): SynthesizedCell[] | undefined {
     // Grouped by cloud first: a thread given cells of one cloud loads only that cloud's provider classes.
     const byCloud = jobs.map((job, index) => ({ job, index })).sort((a, b) => cloudOf(a.job).localeCompare(cloudOf(b.job)) || a.index - b.index);
     const shares = splitInOrder(byCloud, this.workers.length + 1);
@@ -107,7 +113,7 @@ export class SynthesisThreads {
       this.ask(shares.slice(1).map((share) => ({ step: "construct", jobs: share.map((entry) => entry.job) })));
       let own: CellSynthesis | undefined;
       try {
-        own = new CellSynthesis(shares[0].map((entry) => entry.job), outdir, workDir);
+        own = new CellSynthesis(renderCheckedJobs(shares[0].map((entry) => entry.job)), outdir, workDir);
       } catch {
         own = undefined;
       }
@@ -124,11 +130,6 @@ export class SynthesisThreads {
     } finally {
       for (const { worker } of this.workers) void worker.terminate();
     }
-  }
-
-  /** Ends the workers unused (the cells' files did not pass their check). */
-  stop(): void {
-    for (const { worker } of this.workers) void worker.terminate();
   }
 
   private ask(requests: readonly ThreadRequest[]): void {
@@ -157,7 +158,7 @@ export class SynthesisThreads {
   }
 }
 
-function cloudOf(job: CellJob): string {
+function cloudOf(job: CellRequest): string {
   return job.loaded.model.cloud.provider;
 }
 

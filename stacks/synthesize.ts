@@ -8,9 +8,8 @@ import { join } from "node:path";
 import { ensureOutputDirectory } from "../lib/files/output-directory";
 import { defaultSynthOutDir, workspaceDir } from "../lib/files/workspace";
 import type { LoadedModel } from "../lib/model/load";
-import { checkRenderedCells } from "../lib/render/check-rendered";
-import { renderCellFiles, renderedFileList } from "../lib/render/rendered-files";
-import { CellSynthesis, type CellJob, type SynthesizedCell } from "./cell-synthesis";
+import { CellSynthesis, type CellRequest, type SynthesizedCell } from "./cell-synthesis";
+import { renderCheckedJobs } from "./rendered-jobs";
 import { SynthesisThreads, synthThreadCount } from "./synthesis-threads";
 
 export { managerSlots, resourceShards, type SynthesizedCell } from "./cell-synthesis";
@@ -30,24 +29,10 @@ export function synthesizeCells(models: readonly LoadedModel[], options: Synthes
   ensureOutputDirectory(outdir, "the synthesis output directory");
   // Made here, not by each thread's App at once (a directory two threads create together fails one of them).
   mkdirSync(join(outdir, "stacks"), { recursive: true });
+  const requests: CellRequest[] = models.map((loaded) => ({ loaded, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }));
   const threadCount = synthThreadCount(models.length);
-  // Started first: the workers load cdktf and the providers while this thread renders and checks.
-  const threads = threadCount > 1 ? new SynthesisThreads(threadCount - 1, outdir, workDir) : undefined;
-
-  let jobs: CellJob[];
-  try {
-    // Parsed first: a broken template stops here, naming the file, before any stack is written.
-    // Rendered once: the check, the files written for review and the stack's templates get the same content.
-    jobs = models.map((loaded) => ({
-      loaded,
-      rendered: renderCellFiles(loaded.model),
-      heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id),
-    }));
-    checkRenderedCells(jobs.map((job) => ({ cell: job.loaded.model.cell.id, files: renderedFileList(job.rendered) })));
-  } catch (error) {
-    threads?.stop();
-    throw error;
-  }
-  // A cell a construct refuses: the serial synthesis throws its error, as it always has.
-  return threads?.synthesize(jobs, outdir, workDir) ?? new CellSynthesis(jobs, outdir, workDir).write();
+  const threaded = threadCount > 1 ? new SynthesisThreads(threadCount - 1, outdir, workDir).synthesize(requests, outdir, workDir) : undefined;
+  // Serial, or a thread found a broken file or a cell a construct refuses: the serial synthesis throws
+  // its error, as it always has. Every cell's files are rendered and checked before any stack is built.
+  return threaded ?? new CellSynthesis(renderCheckedJobs(requests), outdir, workDir).write();
 }

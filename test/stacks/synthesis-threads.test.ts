@@ -31,7 +31,8 @@ function runNode(argv: string[]): string {
  * In one child node, for 1 thread and then 2 (RUNNER_FLEET_SYNTH_THREADS, read at each synthesis): the
  * fleet synthesized into `<work>/out-<threads>`, then again into `<work>/refused-<threads>` with one of its
  * cells (cell-100, a Google cell: the worker's share, the threads taking the cells grouped by cloud) given
- * two shards of one name, which the model loader would refuse but a construct also does.
+ * two shards of one name, which the model loader would refuse but a construct also does, and into
+ * `<work>/uncheckable-<threads>` with no bash on the PATH to check the rendered scripts with.
  */
 const SYNTHESIZE_EACH_WAY = `
   const { loadModelFile } = require(${JSON.stringify(join(DIST, "lib", "model", "load.js"))});
@@ -45,13 +46,21 @@ const SYNTHESIZE_EACH_WAY = `
     const cells = synthesizeCells(models, { outdir: work + "/out-" + threads });
     const refused = models.find((loaded) => loaded.model.cell.id === "cell-100");
     refused.model.shards.push(structuredClone(refused.model.shards[0]));
-    let error;
-    try {
-      synthesizeCells(models, { outdir: work + "/refused-" + threads });
-    } catch (thrown) {
-      error = { name: thrown.constructor.name, message: thrown.message };
-    }
-    return { threads: synthThreadCount(models.length), cells, error };
+    const errorOf = (outdir) => {
+      try {
+        synthesizeCells(models, { outdir });
+      } catch (thrown) {
+        return { name: thrown.constructor.name, message: thrown.message };
+      }
+    };
+    const error = errorOf(work + "/refused-" + threads);
+    refused.model.shards.pop();
+    // No bash on PATH: every thread fails to check its share's scripts with bash -n.
+    const path = process.env.PATH;
+    process.env.PATH = work + "/no-bash-here";
+    const uncheckable = errorOf(work + "/uncheckable-" + threads);
+    process.env.PATH = path;
+    return { threads: synthThreadCount(models.length), cells, error, uncheckable };
   });
   // How many threads other counts of cells get, in the compiled module (where the worker script is).
   const counts = {
@@ -69,18 +78,24 @@ interface Report {
   threads: number;
   cells: { cell: string; stackDir: string; stackJsonFile: string }[];
   error?: { name: string; message: string };
+  uncheckable?: { name: string; message: string };
 }
 
 describe("synthesis on several threads", () => {
   let work: string;
-  let runs: { out: string; refusedOut: string; report: Report }[];
+  let runs: { out: string; refusedOut: string; uncheckableOut: string; report: Report }[];
   let counts: Record<string, number>;
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "synth-threads-"));
     writeGeneratedFleet(join(work, "models"), 2);
     // GIVEN a cell of each cloud, synthesized on one thread and on two
     const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number> };
-    runs = child.reports.map((report, index) => ({ out: join(work, `out-${index + 1}`), refusedOut: join(work, `refused-${index + 1}`), report }));
+    runs = child.reports.map((report, index) => ({
+      out: join(work, `out-${index + 1}`),
+      refusedOut: join(work, `refused-${index + 1}`),
+      uncheckableOut: join(work, `uncheckable-${index + 1}`),
+      report,
+    }));
     counts = child.counts;
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -104,6 +119,13 @@ describe("synthesis on several threads", () => {
     expect(runs[0].report.error).toEqual({ name: "UserInputError", message: expect.stringContaining("appears more than once") });
     expect(runs[1].report.error).toEqual(runs[0].report.error);
     for (const { refusedOut } of runs) expect(filesUnder(refusedOut).filter((file) => file.endsWith("cdk.tf.json"))).toEqual([]);
+  });
+
+  it("throws the error one thread throws, of its class, and writes no stack, when the threads cannot check their cells' scripts", () => {
+    // Each thread renders and checks its own share; the error is the serial synthesis's, for the first cell.
+    expect(runs[0].report.uncheckable).toEqual({ name: "OperationalError", message: expect.stringContaining("cannot check rendered/") });
+    expect(runs[1].report.uncheckable).toEqual(runs[0].report.uncheckable);
+    for (const { uncheckableOut } of runs) expect(filesUnder(uncheckableOut).filter((file) => file.endsWith("cdk.tf.json"))).toEqual([]);
   });
 
   it("counts threads by cores and cells (at least 8 a thread), and honours RUNNER_FLEET_SYNTH_THREADS, in the compiled module", () => {

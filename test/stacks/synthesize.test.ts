@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { Lazy, TerraformStack, Testing } from "cdktf";
 import { loadModelFile } from "../../lib/model/load";
 import { CellStack } from "../../stacks/cell-stack";
-import { synthesizeCells } from "../../stacks/synthesize";
+import { managerSlots, resourceShards, synthesizeCells } from "../../stacks/synthesize";
 import { awsVariant, googleVariant } from "../support/real-engine/variants";
 import { decodeUserData } from "../constructs/aws/support";
 import { MODELS_DIR } from "../support/models";
@@ -76,6 +76,16 @@ describe("synthesizeCells over the examples", () => {
       // One template per manager slot and per worker group; the shard's worker groups share one script.
       expect(new Set(booted)).toEqual(new Set(scripts));
       expect(booted.length).toBeGreaterThan(scripts.length);
+    }
+  });
+
+  it("writes resource-shards.json, manager-slots.json and the resource count as the written cdk.tf.json gives them, in its order", () => {
+    for (const cell of cells) {
+      const stackJson = JSON.parse(readFileSync(cell.stackJsonFile, "utf8"));
+      expect(readFileSync(join(cell.stackDir, "resource-shards.json"), "utf8")).toBe(`${JSON.stringify(resourceShards(stackJson), null, 2)}\n`);
+      expect(readFileSync(join(cell.stackDir, "manager-slots.json"), "utf8")).toBe(`${JSON.stringify(managerSlots(stackJson), null, 2)}\n`);
+      expect(Object.keys(managerSlots(stackJson)).length).toBeGreaterThan(1);
+      expect(cell.resourceCount).toBe(Object.values(stackJson.resource as Record<string, object>).reduce((sum, byName) => sum + Object.keys(byName).length, 0));
     }
   });
 
