@@ -69,6 +69,25 @@ test("a dry run through bin/provision loads no GitLab client and no cloud SDK, c
   }
 });
 
+test("a dry run through bin/provision formats no stack trace (one would make V8 find every line end of the 4 MB bundle)", () => {
+  const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
+  try {
+    // V8 calls Error.prepareStackTrace for each trace it formats.
+    const script = `
+      let formatted = 0;
+      Error.prepareStackTrace = (error, frames) => (formatted++, String(error) + frames.map((frame) => "\\n    at " + frame).join(""));
+      process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
+      process.on("exit", () => process.stderr.write("stack traces formatted: " + formatted + "\\n"));
+      require("./bin/provision");
+    `;
+    const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(result.status).toBe(0);
+    expect(result.stderr).toContain("stack traces formatted: 0\n");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
 test.each(["onboard", "prepare", "provision", "review", "status", "import", "simulate", "init"])("bin/%s --help loads no GitLab client and no cloud SDK", (command) => {
   // The client loads when the first one is built (lib/gitlab/load-client.ts): what --help needs never sends a request.
   const script = `${RECORD_GITLAB_CLIENT_BUILTINS}
