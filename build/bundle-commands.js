@@ -19,6 +19,7 @@
  * Debugging: NODE_OPTIONS=--enable-source-maps maps stack traces back to the TypeScript sources.
  */
 const { readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const { isBuiltin } = require("node:module");
 const { join, relative } = require("node:path");
 const esbuild = require("esbuild");
 const { dropRedundantNames } = require("./drop-redundant-names");
@@ -49,13 +50,49 @@ const gitlabClientBundle = {
 };
 
 /**
- * Packages a dependency loads at start-up but calls only on paths no command takes here, replaced by a
- * stand-in that loads the real package (bundled, initialized on first use) when it is first used.
+ * Packages (and Node built-ins) loaded at start-up but called only on some paths, or none here, by the
+ * importers they are replaced for, with a stand-in that loads the real one (a package bundled,
+ * initialized on first use) when it is first used.
  */
 const LOAD_ON_FIRST_USE = {
   // cdktf zips TerraformAsset directories with archiver (and its ~60 modules); no stack here has an asset.
   archiver: /[\\/]node_modules[\\/]cdktf[\\/]/,
+  // Built-ins only some paths use, for the project's own modules (importers outside node_modules) and
+  // commander (which spawns a program only for a subcommand that is one: none here). child_process
+  // loads net, dgram and the streams with it: about 2 ms of every command's start, and a dry run
+  // spawns nothing; nor does it ask at the terminal or start a thread for one cell.
+  "node:child_process": /[\\/]node_modules[\\/]commander[\\/]|^(?!.*[\\/]node_modules[\\/])/,
+  // cdktf runs a binary only to check a provider's version (validateBinaryVersion): never in synthesis here.
+  child_process: /[\\/]node_modules[\\/]cdktf[\\/]/,
+  "node:readline/promises": /^(?!.*[\\/]node_modules[\\/])/,
+  "node:worker_threads": /^(?!.*[\\/]node_modules[\\/])/,
 };
+
+/** A Proxy so calls, properties and `new` all reach the real package, loaded on the first of them. */
+function packageStandIn(path) {
+  return [
+    `let real;`,
+    `const load = () => (real ??= require(${JSON.stringify(path)}));`,
+    `module.exports = new Proxy(function () {}, {`,
+    `  apply: (_target, self, args) => Reflect.apply(load(), self, args),`,
+    `  construct: (_target, args) => Reflect.construct(load(), args),`,
+    `  get: (_target, key) => load()[key],`,
+    `  has: (_target, key) => key in load(),`,
+    `});`,
+  ].join("\n");
+}
+
+/**
+ * A getter for each of the built-in's exports (as the node that builds has them), each loading it on
+ * first use: named imports read them at each use, and a namespace or default import copies getters.
+ */
+function builtinStandIn(name) {
+  return [
+    `let real;`,
+    `const load = () => (real ??= require(${JSON.stringify(name)}));`,
+    `for (const key of ${JSON.stringify(Object.keys(require(name)))}) Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] });`,
+  ].join("\n");
+}
 
 /** esbuild plugin: the LOAD_ON_FIRST_USE stand-ins. */
 const loadOnFirstUse = {
@@ -63,24 +100,17 @@ const loadOnFirstUse = {
   setup(build) {
     const names = Object.keys(LOAD_ON_FIRST_USE);
     build.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, async (args) => {
-      if (args.pluginData === "real" || !LOAD_ON_FIRST_USE[args.path].test(args.importer)) return undefined;
+      // A stand-in's own require of the real one (its importer, by name, would match the rules above) is left alone.
+      if (args.pluginData === "real" || args.namespace === "load-on-first-use" || !LOAD_ON_FIRST_USE[args.path].test(args.importer)) return undefined;
+      // A built-in stays outside the bundle: its stand-in requires it by name.
+      if (isBuiltin(args.path)) return { path: args.path, namespace: "load-on-first-use" };
       const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" });
       if (real.errors.length > 0) return { errors: real.errors };
       // Relative: the bundle names no path of the machine that built it.
       return { path: relative(ROOT, real.path), namespace: "load-on-first-use" };
     });
     build.onLoad({ filter: /.*/, namespace: "load-on-first-use" }, (args) => ({
-      // A Proxy so calls, properties and `new` all reach the real module, loaded on the first of them.
-      contents: [
-        `let real;`,
-        `const load = () => (real ??= require(${JSON.stringify(`./${args.path}`)}));`,
-        `module.exports = new Proxy(function () {}, {`,
-        `  apply: (_target, self, args) => Reflect.apply(load(), self, args),`,
-        `  construct: (_target, args) => Reflect.construct(load(), args),`,
-        `  get: (_target, key) => load()[key],`,
-        `  has: (_target, key) => key in load(),`,
-        `});`,
-      ].join("\n"),
+      contents: isBuiltin(args.path) ? builtinStandIn(args.path) : packageStandIn(`./${args.path}`),
       loader: "js",
       resolveDir: ROOT,
     }));

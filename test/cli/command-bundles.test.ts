@@ -88,6 +88,37 @@ test("a dry run through bin/provision formats no stack trace (one would make V8 
   }
 });
 
+test("built-ins a dry run does not use load on first use: spawning bash -n (a first run) loads child_process, a second run loads none", () => {
+  const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
+  try {
+    const unused = ["child_process", "readline/promises", "worker_threads"];
+    const script = `
+      const Module = require("node:module");
+      const asked = new Set();
+      const load = Module._load;
+      Module._load = function (request, ...rest) {
+        if (Module.isBuiltin(request)) asked.add(request.replace(/^node:/, ""));
+        return load.call(this, request, ...rest);
+      };
+      process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
+      process.on("exit", () => process.stderr.write("built-ins loaded: " + JSON.stringify(${JSON.stringify(unused)}.filter((name) => asked.has(name))) + "\\n"));
+      require("./bin/provision");
+    `;
+    // The bash -n verdicts are kept under XDG_CACHE_HOME: the first run checks the scripts with bash, the second reuses its verdicts.
+    const env = { ...process.env, XDG_CACHE_HOME: join(out, "cache") };
+    const runs = [1, 2].map(() => spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", env, timeout: 60_000 }));
+    for (const run of runs) {
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-1")}`);
+    }
+    expect(runs[0].stderr).toContain('built-ins loaded: ["child_process"]\n');
+    expect(runs[1].stderr).toContain("built-ins loaded: []\n");
+    expect(runs[1].stdout).toBe(runs[0].stdout);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
 test.each(["onboard", "prepare", "provision", "review", "status", "import", "simulate", "init"])("bin/%s --help loads no GitLab client and no cloud SDK", (command) => {
   // The client loads when the first one is built (lib/gitlab/load-client.ts): what --help needs never sends a request.
   const script = `${RECORD_GITLAB_CLIENT_BUILTINS}
