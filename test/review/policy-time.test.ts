@@ -95,3 +95,17 @@ test("a zone's wall clock is exact minute by minute across a change, also one at
     expect([...seen]).toEqual(offsets);
   }
 });
+
+test("a zone Intl lists reads the same clock as an alias of it, which is asked of Intl.DateTimeFormat", () => {
+  const listed = localClock("America/Los_Angeles");
+  const alias = localClock("US/Pacific");
+  // A week of quarter hours around the March change.
+  for (let quarter = 0; quarter < 7 * 96; quarter++) {
+    const utcMs = Date.UTC(2024, 2, 7) + quarter * 900_000;
+    expect({ utcMs, clock: alias(utcMs) }).toEqual({ utcMs, clock: listed(utcMs) });
+  }
+});
+
+test("fails when the zone is not one, as its clock is made", () => {
+  expect(() => localClock("Mars/Olympus_Mons")).toThrow(RangeError);
+});
