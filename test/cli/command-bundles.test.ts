@@ -83,6 +83,9 @@ test("a dry run through bin/provision formats no stack trace and builds no Intl 
           apply: (target, self, args) => (built.push(name), Reflect.apply(target, self, args)),
         });
       }
+      // localeCompare builds a collator on its first call.
+      const localeCompare = String.prototype.localeCompare;
+      String.prototype.localeCompare = function (...args) { built.push("localeCompare"); return localeCompare.apply(this, args); };
       process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
       process.on("exit", () => process.stderr.write("stack traces formatted: " + formatted + "\\nIntl formatters built: " + JSON.stringify(built) + "\\n"));
       require("./bin/provision");
