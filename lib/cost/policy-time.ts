@@ -84,7 +84,7 @@ function minutesSelected(policy: PolicyPeriods): Uint8Array {
 
 /**
  * Wall-clock time of a zone, as a UTC timestamp with the same fields. Offsets hold per quarter hour
- * (all zones' offsets and changes are whole quarters), and are read a week of quarters at a time
+ * (all zones' offsets and changes are whole quarters), and are read a week of hours at a time
  * through the process's local time (lib/time/zone-clock.ts), or, for a zone that cannot be read so,
  * asked of Intl one by one. That is slow (formatToParts was most of a one-cell dry run's cost
  * estimate), so the clock asks at each hour: an hour that starts and ends at the same offset has it
@@ -94,7 +94,8 @@ function minutesSelected(policy: PolicyPeriods): Uint8Array {
 const offsetsByZone = new Map<string, Map<number, number>>();
 
 const QUARTER_MS = 15 * MINUTE_MS;
-const QUARTERS_READ_AT_ONCE = WEEK_MINUTES / 15;
+/** A week's hours and the next one's start: what the cost estimate asks, read with one switch of TZ. */
+const HOURS_READ_AT_ONCE = WEEK_MINUTES / 60 + 1;
 
 export function localClock(timezone: string): (utcMs: number) => number {
   let offsets = offsetsByZone.get(timezone);
@@ -110,10 +111,11 @@ export function localClock(timezone: string): (utcMs: number) => number {
     const known = offsets!.get(quarter);
     if (known !== undefined) return known;
     if (!format) {
-      const first = quarter - (((quarter % QUARTERS_READ_AT_ONCE) + QUARTERS_READ_AT_ONCE) % QUARTERS_READ_AT_ONCE);
-      const starts = Array.from({ length: QUARTERS_READ_AT_ONCE }, (_, index) => (first + index) * QUARTER_MS);
+      // From an hour's start, the starts of the week's hours ahead; within an hour, its quarters.
+      const quarters = quarter % 4 === 0 ? Array.from({ length: HOURS_READ_AT_ONCE }, (_, hour) => quarter + hour * 4) : [0, 1, 2, 3].map((index) => quarter - (((quarter % 4) + 4) % 4) + index);
+      const starts = quarters.map((each) => each * QUARTER_MS);
       const clocks = wallClocks(timezone, starts);
-      starts.forEach((start, index) => offsets!.set(first + index, clocks[index] - start));
+      quarters.forEach((each, index) => offsets!.set(each, clocks[index] - starts[index]));
       return offsets!.get(quarter)!;
     }
     const start = quarter * QUARTER_MS;
