@@ -117,6 +117,33 @@ const loadOnFirstUse = {
   },
 };
 
+/**
+ * esbuild plugin: cdktf writes each stack's JSON and the manifest with json-stable-stringify, which
+ * was a tenth of a dry run; in the bundles, lib/text/stable-json.ts writes the same text faster. A call
+ * with more than `space` (none in cdktf) goes to the real package, bundled and loaded on first use.
+ */
+const stableJsonForCdktf = {
+  name: "stable-json-for-cdktf",
+  setup(build) {
+    build.onResolve({ filter: /^json-stable-stringify$/ }, async (args) => {
+      if (args.pluginData === "real" || !/[\\/]node_modules[\\/]cdktf[\\/]/.test(args.importer)) return undefined;
+      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: relative(ROOT, real.path), namespace: "stable-json-for-cdktf" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "stable-json-for-cdktf" }, (args) => ({
+      contents: [
+        `const { stableStringify } = require("./lib/text/stable-json.ts");`,
+        `let real;`,
+        `const onlySpace = (options) => options === undefined || (typeof options === "object" && options !== null && Object.keys(options).every((key) => key === "space") && ["undefined", "string", "number"].includes(typeof options.space));`,
+        `module.exports = (value, options) => (onlySpace(options) ? stableStringify(value, options) : (real ??= require(${JSON.stringify(`./${args.path}`)}))(value, options));`,
+      ].join("\n"),
+      loader: "js",
+      resolveDir: ROOT,
+    }));
+  },
+};
+
 /** esbuild plugin: lib/templates/precompiled-templates.ts becomes every template, precompiled by the engine tsc just built. */
 const precompiledTemplates = {
   name: "precompiled-templates",
@@ -183,7 +210,7 @@ async function bundle(command) {
     },
     ...SHARED_OPTIONS,
     outfile,
-    plugins: [loadOnFirstUse, precompiledTemplates, gitlabClientBundle],
+    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, gitlabClientBundle],
   });
   postProcess(outfile);
   return relative(ROOT, outfile);

@@ -18,6 +18,9 @@ import { renderedFilesForCell } from "../../lib/render/rendered-files";
 import { REPO_ROOT } from "../support/cli";
 import { exampleModel } from "../support/models";
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const packageStringify = require("cdktf/node_modules/json-stable-stringify") as (value: unknown, options: { space: number }) => string;
+
 const SDKS = /[\\/]node_modules[\\/](@gitbeaker|@aws-sdk|@google-cloud)[\\/]/;
 
 /** Built-ins undici and gitbeaker load as they initialize, and no command needs without them. */
@@ -35,7 +38,7 @@ const RECORD_GITLAB_CLIENT_BUILTINS = `
   process.on("exit", () => process.stderr.write("GitLab client built-ins: " + JSON.stringify(${JSON.stringify(GITLAB_CLIENT_BUILTINS)}.filter((name) => asked.has(name))) + "\\n"));
 `;
 
-test("a dry run through bin/provision loads no GitLab client and no cloud SDK, compiles no code at run time, and renders what the sources render", () => {
+test("a dry run through bin/provision loads no GitLab client and no cloud SDK, compiles no code at run time, renders what the sources render and writes cdktf's JSON as cdktf does", () => {
   const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
   try {
     // Code compiled at run time (new Function) is counted: the templates come precompiled and zod runs jitless.
@@ -59,6 +62,11 @@ test("a dry run through bin/provision loads no GitLab client and no cloud SDK, c
     expect(result.stderr).toContain("SDK modules loaded: []\n");
     expect(result.stderr).toContain("GitLab client built-ins: []\n");
     expect(result.stderr).toContain("compiled at run time: []\n");
+    // The bundle writes cdktf's JSON with lib/text/stable-json.ts: the text json-stable-stringify writes.
+    for (const file of [join(out, "stacks", "cell-1", "cdk.tf.json"), join(out, "manifest.json")]) {
+      const text = readFileSync(file, "utf8");
+      expect(text).toBe(packageStringify(JSON.parse(text), { space: 2 }));
+    }
     const expected = renderedFilesForCell(exampleModel("cell-1"));
     expect(expected.length).toBeGreaterThan(2);
     for (const file of expected) {
