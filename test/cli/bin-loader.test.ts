@@ -85,3 +85,16 @@ test("a missing bundle is named, with how to build it", () => {
   expect(result.status).toBe(1);
   expect(result.stderr).toBe(`error: ${join(root, "dist", "bundle", "absent.js")} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
 });
+
+test("the cache's V8 data starts 8-byte aligned after the identity line, so V8 uses it in place instead of copying it", () => {
+  rmSync(cacheFile, { force: true });
+  expect(hello()).toBe("hello fleet from hello.js\n");
+  const cache = readFileSync(cacheFile);
+  const identityLength = cache.indexOf(0x0a) + 1;
+  expect(cache.subarray(0, identityLength).toString("latin1")).toMatch(/^runner-fleet bundle \d+:\d+:\d+:\d+:\d+ *\n$/);
+  expect(identityLength % 8).toBe(0);
+  // And it is used as it is by the next run.
+  const written = statSync(cacheFile).mtimeMs;
+  expect(hello()).toBe("hello fleet from hello.js\n");
+  expect(statSync(cacheFile).mtimeMs).toBe(written);
+});
