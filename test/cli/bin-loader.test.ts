@@ -20,12 +20,15 @@ beforeAll(() => {
   mkdirSync(join(root, "dist", "bundle"), { recursive: true });
   copyFileSync(join(REPO_ROOT, "bin", "load-command.js"), join(root, "bin", "load-command.js"));
   writeFileSync(join(root, "bin", "hello"), `require("./load-command")("hello", "helloCommand");\n`);
-  // The shape build/bundle-commands.js gives a bundle: `main` and the command's factory.
+  // The shape build/bundle-commands.js gives a bundle: a module body inside the function the loader
+  // runs (one that calls itself when required plainly), exporting `main` and the command's factory.
   writeFileSync(
     join(root, "dist", "bundle", "hello.js"),
     [
+      `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
       `exports.helloCommand = () => ({ greet: (name) => "hello " + name + " from " + require("node:path").basename(__filename) });`,
       `exports.main = (command) => { process.stdout.write(command.greet(process.argv[2]) + "\\n"); };`,
+      `});`,
     ].join("\n"),
   );
   cacheFile = join(root, "dist", "bundle", "hello.js.v8-cache");
