@@ -13,8 +13,10 @@
  *   process.env.TZ does move local time (not where process.env is a copy, as under jest); other
  *   zones are read with a DateTimeFormat.
  *
- * The TZ switch changes the process's local time for as long as a reading takes, on this thread, with
- * nothing else running on it. Worker threads never switch it.
+ * The TZ switch changes the process's local time for as long as a reading takes (one synchronous pass
+ * over the times asked, a week of hours at a time), so nothing on this thread sees it; ICU's default zone
+ * is the process's, so a worker thread reading local time at that moment would. Worker threads never
+ * switch it, and no thread of these commands reads local time: they work in UTC and in named zones.
  */
 import { isMainThread } from "node:worker_threads";
 
