@@ -8,10 +8,11 @@
  *    - resource-shards.json: which shard each resource address belongs to;
  *    - manager-slots.json: which manager slot each manager template is (provision's roll).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";
 import type { StackManifest } from "cdktf/lib/manifest";
+import { removeTree } from "../lib/files/remove-tree";
 import type { LoadedModel } from "../lib/model/load";
 import { renderedFileList, type RenderedShardFiles } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
@@ -95,7 +96,7 @@ function writeBesideStack(job: CellJob, stackDir: string): SynthesizedCell {
   writeFileSync(join(stackDir, MANAGER_SLOTS_FILE), `${JSON.stringify(managerSlots(stackJson), null, 2)}\n`);
   // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
   const renderedDir = join(stackDir, "rendered");
-  rmSync(renderedDir, { recursive: true, force: true });
+  removeTree(renderedDir);
   for (const file of renderedFileList(job.rendered)) {
     const path = join(renderedDir, file.path);
     mkdirSync(dirname(path), { recursive: true });
