@@ -9,17 +9,15 @@
  * - A zone's wall clock: read through the process's own local time, with TZ set to the zone for the
  *   moment of the reading (setting process.env.TZ has node point ICU's default zone, which V8's local
  *   time reads, at it), then TZ set back. Only for listed zones whose name ICU takes from TZ as it is
- *   (longer than four characters, no digit or comma), on the main thread, and where setting
- *   process.env.TZ does move local time (not where process.env is a copy, as under jest); other
+ *   (longer than four characters, no digit or comma), and where setting process.env.TZ does
+ *   move local time (not where process.env is a copy, as under jest); other
  *   zones are read with a DateTimeFormat.
  *
  * The TZ switch changes the process's local time for as long as a reading takes (one synchronous pass
  * over the times asked, a week of hours at a time), so nothing on this thread sees it; ICU's default zone
- * is the process's, so a worker thread reading local time at that moment would. Worker threads never
- * switch it, and no thread of these commands reads local time: they work in UTC and in named zones.
+ * is the process's, so another thread reading local time at that moment would. No thread of these
+ * commands reads local time: they work in UTC and in named zones.
  */
-import { isMainThread } from "node:worker_threads";
-
 let listedZones: ReadonlySet<string> | undefined;
 
 /** True when `text` is a zone Intl.DateTimeFormat takes, "UTC" or a zone Intl lists, without building one; false when unsure. */
@@ -60,7 +58,7 @@ let tzMoves: boolean | undefined;
 function tzMovesLocalTime(): boolean {
   if (tzMoves === undefined) {
     const offsetIn = (zone: string) => withTz(zone, () => new Date(Date.UTC(2024, 0, 8)).getTimezoneOffset());
-    tzMoves = isMainThread && offsetIn("Asia/Tokyo") === -9 * 60 && offsetIn("Pacific/Kiritimati") === -14 * 60;
+    tzMoves = offsetIn("Asia/Tokyo") === -9 * 60 && offsetIn("Pacific/Kiritimati") === -14 * 60;
   }
   return tzMoves;
 }

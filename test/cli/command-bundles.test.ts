@@ -110,7 +110,7 @@ test("a dry run through bin/provision formats no stack trace and builds no Intl 
 test("built-ins a dry run does not use load on first use: spawning bash -n (a first run) loads child_process, a second run loads none", () => {
   const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
   try {
-    const unused = ["child_process", "readline/promises"];
+    const unused = ["child_process", "readline/promises", "worker_threads"];
     const script = `
       const Module = require("node:module");
       const asked = new Set();
