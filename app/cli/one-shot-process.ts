@@ -8,7 +8,7 @@
  *
  * cdktf: its modules create tokens as they load (tfExpression's), and each token captures and
  * formats a stack trace. Formatting one from the bundle makes V8 find every line end of its 4 MB
- * (some 50 million instructions, a tenth of a node start's), so the traces are off before cdktf loads rather
+ * (some 50 million instructions), so the traces are off before cdktf loads rather
  * than from synthesis on (stacks/token-stack-traces.ts; RUNNER_FLEET_TOKEN_STACK_TRACES=1 keeps them).
  */
 import { config } from "zod";

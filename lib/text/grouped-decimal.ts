@@ -1,8 +1,8 @@
 /**
  * A number as en-US writes it with a fixed count of decimals ("1,234.50"): the text of
  * `new Intl.NumberFormat("en-US", { minimumFractionDigits: n, maximumFractionDigits: n }).format(value)`,
- * worked out here instead. The first Intl formatter of a process loads ICU's locale data (a fifth of a
- * node start's instructions), and a dry run would build one only for the amounts of its cost estimate.
+ * worked out here instead. The first Intl formatter of a process loads ICU's locale data (about 100
+ * million instructions), and a dry run would build one only for the amounts of its cost estimate.
  *
  * Same rules as ICU: the number's shortest round-trip decimal digits (what String(value) writes,
  * and what ICU starts from too), rounded half away from zero, grouped in threes, "-" before any

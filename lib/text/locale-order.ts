@@ -1,7 +1,7 @@
 /**
  * `a.localeCompare(b)` (its sign), without ICU where that is sure to give the same: the first
  * localeCompare of a process builds ICU's collator and checks every locale it holds data for
- * (about 70 million instructions, more than a tenth of a node start's), and a dry run sorts only
+ * (about 70 million instructions), and a dry run sorts only
  * resource addresses and shard names, printable ASCII, with it.
  *
  * For printable ASCII, the root collation (English's, and C's and POSIX's, which V8 reads as en-US)

@@ -1,7 +1,7 @@
 /**
  * IANA time zones from ICU's data, the data Intl.DateTimeFormat reads, mostly without building one:
  * a process's first DateTimeFormat has ICU list and check every locale it holds data for (about 110
- * million instructions, a fifth of a node start's), and a dry run built them only to check its
+ * million instructions), and a dry run built them only to check its
  * policies' zones and to read their offsets over one week.
  *
  * - Whether a zone is one: the zones Intl lists (`Intl.supportedValuesOf`, no locale data) are, and
