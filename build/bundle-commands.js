@@ -19,6 +19,7 @@
  * Debugging: NODE_OPTIONS=--enable-source-maps maps stack traces back to the TypeScript sources.
  */
 const { readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const { isBuiltin } = require("node:module");
 const { join, relative } = require("node:path");
 const esbuild = require("esbuild");
 const { dropRedundantNames } = require("./drop-redundant-names");
@@ -49,13 +50,49 @@ const gitlabClientBundle = {
 };
 
 /**
- * Packages a dependency loads at start-up but calls only on paths no command takes here, replaced by a
- * stand-in that loads the real package (bundled, initialized on first use) when it is first used.
+ * Packages (and Node built-ins) loaded at start-up but called only on some paths, or none here, by the
+ * importers they are replaced for, with a stand-in that loads the real one (a package bundled,
+ * initialized on first use) when it is first used.
  */
 const LOAD_ON_FIRST_USE = {
   // cdktf zips TerraformAsset directories with archiver (and its ~60 modules); no stack here has an asset.
   archiver: /[\\/]node_modules[\\/]cdktf[\\/]/,
+  // Built-ins only some paths use, for the project's own modules (importers outside node_modules) and
+  // commander (which spawns a program only for a subcommand that is one: none here). child_process
+  // loads net, dgram and the streams with it: about 2 ms of every command's start, and a dry run
+  // spawns nothing; nor does it ask at the terminal or start a thread for one cell.
+  "node:child_process": /[\\/]node_modules[\\/]commander[\\/]|^(?!.*[\\/]node_modules[\\/])/,
+  // cdktf runs a binary only to check a provider's version (validateBinaryVersion): never in synthesis here.
+  child_process: /[\\/]node_modules[\\/]cdktf[\\/]/,
+  "node:readline/promises": /^(?!.*[\\/]node_modules[\\/])/,
+  "node:worker_threads": /^(?!.*[\\/]node_modules[\\/])/,
 };
+
+/** A Proxy so calls, properties and `new` all reach the real package, loaded on the first of them. */
+function packageStandIn(path) {
+  return [
+    `let real;`,
+    `const load = () => (real ??= require(${JSON.stringify(path)}));`,
+    `module.exports = new Proxy(function () {}, {`,
+    `  apply: (_target, self, args) => Reflect.apply(load(), self, args),`,
+    `  construct: (_target, args) => Reflect.construct(load(), args),`,
+    `  get: (_target, key) => load()[key],`,
+    `  has: (_target, key) => key in load(),`,
+    `});`,
+  ].join("\n");
+}
+
+/**
+ * A getter for each of the built-in's exports (as the node that builds has them), each loading it on
+ * first use: named imports read them at each use, and a namespace or default import copies getters.
+ */
+function builtinStandIn(name) {
+  return [
+    `let real;`,
+    `const load = () => (real ??= require(${JSON.stringify(name)}));`,
+    `for (const key of ${JSON.stringify(Object.keys(require(name)))}) Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] });`,
+  ].join("\n");
+}
 
 /** esbuild plugin: the LOAD_ON_FIRST_USE stand-ins. */
 const loadOnFirstUse = {
@@ -63,23 +100,43 @@ const loadOnFirstUse = {
   setup(build) {
     const names = Object.keys(LOAD_ON_FIRST_USE);
     build.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, async (args) => {
-      if (args.pluginData === "real" || !LOAD_ON_FIRST_USE[args.path].test(args.importer)) return undefined;
+      // A stand-in's own require of the real one (its importer, by name, would match the rules above) is left alone.
+      if (args.pluginData === "real" || args.namespace === "load-on-first-use" || !LOAD_ON_FIRST_USE[args.path].test(args.importer)) return undefined;
+      // A built-in stays outside the bundle: its stand-in requires it by name.
+      if (isBuiltin(args.path)) return { path: args.path, namespace: "load-on-first-use" };
       const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" });
       if (real.errors.length > 0) return { errors: real.errors };
       // Relative: the bundle names no path of the machine that built it.
       return { path: relative(ROOT, real.path), namespace: "load-on-first-use" };
     });
     build.onLoad({ filter: /.*/, namespace: "load-on-first-use" }, (args) => ({
-      // A Proxy so calls, properties and `new` all reach the real module, loaded on the first of them.
+      contents: isBuiltin(args.path) ? builtinStandIn(args.path) : packageStandIn(`./${args.path}`),
+      loader: "js",
+      resolveDir: ROOT,
+    }));
+  },
+};
+
+/**
+ * esbuild plugin: cdktf writes each stack's JSON and the manifest with json-stable-stringify, which
+ * was a tenth of a dry run; in the bundles, lib/text/stable-json.ts writes the same text faster. A call
+ * with more than `space` (none in cdktf) goes to the real package, bundled and loaded on first use.
+ */
+const stableJsonForCdktf = {
+  name: "stable-json-for-cdktf",
+  setup(build) {
+    build.onResolve({ filter: /^json-stable-stringify$/ }, async (args) => {
+      if (args.pluginData === "real" || !/[\\/]node_modules[\\/]cdktf[\\/]/.test(args.importer)) return undefined;
+      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: relative(ROOT, real.path), namespace: "stable-json-for-cdktf" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "stable-json-for-cdktf" }, (args) => ({
       contents: [
+        `const { stableStringify } = require("./lib/text/stable-json.ts");`,
         `let real;`,
-        `const load = () => (real ??= require(${JSON.stringify(`./${args.path}`)}));`,
-        `module.exports = new Proxy(function () {}, {`,
-        `  apply: (_target, self, args) => Reflect.apply(load(), self, args),`,
-        `  construct: (_target, args) => Reflect.construct(load(), args),`,
-        `  get: (_target, key) => load()[key],`,
-        `  has: (_target, key) => key in load(),`,
-        `});`,
+        `const onlySpace = (options) => options === undefined || (typeof options === "object" && options !== null && Object.keys(options).every((key) => key === "space") && ["undefined", "string", "number"].includes(typeof options.space));`,
+        `module.exports = (value, options) => (onlySpace(options) ? stableStringify(value, options) : (real ??= require(${JSON.stringify(`./${args.path}`)}))(value, options));`,
       ].join("\n"),
       loader: "js",
       resolveDir: ROOT,
@@ -118,6 +175,12 @@ function commandNames() {
   return readdirSync(join(ROOT, "bin")).filter((name) => !name.includes(".") && statSync(join(ROOT, "bin", name)).isFile());
 }
 
+/** What a bundle's text opens and closes with (see SHARED_OPTIONS). */
+const BUNDLE_HEAD =
+  `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(` +
+  `function (exports, require, module, __filename, __dirname) {`;
+const BUNDLE_TAIL = `});`;
+
 /** The settings every bundle is built with. */
 const SHARED_OPTIONS = {
   bundle: true,
@@ -137,6 +200,13 @@ const SHARED_OPTIONS = {
   // Smaller to read and parse at every start; the source map keeps traces readable.
   minifyWhitespace: true,
   minifySyntax: true,
+  // The bundle is a CommonJS module body inside the function bin/load-command.js runs (what Node's own
+  // wrapper would make of it), so the loader hands V8 the file's text as it is: wrapping it there made
+  // a second string of the whole bundle, which V8 then copied flat (4 MB). Run by the loader (which
+  // marks the moment with a global symbol) its value is that function; required plainly (with
+  // --enable-source-maps, or by a test), the file calls it itself.
+  banner: { js: BUNDLE_HEAD },
+  footer: { js: BUNDLE_TAIL },
   logLevel: "warning",
 };
 
@@ -153,7 +223,7 @@ async function bundle(command) {
     },
     ...SHARED_OPTIONS,
     outfile,
-    plugins: [loadOnFirstUse, precompiledTemplates, gitlabClientBundle],
+    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, gitlabClientBundle],
   });
   postProcess(outfile);
   return relative(ROOT, outfile);

@@ -10,10 +10,11 @@
  */
 // First: cdktf, loaded by the imports below, then finds archiver's stand-in.
 import "./archiver-on-first-use";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";
 import type { StackManifest } from "cdktf/lib/manifest";
+import { removeTree } from "../lib/files/remove-tree";
 import type { LoadedModel } from "../lib/model/load";
 import { renderedFileList, type RenderedShardFiles } from "../lib/render/rendered-files";
 import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
@@ -103,7 +104,7 @@ function writeBesideStack(job: CellJob, stackDir: string, written: StackJson | u
   writeFileSync(join(stackDir, MANAGER_SLOTS_FILE), `${JSON.stringify(managerSlots(stackJson), null, 2)}\n`);
   // Rewritten whole: a shard renamed or removed since the last synth leaves no stale files behind.
   const renderedDir = join(stackDir, "rendered");
-  rmSync(renderedDir, { recursive: true, force: true });
+  removeTree(renderedDir);
   const made = new Set<string>();
   for (const file of renderedFileList(job.rendered)) {
     const path = join(renderedDir, file.path);

@@ -15,6 +15,7 @@
  */
 import { parseCronexpr, type CronexprSchedule } from "../model/cronexpr";
 import { cronexprMatchesMinute, cronexprMinutesOfHour } from "../model/cronexpr-match";
+import { readsWallClocks, wallClocks } from "../time/zone-clock";
 
 export interface PolicyPeriods {
   readonly periods: readonly string[];
@@ -83,37 +84,51 @@ function minutesSelected(policy: PolicyPeriods): Uint8Array {
 
 /**
  * Wall-clock time of a zone, as a UTC timestamp with the same fields. Offsets hold per quarter hour
- * (all zones' offsets and changes are whole quarters). Asking Intl is slow (formatToParts was most of
- * a one-cell dry run's cost estimate), so it is asked at each hour: an hour that starts and ends at
- * the same offset has it throughout (no zone changes twice within an hour), and only an hour whose
- * ends differ is asked quarter by quarter.
+ * (all zones' offsets and changes are whole quarters), and are read a week of hours at a time
+ * through the process's local time (lib/time/zone-clock.ts), or, for a zone that cannot be read so,
+ * asked of Intl one by one. That is slow (formatToParts was most of a one-cell dry run's cost
+ * estimate), so the clock asks at each hour: an hour that starts and ends at the same offset has it
+ * throughout (no zone changes twice within an hour), and only an hour whose ends differ is asked
+ * quarter by quarter.
  */
 const offsetsByZone = new Map<string, Map<number, number>>();
 
 const QUARTER_MS = 15 * MINUTE_MS;
+/** A week's hours and the next one's start: what the cost estimate asks, read with one switch of TZ. */
+const HOURS_READ_AT_ONCE = WEEK_MINUTES / 60 + 1;
 
 export function localClock(timezone: string): (utcMs: number) => number {
-  const format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
   let offsets = offsetsByZone.get(timezone);
   if (!offsets) {
     offsets = new Map<number, number>();
     offsetsByZone.set(timezone, offsets);
   }
-  const askIntl = (quarter: number): number => {
-    let offset = offsets!.get(quarter);
-    if (offset === undefined) {
-      const start = quarter * QUARTER_MS;
-      const parts = Object.fromEntries(format.formatToParts(new Date(start)).map((part) => [part.type, Number(part.value)]));
-      offset = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - start;
-      offsets!.set(quarter, offset);
+  // Built here, as before, for a zone Intl is asked about: one it does not know throws now, not at the first reading.
+  const format = readsWallClocks(timezone)
+    ? undefined
+    : new Intl.DateTimeFormat("en-US", { timeZone: timezone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
+  const offsetAt = (quarter: number): number => {
+    const known = offsets!.get(quarter);
+    if (known !== undefined) return known;
+    if (!format) {
+      // From an hour's start, the starts of the week's hours ahead; within an hour, its quarters.
+      const quarters = quarter % 4 === 0 ? Array.from({ length: HOURS_READ_AT_ONCE }, (_, hour) => quarter + hour * 4) : [0, 1, 2, 3].map((index) => quarter - (((quarter % 4) + 4) % 4) + index);
+      const starts = quarters.map((each) => each * QUARTER_MS);
+      const clocks = wallClocks(timezone, starts);
+      quarters.forEach((each, index) => offsets!.set(each, clocks[index] - starts[index]));
+      return offsets!.get(quarter)!;
     }
+    const start = quarter * QUARTER_MS;
+    const parts = Object.fromEntries(format.formatToParts(new Date(start)).map((part) => [part.type, Number(part.value)]));
+    const offset = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - start;
+    offsets!.set(quarter, offset);
     return offset;
   };
   return (utcMs) => {
     const quarter = Math.floor(utcMs / QUARTER_MS);
     const hourStart = quarter - (quarter % 4);
-    const atStart = askIntl(hourStart);
-    return utcMs + (atStart === askIntl(hourStart + 4) ? atStart : askIntl(quarter));
+    const atStart = offsetAt(hourStart);
+    return utcMs + (atStart === offsetAt(hourStart + 4) ? atStart : offsetAt(quarter));
   };
 }
 

@@ -1,10 +1,15 @@
 /** Checks of single values the schema refers to; each is true when the value is acceptable. */
 import { closest, distance } from "fastest-levenshtein";
+import { isListedZone } from "../time/zone-clock";
 
-/** Asked once per zone: building an Intl.DateTimeFormat is slow, and every policy of every shard names a zone. */
+/**
+ * Asked once per zone, and of Intl.DateTimeFormat only for a zone Intl does not list: building one is
+ * slow (the first of a process most of all: lib/time/zone-clock.ts), and every policy of every shard names a zone.
+ */
 const timeZoneValidity = new Map<string, boolean>();
 
 export function isValidTimeZone(text: string): boolean {
+  if (isListedZone(text)) return true;
   let valid = timeZoneValidity.get(text);
   if (valid === undefined) {
     try {

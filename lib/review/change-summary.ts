@@ -4,6 +4,7 @@
  * shard and by resource type. Values taken from the plan are redacted here, so
  * the summary object is safe to print as JSON.
  */
+import { compareLikeLocale } from "../text/locale-order";
 import { redactSecrets } from "../text/redact";
 import type { PlanAction, PlanChange, PlanJson, PlanResourceChange } from "../terraform/plan-json";
 import { resourceAddress, type PathOf, type ShardOf, type SynthesizedStack } from "./stack-files";
@@ -147,7 +148,7 @@ function shardAddress(change: PlanResourceChange): string {
 }
 
 function buildSummary(source: ChangeSummary["source"], unordered: ResourceChangeSummary[], outputs: OutputChangeSummary[]): ChangeSummary {
-  const resources = [...unordered].sort((a, b) => compareShards(a.shard, b.shard) || a.address.localeCompare(b.address));
+  const resources = [...unordered].sort((a, b) => compareShards(a.shard, b.shard) || compareLikeLocale(a.address, b.address));
   const shardNames = [...new Set(resources.map((resource) => resource.shard))];
   const byShard = shardNames.map((shard): ShardChanges => {
     const own = resources.filter((resource) => resource.shard === shard);
@@ -161,7 +162,7 @@ function compareShards(a: string | null, b: string | null): number {
   if (a === b) return 0;
   if (a === null) return -1;
   if (b === null) return 1;
-  return a.localeCompare(b);
+  return compareLikeLocale(a, b);
 }
 
 function countKinds(resources: readonly ResourceChangeSummary[]): ChangeCounts {

@@ -3,18 +3,12 @@
  * Markdown, for the capacity part of the plan summary. Unknown prices read "unknown".
  */
 import type { CellCost, ShardCost } from "../cost/estimate";
+import { formatGroupedDecimal } from "../text/grouped-decimal";
 
-/**
- * One formatter for every amount: toLocaleString with options builds a new one per call, a summary has dozens.
- * Built on first use, not when the module loads: the first Intl formatter of a process costs ~12 ms (ICU's
- * data), and every command bundle that imports this module paid it at start-up, for --help and errors too.
- */
-let dollars: Intl.NumberFormat | undefined;
-
+/** Dollars and cents as en-US writes them ("$1,234.50"), without an Intl formatter: lib/text/grouped-decimal.ts says why. */
 export function formatMoney(amount: number | null): string {
   if (amount === null) return "unknown";
-  dollars ??= new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return `$${dollars.format(amount)}`;
+  return `$${formatGroupedDecimal(amount, 2)}`;
 }
 
 /** The total, or for a partly priced cell what is priced (a lower bound): "at least $12.00 (priced part)". */

@@ -20,12 +20,15 @@ beforeAll(() => {
   mkdirSync(join(root, "dist", "bundle"), { recursive: true });
   copyFileSync(join(REPO_ROOT, "bin", "load-command.js"), join(root, "bin", "load-command.js"));
   writeFileSync(join(root, "bin", "hello"), `require("./load-command")("hello", "helloCommand");\n`);
-  // The shape build/bundle-commands.js gives a bundle: `main` and the command's factory.
+  // The shape build/bundle-commands.js gives a bundle: a module body inside the function the loader
+  // runs (one that calls itself when required plainly), exporting `main` and the command's factory.
   writeFileSync(
     join(root, "dist", "bundle", "hello.js"),
     [
+      `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
       `exports.helloCommand = () => ({ greet: (name) => "hello " + name + " from " + require("node:path").basename(__filename) });`,
       `exports.main = (command) => { process.stdout.write(command.greet(process.argv[2]) + "\\n"); };`,
+      `});`,
     ].join("\n"),
   );
   cacheFile = join(root, "dist", "bundle", "hello.js.v8-cache");
@@ -84,4 +87,17 @@ test("a missing bundle is named, with how to build it", () => {
   const result = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(join(root, "bin", "load-command.js"))})("absent", "absentCommand")`], { encoding: "utf8" });
   expect(result.status).toBe(1);
   expect(result.stderr).toBe(`error: ${join(root, "dist", "bundle", "absent.js")} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
+});
+
+test("the cache's V8 data starts 8-byte aligned after the identity line, so V8 uses it in place instead of copying it", () => {
+  rmSync(cacheFile, { force: true });
+  expect(hello()).toBe("hello fleet from hello.js\n");
+  const cache = readFileSync(cacheFile);
+  const identityLength = cache.indexOf(0x0a) + 1;
+  expect(cache.subarray(0, identityLength).toString("latin1")).toMatch(/^runner-fleet bundle \d+:\d+:\d+:\d+:\d+ *\n$/);
+  expect(identityLength % 8).toBe(0);
+  // And it is used as it is by the next run.
+  const written = statSync(cacheFile).mtimeMs;
+  expect(hello()).toBe("hello fleet from hello.js\n");
+  expect(statSync(cacheFile).mtimeMs).toBe(written);
 });

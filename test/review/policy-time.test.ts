@@ -1,5 +1,7 @@
 /** Share of the week each autoscaling policy is in force (the last matching one wins). */
+import { spawnSync } from "node:child_process";
 import { localClock, policyShares } from "../../lib/cost/policy-time";
+import { REPO_ROOT } from "../support/cli";
 
 test("an always-on policy is in force the whole week", () => {
   expect(policyShares([{ periods: ["* * * * *"], timezone: "UTC" }])).toEqual([1]);
@@ -94,4 +96,50 @@ test("a zone's wall clock is exact minute by minute across a change, also one at
     }
     expect([...seen]).toEqual(offsets);
   }
+});
+
+test("a zone Intl lists reads the same clock as an alias of it, which is asked of Intl.DateTimeFormat", () => {
+  const listed = localClock("America/Los_Angeles");
+  const alias = localClock("US/Pacific");
+  // A week of quarter hours around the March change.
+  for (let quarter = 0; quarter < 7 * 96; quarter++) {
+    const utcMs = Date.UTC(2024, 2, 7) + quarter * 900_000;
+    expect({ utcMs, clock: alias(utcMs) }).toEqual({ utcMs, clock: listed(utcMs) });
+  }
+});
+
+test("fails when the zone is not one, as its clock is made", () => {
+  expect(() => localClock("Mars/Olympus_Mons")).toThrow(RangeError);
+});
+
+test("a zone's wall clock before 1970 (negative timestamps) is the one Intl formats", () => {
+  const clock = localClock("Europe/Amsterdam");
+  const format = new Intl.DateTimeFormat("en-US", { timeZone: "Europe/Amsterdam", hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
+  for (let quarter = 0; quarter < 96; quarter++) {
+    const utcMs = Date.UTC(1960, 5, 1) + quarter * 900_000 + 60_000;
+    const parts = Object.fromEntries(format.formatToParts(new Date(utcMs)).map((part) => [part.type, Number(part.value)]));
+    expect({ utcMs, clock: clock(utcMs) }).toEqual({ utcMs, clock: Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) });
+  }
+});
+
+test("in a node of its own, where zones are read through TZ, the clock is the one Intl formats: every 7 minutes of a week, across changes and before 1970", () => {
+  // Under jest process.env is a copy and the clock asks Intl (lib/time/zone-clock.ts); a node of its own reads through TZ.
+  const script = `
+    const { localClock } = require("./dist/lib/cost/policy-time.js");
+    const { readsWallClocks } = require("./dist/lib/time/zone-clock.js");
+    const differing = [];
+    for (const [zone, from] of [["Europe/Amsterdam", Date.UTC(2024, 2, 28)], ["Australia/Lord_Howe", Date.UTC(2024, 9, 3)], ["America/New_York", Date.UTC(1969, 11, 28)]]) {
+      if (!readsWallClocks(zone)) differing.push(zone + " not read through TZ");
+      const clock = localClock(zone);
+      const format = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
+      for (let utcMs = from; utcMs < from + 7 * 86400000; utcMs += 7 * 60000) {
+        const parts = Object.fromEntries(format.formatToParts(new Date(utcMs)).map((part) => [part.type, Number(part.value)]));
+        if (clock(utcMs) !== Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute)) differing.push(zone + " " + new Date(utcMs).toISOString());
+      }
+    }
+    console.log(JSON.stringify(differing));
+  `;
+  const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+  expect(result.stderr).toBe("");
+  expect(JSON.parse(result.stdout)).toEqual([]);
 });
