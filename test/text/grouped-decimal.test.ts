@@ -3,6 +3,7 @@
  * without ICU: checked against Intl itself on the amounts that decide rounding and grouping, and on
  * many numbers of every size.
  */
+import { seededRandom } from "../../lib/simulate/seeded-random";
 import { formatGroupedDecimal } from "../../lib/text/grouped-decimal";
 
 const formatters = new Map<number, Intl.NumberFormat>();
@@ -12,16 +13,8 @@ const intl = (value: number, fractionDigits: number) => {
   return formatter.format(value);
 };
 
-/** A fixed sequence of numbers in [0, 1) (mulberry32), so every run checks the same ones. */
-function numbers(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A fixed sequence of numbers in [0, 1) for a seed (mulberry32), so every run checks the same ones. */
+const numbers = seededRandom;
 
 test("writes amounts as en-US does: grouped in threes, two decimals", () => {
   expect(formatGroupedDecimal(1234567.891, 2)).toBe("1,234,567.89");

@@ -4,22 +4,15 @@
  * characters, on many strings that share prefixes or differ only in case, and where it must leave the
  * order to localeCompare (other text, another default locale).
  */
+import { seededRandom } from "../../lib/simulate/seeded-random";
 import { spawnSync } from "node:child_process";
 import { compareLikeLocale } from "../../lib/text/locale-order";
 import { REPO_ROOT } from "../support/cli";
 
 const PRINTABLE = Array.from({ length: 95 }, (_, index) => String.fromCharCode(0x20 + index));
 
-/** A fixed sequence of numbers in [0, 1) (mulberry32), so every run checks the same strings. */
-function numbers(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A fixed sequence of numbers in [0, 1) for a seed (mulberry32), so every run checks the same ones. */
+const numbers = seededRandom;
 
 /** The pairs compareLikeLocale orders otherwise than localeCompare. */
 const misordered = (pairs: Iterable<readonly [string, string]>) =>

@@ -2,21 +2,14 @@
  * stableStringify writes what json-stable-stringify (cdktf's, which the command bundles replace with
  * it) writes when given only `space`: checked against the package on the values that decide the text.
  */
+import { seededRandom } from "../../lib/simulate/seeded-random";
 import { stableStringify } from "../../lib/text/stable-json";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const packageStringify = require("cdktf/node_modules/json-stable-stringify") as (value: unknown, options?: { space?: string | number }) => string | undefined;
 
-/** A fixed sequence of numbers in [0, 1) (mulberry32), so every run checks the same values. */
-function numbers(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A fixed sequence of numbers in [0, 1) for a seed (mulberry32), so every run checks the same ones. */
+const numbers = seededRandom;
 
 const SPACES = [undefined, { space: 2 }, { space: "\t" }, { space: 0 }, { space: "" }, { space: 2.5 }, { space: -1 }, {}];
 
