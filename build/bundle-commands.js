@@ -68,17 +68,11 @@ const LOAD_ON_FIRST_USE = {
   "node:worker_threads": /^(?!.*[\\/]node_modules[\\/])/,
 };
 
-/** A Proxy so calls, properties and `new` all reach the real package, loaded on the first of them. */
+/** The real package, bundled and loaded on first use (lib/process/loaded-on-first-use.ts). */
 function packageStandIn(path) {
   return [
-    `let real;`,
-    `const load = () => (real ??= require(${JSON.stringify(path)}));`,
-    `module.exports = new Proxy(function () {}, {`,
-    `  apply: (_target, self, args) => Reflect.apply(load(), self, args),`,
-    `  construct: (_target, args) => Reflect.construct(load(), args),`,
-    `  get: (_target, key) => load()[key],`,
-    `  has: (_target, key) => key in load(),`,
-    `});`,
+    `const { loadedOnFirstUse } = require("./lib/process/loaded-on-first-use.ts");`,
+    `module.exports = loadedOnFirstUse(() => require(${JSON.stringify(path)}));`,
   ].join("\n");
 }
 

@@ -9,6 +9,7 @@
  */
 import Module from "node:module";
 import { basename, dirname, join } from "node:path";
+import { loadedOnFirstUse } from "../lib/process/loaded-on-first-use";
 
 /** Puts the stand-in where cdktf's `require("archiver")` (lib/private/fs.js) will look. */
 export function loadArchiverOnFirstUse(): void {
@@ -23,24 +24,13 @@ export function loadArchiverOnFirstUse(): void {
     return;
   }
   if (require.cache[path]) return;
-  let real: unknown;
-  const load = (): Function => {
-    if (real === undefined) {
-      // Out of the cache first, so that require loads the real module (and caches it) in the stand-in's place.
-      delete require.cache[path];
-      real = require(path);
-    }
-    return real as Function;
-  };
   const standIn = new Module(path);
   standIn.filename = path;
   standIn.loaded = true;
-  // A Proxy so calls, properties and `new` all reach the real module, loaded on the first of them.
-  standIn.exports = new Proxy(function () {}, {
-    apply: (_target, self, args) => Reflect.apply(load(), self, args),
-    construct: (_target, args) => Reflect.construct(load(), args),
-    get: (_target, key) => (load() as unknown as Record<string | symbol, unknown>)[key],
-    has: (_target, key) => key in load(),
+  standIn.exports = loadedOnFirstUse(() => {
+    // Out of the cache first, so that require loads the real module (and caches it) in the stand-in's place.
+    delete require.cache[path];
+    return require(path);
   });
   require.cache[path] = standIn;
 }

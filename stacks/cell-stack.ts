@@ -3,7 +3,7 @@
  * A cell's state is independent of every other cell's, so a change to one model
  * plans only that cell.
  */
-import { TerraformOutput, TerraformStack } from "cdktf";
+import { TerraformOutput, type TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
 import { TOOLKIT_VERSION_OUTPUT, toolkitVersion } from "../lib/files/toolkit-version";
 import { stackName } from "../lib/model/names";
@@ -15,7 +15,7 @@ import { addCellFleet } from "./cell-fleet";
 import type * as GoogleCellModule from "./google-cell";
 import { escapeLiteralTextIn } from "./literal-text";
 import { holdManagerSlots } from "./manager-holds";
-import { toTerraformResolvedOnce } from "./resolve-once";
+import { ResolvedOnceStack } from "./resolve-once";
 
 export interface CellStackProps {
   readonly model: RunnerModel;
@@ -41,7 +41,7 @@ export function recordToolkitVersion(stack: TerraformStack): void {
   }).overrideLogicalId(TOOLKIT_VERSION_OUTPUT);
 }
 
-export class CellStack extends TerraformStack {
+export class CellStack extends ResolvedOnceStack {
   readonly model: RunnerModel;
 
   constructor(scope: Construct, props: CellStackProps) {
@@ -87,7 +87,7 @@ export class CellStack extends TerraformStack {
 
   /** cdktf's toTerraform without its second resolve of the whole, already resolved, stack (stacks/resolve-once.ts). */
   override toTerraform(): unknown {
-    const json = toTerraformResolvedOnce(this, () => super.toTerraform());
+    const json = super.toTerraform();
     this.resourcePaths = resourcePathsOf(json as ResourcePaths);
     return json;
   }

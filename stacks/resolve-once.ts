@@ -18,6 +18,16 @@ import type { IConstruct } from "constructs";
 import { deepMerge } from "cdktf/lib/util";
 import { resolveSkippingPlainValues as resolve } from "./plain-value-resolve";
 
+/**
+ * A TerraformStack that writes its Terraform JSON with each element resolved once: the cell stack
+ * (stacks/cell-stack.ts) and the stacks the construct tests build their constructs in.
+ */
+export class ResolvedOnceStack extends TerraformStack {
+  override toTerraform(): unknown {
+    return toTerraformResolvedOnce(this, () => super.toTerraform());
+  }
+}
+
 /** The private fields of TerraformStack that its toTerraform reads. */
 interface StackInternals {
   readonly rawOverrides: Record<string, unknown>;

@@ -9,6 +9,7 @@
  */
 const { existsSync } = require("node:fs");
 const { dirname, join } = require("node:path");
+const { loadedOnFirstUse } = require("../../lib/process/loaded-on-first-use");
 
 // The copy cdktf resolves (its own, else the top level's), required by its path: through jest, the name
 // "archiver" (and its resolution) maps back to this file.
@@ -17,12 +18,4 @@ const REAL_ARCHIVER = [join(dirname(require.resolve("cdktf/package.json")), "nod
 );
 if (!REAL_ARCHIVER) throw new Error("archiver, a dependency of cdktf, is not installed: run `npm ci`");
 
-let real;
-const load = () => (real ??= require(REAL_ARCHIVER));
-
-module.exports = new Proxy(function () {}, {
-  apply: (_target, self, args) => Reflect.apply(load(), self, args),
-  construct: (_target, args) => Reflect.construct(load(), args),
-  get: (_target, key) => load()[key],
-  has: (_target, key) => key in load(),
-});
+module.exports = loadedOnFirstUse(() => require(REAL_ARCHIVER));

@@ -5,7 +5,7 @@ import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import type { Construct } from "constructs";
 import { AwsCellFleet } from "../../../constructs/aws/aws-cell-fleet";
 import type { RunnerModel } from "../../../lib/model/schema";
-import { ResolvedOnceStack } from "../../support/resolved-once-stack";
+import { ResolvedOnceStack } from "../../../stacks/resolve-once";
 import { renderCellFiles } from "../../../lib/render/rendered-files";
 import { awsFleetProps } from "../../../stacks/aws-fleet-props";
 

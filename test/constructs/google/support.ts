@@ -4,14 +4,14 @@ import { Testing, TerraformStack } from "cdktf";
 import type { Construct, IConstruct } from "constructs";
 import { GoogleCellFleet } from "../../../constructs/google/google-cell-fleet";
 import type { RunnerModel } from "../../../lib/model/schema";
-import { ResolvedOnceStack } from "../../support/resolved-once-stack";
+import { ResolvedOnceStack } from "../../../stacks/resolve-once";
 import { renderCellFiles } from "../../../lib/render/rendered-files";
 import { googleFleetProps } from "../../../stacks/google-fleet-props";
 
 export const TEST_PROJECT = "acme-test-project";
 export const TEST_REGION = "europe-west4";
 
-/** A fresh stack with the Google provider, written as the real cell stack writes its JSON (test/support/resolved-once-stack.ts). */
+/** A fresh stack with the Google provider, written as the real cell stack writes its JSON (ResolvedOnceStack, stacks/resolve-once.ts). */
 export function googleTestStack(): TerraformStack {
   const app = Testing.app();
   const stack = new ResolvedOnceStack(app, "test");
