@@ -8,7 +8,7 @@ import { CONTAINER_STUB_DIR, SystemContainer } from "./support/system-container"
 import { StubState, type StubCall } from "./support/stub-state";
 
 const MAIN = "/usr/local/sbin/slow-quit-main";
-/** Main process: starts the plugin child, and on SIGQUIT takes $1 seconds before it exits 0. */
+/** Main process: starts the plugin child, and on SIGQUIT takes $1 seconds (whole) before it exits 0. */
 const MAIN_SCRIPT = `#!/bin/bash
 source ${CONTAINER_STUB_DIR}/stub-lib.sh
 unit=$2
@@ -19,7 +19,16 @@ env --default-signal=INT,QUIT ${CONTAINER_STUB_DIR}/fleeting-plugin "$unit" &
 stub_log main start "$unit"
 until [[ -n $SIGNAL ]]; do stub_pause 0.2; done
 stub_log main signal QUIT "$unit"
-stub_pause "$1"
+# The drain's pause is a sleep child, which systemd can signal too: it repeats its round over the
+# unit's cgroup until no process is added (cg_kill_items, src/basic/cgroup-util.c), and a sleep
+# forked during it dies of SIGQUIT. A Go program's jobs are no such child: pause again until the
+# drain's time is up (under load, the first sleep died and the unit stopped within a second).
+stub_now_ms
+drained_at=$((STUB_NOW_MS + $1 * 1000))
+while ((STUB_NOW_MS < drained_at)); do
+  stub_pause 0.2
+  stub_now_ms
+done
 stub_log main exit "$unit"
 exit 0
 `;
