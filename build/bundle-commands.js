@@ -113,8 +113,9 @@ const loadOnFirstUse = {
 
 /**
  * esbuild plugin: cdktf writes each stack's JSON and the manifest with json-stable-stringify, which
- * was a tenth of a dry run; in the bundles, lib/text/stable-json.ts writes the same text faster. A call
- * with more than `space` (none in cdktf) goes to the real package, bundled and loaded on first use.
+ * was a tenth of a dry run; in the bundles, lib/text/stable-json-for-cdktf.ts writes the same text
+ * faster. A call with more than `space` (none in cdktf) goes to the real package, bundled and loaded
+ * on first use. The tests hand cdktf the same function (jest.config.js).
  */
 const stableJsonForCdktf = {
   name: "stable-json-for-cdktf",
@@ -127,10 +128,8 @@ const stableJsonForCdktf = {
     });
     build.onLoad({ filter: /.*/, namespace: "stable-json-for-cdktf" }, (args) => ({
       contents: [
-        `const { stableStringify } = require("./lib/text/stable-json.ts");`,
-        `let real;`,
-        `const onlySpace = (options) => options === undefined || (typeof options === "object" && options !== null && Object.keys(options).every((key) => key === "space") && ["undefined", "string", "number"].includes(typeof options.space));`,
-        `module.exports = (value, options) => (onlySpace(options) ? stableStringify(value, options) : (real ??= require(${JSON.stringify(`./${args.path}`)}))(value, options));`,
+        `const { stableJsonForCdktf } = require("./lib/text/stable-json-for-cdktf.ts");`,
+        `module.exports = stableJsonForCdktf(() => require(${JSON.stringify(`./${args.path}`)}));`,
       ].join("\n"),
       loader: "js",
       resolveDir: ROOT,
