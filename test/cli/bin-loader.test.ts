@@ -3,7 +3,8 @@
  * loader beside a small bundle of its own, so other suites running the real commands at the same
  * time cannot touch the cache this test watches: the cache is written by the first run, accepted
  * (left alone) by the next, written again when V8 rejects it or when the bundle was rebuilt, and a
- * run's result is the same either way.
+ * run's result is the same either way. Which commands run with V8's optimizing compiler is checked on
+ * bundles that ask V8 whether a function it was told to optimize was.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
@@ -32,6 +33,21 @@ beforeAll(() => {
     ].join("\n"),
   );
   cacheFile = join(root, "dist", "bundle", "hello.js.v8-cache");
+  // V8's own test of --no-turbofan (mjsunit/compiler/noopt.js), as a command: %-calls need --allow-natives-syntax.
+  for (const command of ["simulate", "synthesize"]) {
+    writeFileSync(join(root, "bin", command), `require("./load-command")(${JSON.stringify(command)}, "command");\n`);
+    writeFileSync(
+      join(root, "dist", "bundle", `${command}.js`),
+      [
+        `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
+        `exports.command = () => ({});`,
+        `const TURBOFAN_OPTIMIZED = 1 << 4;`,
+        `function sum(a, b) { return a + b; }`,
+        `exports.main = () => { %PrepareFunctionForOptimization(sum); sum(1, 2); sum(3, 4); %OptimizeFunctionOnNextCall(sum); sum(5, 6); process.stdout.write((%GetOptimizationStatus(sum) & TURBOFAN_OPTIMIZED) !== 0 ? "optimized" : "not optimized"); };`,
+        `});`,
+      ].join("\n"),
+    );
+  }
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -81,6 +97,24 @@ test("with --enable-source-maps the bundle is required plainly (so stack traces 
   rmSync(cacheFile, { force: true });
   expect(hello({ NODE_OPTIONS: "--enable-source-maps" })).toBe("hello fleet from hello.js\n");
   expect(() => statSync(cacheFile)).toThrow();
+});
+
+function optimizes(command: string, nodeArgs: readonly string[] = []): string {
+  const result = spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeArgs, join(root, "bin", command)], { encoding: "utf8", env: { PATH: process.env.PATH } });
+  expect(result.stderr).toBe("");
+  expect(result.status).toBe(0);
+  return result.stdout;
+}
+
+test("simulate's long runs keep V8's optimizing compiler; the other commands run without it, twice (from the code cache too)", () => {
+  expect(optimizes("simulate")).toBe("optimized");
+  expect(optimizes("synthesize")).toBe("not optimized");
+  expect(optimizes("synthesize")).toBe("not optimized");
+});
+
+test("a node started with a TurboFan flag of its own keeps it", () => {
+  expect(optimizes("synthesize", ["--turbofan"])).toBe("optimized");
+  expect(optimizes("simulate", ["--no-opt"])).toBe("not optimized");
 });
 
 test("a missing bundle is named, with how to build it", () => {
