@@ -20,37 +20,40 @@ beforeAll(() => {
   mkdirSync(join(root, "bin"));
   mkdirSync(join(root, "dist", "bundle"), { recursive: true });
   copyFileSync(join(REPO_ROOT, "bin", "load-command.js"), join(root, "bin", "load-command.js"));
-  writeFileSync(join(root, "bin", "hello"), `require("./load-command")("hello", "helloCommand");\n`);
-  // The shape build/bundle-commands.js gives a bundle: a module body inside the function the loader
-  // runs (one that calls itself when required plainly), exporting `main` and the command's factory.
-  writeFileSync(
-    join(root, "dist", "bundle", "hello.js"),
-    [
-      `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
-      `exports.helloCommand = () => ({ greet: (name) => "hello " + name + " from " + require("node:path").basename(__filename) });`,
-      `exports.main = (command) => { process.stdout.write(command.greet(process.argv[2]) + "\\n"); };`,
-      `});`,
-    ].join("\n"),
-  );
+  writeCommand("hello", "helloCommand", [
+    `exports.helloCommand = () => ({ greet: (name) => "hello " + name + " from " + require("node:path").basename(__filename) });`,
+    `exports.main = (command) => { process.stdout.write(command.greet(process.argv[2]) + "\\n"); };`,
+  ]);
   cacheFile = join(root, "dist", "bundle", "hello.js.v8-cache");
-  // V8's own test of --no-turbofan (mjsunit/compiler/noopt.js), as a command: %-calls need --allow-natives-syntax.
+  // Asks V8 as its own test of --no-turbofan does: the %-calls need --allow-natives-syntax.
   for (const command of ["simulate", "synthesize"]) {
-    writeFileSync(join(root, "bin", command), `require("./load-command")(${JSON.stringify(command)}, "command");\n`);
-    writeFileSync(
-      join(root, "dist", "bundle", `${command}.js`),
-      [
-        `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
-        `exports.command = () => ({});`,
-        `const TURBOFAN_OPTIMIZED = 1 << 4;`,
-        `function sum(a, b) { return a + b; }`,
-        `exports.main = () => { %PrepareFunctionForOptimization(sum); sum(1, 2); sum(3, 4); %OptimizeFunctionOnNextCall(sum); sum(5, 6); process.stdout.write((%GetOptimizationStatus(sum) & TURBOFAN_OPTIMIZED) !== 0 ? "optimized" : "not optimized"); };`,
-        `});`,
-      ].join("\n"),
-    );
+    writeCommand(command, "command", [
+      `exports.command = () => ({});`,
+      `const TURBOFAN_OPTIMIZED = 1 << 4;`,
+      `function sum(a, b) { return a + b; }`,
+      `exports.main = () => { %PrepareFunctionForOptimization(sum); sum(1, 2); sum(3, 4); %OptimizeFunctionOnNextCall(sum); sum(5, 6); process.stdout.write((%GetOptimizationStatus(sum) & TURBOFAN_OPTIMIZED) !== 0 ? "optimized" : "not optimized"); };`,
+    ]);
   }
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/**
+ * bin/<command> and its bundle, in the shape build/bundle-commands.js gives one: a module body (`body`,
+ * which exports `main` and the command's factory) inside the function the loader runs, one that calls
+ * itself when required plainly.
+ */
+function writeCommand(command: string, factory: string, body: readonly string[]): void {
+  writeFileSync(join(root, "bin", command), `require("./load-command")(${JSON.stringify(command)}, ${JSON.stringify(factory)});\n`);
+  writeFileSync(
+    join(root, "dist", "bundle", `${command}.js`),
+    [
+      `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
+      ...body,
+      `});`,
+    ].join("\n"),
+  );
+}
 
 function hello(env: NodeJS.ProcessEnv = {}): string {
   const result = spawnSync(process.execPath, [join(root, "bin", "hello"), "fleet"], { encoding: "utf8", env: { PATH: process.env.PATH, ...env } });
