@@ -4,11 +4,11 @@
  * code; a failure leaves nothing behind; two refs of the same tree at once synthesize it once.
  * The synth here is the fake one (test/fixtures/fake-synth), wrapped to log each run.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SYNTH_CACHE_ENV } from "../../lib/review/synth-cache";
-import { synthRef } from "../../lib/review/synth-ref";
+import { synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 import { createFakeSynthRepo, type TempRepo } from "./review-temp-repo";
 
 const MODEL = (machineType: string) => `project: fleet-prod\nregion: europe-west4\nmachine_type: ${machineType}\n`;
@@ -85,6 +85,32 @@ describe("review's synth cache", () => {
     // AND the first tree, asked for again by its commit, is still read from the cache
     expect((await synthRef("HEAD~2", { cwd: second.dir })).stacks).toEqual(a.stacks);
     expect(synthRuns()).toBe(3);
+  }, 120_000);
+
+  it("compiles a working tree with a ref's code no more: its dist/ gets that code; changed code, or a file the compiler may read that git ignores, compiles", async () => {
+    // GIVEN a repository whose HEAD was compiled, and a working tree that changes only a model
+    const one = repo({ "cell-1": MODEL("e2-small") });
+    await synthRef("HEAD", { cwd: one.dir });
+    const [compiled] = entries("compiled");
+    one.write("models/cell-1.yaml", MODEL("e2-medium"));
+
+    // WHEN the working tree is synthesized: the compiled code of HEAD, written into its dist/, synthesizes it
+    const edited = await synthWorkingTree(one.dir);
+    expect(JSON.stringify(edited.stacks.get("cell-1"))).toContain("e2-medium");
+    expect(entries("compiled")).toEqual([compiled]);
+    expect(readFileSync(join(one.dir, "dist", "stacks", "main.js"), "utf8")).toBe(readFileSync(join(cacheDir, compiled, "stacks", "main.js"), "utf8"));
+
+    // WHEN its code changes without a commit: compiled, and kept for the next synthesis of the same code
+    one.write("lib/shared.txt", "v3\n");
+    expect(JSON.stringify((await synthWorkingTree(one.dir)).stacks.get("cell-1"))).toContain('"shared":"v3"');
+    expect(entries("compiled")).toHaveLength(2);
+
+    // WHEN git ignores a file the compiler reads: compiled, not looked up (the cache could not tell it changed)
+    one.write(".gitignore", `${one.read(".gitignore")}stacks/local.js\n`);
+    one.write("stacks/local.js", "module.exports = 1;\n");
+    await synthWorkingTree(one.dir);
+    expect(existsSync(join(one.dir, "dist", "stacks", "local.js"))).toBe(true);
+    expect(entries("compiled")).toHaveLength(2);
   }, 120_000);
 
   it("synthesizes one tree asked for twice at once only once", async () => {
