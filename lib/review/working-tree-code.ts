@@ -6,8 +6,9 @@
  * code: the usual local review, where only models changed, compiles once instead of twice.
  *
  * What git does not see could still be compiled: an ignored file inside a directory the tsconfig includes.
- * Then, and whenever the listing is in doubt (a merge conflict, a changed symlink, a tsconfig.json that is
- * not plain JSON or extends another), there is no listing and the working tree is compiled.
+ * Then, and whenever the listing is in doubt (a merge conflict, a file git does not compare with the disk
+ * (assume-unchanged, skip-worktree), a changed symlink, a tsconfig.json that is not plain JSON or extends
+ * another), there is no listing and the working tree is compiled.
  */
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
@@ -19,7 +20,8 @@ export async function workingTreeListing(root: string): Promise<string[] | undef
   const roots = compiledRoots(root);
   if (!roots) return undefined;
   const [staged, changed, ignored] = await Promise.all([
-    git(["ls-files", "-z", "--stage"], root),
+    // -v tags each entry: "H" for a file git compares with the disk (not assume-unchanged or skip-worktree).
+    git(["ls-files", "-z", "--stage", "-v"], root),
     git(["ls-files", "-z", "--modified", "--others", "--exclude-standard"], root),
     git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], root),
   ]);
@@ -28,8 +30,8 @@ export async function workingTreeListing(root: string): Promise<string[] | undef
   const entries = new Map<string, string>();
   let shaLength = 40;
   for (const line of splitNul(staged)) {
-    const [mode, sha, stage] = line.slice(0, line.indexOf("\t")).split(" ");
-    if (stage !== "0") return undefined;
+    const [tag, mode, sha, stage] = line.slice(0, line.indexOf("\t")).split(" ");
+    if (tag !== "H" || stage !== "0") return undefined;
     shaLength = sha.length;
     entries.set(line.slice(line.indexOf("\t") + 1), `${mode} ${mode === "160000" ? "commit" : "blob"} ${sha}`);
   }

@@ -48,6 +48,12 @@ describe("workingTreeListing", () => {
     expect(await workingTreeListing(repo.dir)).toBeUndefined();
   });
 
+  it("lists nothing when git does not compare a file with the disk (assume-unchanged)", async () => {
+    repo.git("update-index", "--assume-unchanged", "lib/shared.txt");
+    repo.write("lib/shared.txt", "changed, and git does not look\n");
+    expect(await workingTreeListing(repo.dir)).toBeUndefined();
+  });
+
   it("lists nothing when tsconfig.json extends another (its include may be elsewhere)", async () => {
     repo.write("tsconfig.json", JSON.stringify({ extends: "./base.json" }));
     expect(await workingTreeListing(repo.dir)).toBeUndefined();
