@@ -212,7 +212,7 @@ async function synthCheckout(checkout: string, toolRoot: string, outdir: string,
  * compiler emitted, no more: a working tree's dist/ may hold older files, which the compiler leaves too.
  */
 async function compileCheckout(tsc: string, checkout: string, timeout: number, cache: CheckoutSynthOptions["compileCache"]): Promise<void> {
-  const compile = () => run(tsc, ["-p", checkout, ...compileThreadArgs(), "--listEmittedFiles"], { cwd: checkout, timeout });
+  const compile = (...extra: string[]) => run(tsc, ["-p", checkout, ...compileThreadArgs(), ...extra], { cwd: checkout, timeout });
   const outDir = join(checkout, "dist");
   if (!cache || compilerOutDir(checkout) !== "dist") {
     await compile();
@@ -220,7 +220,7 @@ async function compileCheckout(tsc: string, checkout: string, timeout: number, c
   }
   let compiled = false;
   const entry = await cachedDirectory(cache.dir, cache.key, async (directory) => {
-    const emitted = (await compile()).split("\n").flatMap((line) => /^TSFILE: (.+)$/.exec(line)?.[1] ?? []);
+    const emitted = (await compile("--listEmittedFiles")).split("\n").flatMap((line) => /^TSFILE: (.+)$/.exec(line)?.[1] ?? []);
     compiled = true;
     for (const file of emitted) {
       const path = relative(outDir, file);
@@ -333,7 +333,9 @@ function run(file: string, args: readonly string[], options: { cwd: string; time
         return;
       }
       const code = typeof error.code === "number" ? error.code : undefined;
-      const tail = `${stderr}\n${stdout}`.trim().split("\n").slice(-15).join("\n");
+      // The compiler's errors, not the list of files it emitted anyway (--listEmittedFiles).
+      const lines = `${stderr}\n${stdout}`.trim().split("\n").filter((line) => !line.startsWith("TSFILE: "));
+      const tail = lines.slice(-15).join("\n");
       const reason = error.killed ? `timed out after ${options.timeout} ms` : code !== undefined ? `exit ${code}` : error.message;
       reject(new StepFailure(code, `${reason}${tail ? `\n${tail}` : ""}`));
     });

@@ -119,6 +119,9 @@ describe("review over two refs of a repository (fake synth)", () => {
 
     expect(failure).toBeInstanceOf(OperationalError);
     expect((failure as Error).message).toMatch(/synth of ref "HEAD" \([0-9a-f]{8}\) failed at step "(compile|synth)"/);
+    // The compiler's own error, not the files it emitted (the cache has it list them).
+    expect((failure as Error).message).toMatch(/failed at step "compile": exit \d+\n(?:.*\n)*.*stacks\/main\.js.*error TS\d+/);
+    expect((failure as Error).message).not.toContain("TSFILE: ");
     expect(worktrees(repo)).toHaveLength(1);
   });
 
