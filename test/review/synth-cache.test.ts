@@ -49,7 +49,7 @@ describe("review's synth cache", () => {
     }
   });
 
-  it("synthesizes a tree once, in whichever repository; a models-only commit reuses the compiled code, a code change does not", async () => {
+  it("synthesizes a tree once, in whichever repository; a models-only change (committed or in the working tree) reuses the compiled code, a code change does not", async () => {
     // GIVEN two repositories with the same files
     const first = repo({ "cell-1": MODEL("e2-small") });
     const second = repo({ "cell-1": MODEL("e2-small") });
@@ -64,6 +64,7 @@ describe("review's synth cache", () => {
     expect(a.stacks.get("cell-1")?.resource).toBeDefined();
     expect(entries("synth")).toHaveLength(1);
     expect(entries("compiled")).toHaveLength(1);
+    const [firstCode] = entries("compiled");
 
     // WHEN a commit changes a model only: synthesized again, with the same compiled code
     second.write("models/cell-1.yaml", MODEL("e2-standard-4"));
@@ -85,26 +86,19 @@ describe("review's synth cache", () => {
     // AND the first tree, asked for again by its commit, is still read from the cache
     expect((await synthRef("HEAD~2", { cwd: second.dir })).stacks).toEqual(a.stacks);
     expect(synthRuns()).toBe(3);
-  }, 120_000);
 
-  // (A working tree that cannot be listed as the compiler reads it is compiled: ./working-tree-code.test.ts.)
-  it("compiles a working tree with a ref's code no more: its dist/ gets that code; changed code compiles", async () => {
-    // GIVEN a repository whose HEAD was compiled, and a working tree that changes only a model
-    const one = repo({ "cell-1": MODEL("e2-small") });
-    await synthRef("HEAD", { cwd: one.dir });
-    const [compiled] = entries("compiled");
-    one.write("models/cell-1.yaml", MODEL("e2-medium"));
-
-    // WHEN the working tree is synthesized: the compiled code of HEAD, written into its dist/, synthesizes it
-    const edited = await synthWorkingTree(one.dir);
-    expect(JSON.stringify(edited.stacks.get("cell-1"))).toContain("e2-medium");
-    expect(entries("compiled")).toEqual([compiled]);
-    expect(readFileSync(join(one.dir, "dist", "stacks", "main.js"), "utf8")).toBe(readFileSync(join(cacheDir, compiled, "stacks", "main.js"), "utf8"));
+    // WHEN a working tree with the first tree's code changes a model: that code, written into its dist/, synthesizes it
+    // (one that cannot be listed as the compiler reads it is compiled: ./working-tree-code.test.ts)
+    first.write("models/cell-1.yaml", MODEL("e2-medium"));
+    expect(JSON.stringify((await synthWorkingTree(first.dir)).stacks.get("cell-1"))).toContain("e2-medium");
+    expect(entries("compiled")).toHaveLength(2);
+    expect(readFileSync(join(first.dir, "dist", "stacks", "main.js"), "utf8")).toBe(readFileSync(join(cacheDir, firstCode, "stacks", "main.js"), "utf8"));
 
     // WHEN its code changes without a commit: compiled, and kept for the next synthesis of the same code
-    one.write("lib/shared.txt", "v3\n");
-    expect(JSON.stringify((await synthWorkingTree(one.dir)).stacks.get("cell-1"))).toContain('"shared":"v3"');
-    expect(entries("compiled")).toHaveLength(2);
+    first.write("lib/shared.txt", "v3\n");
+    expect(JSON.stringify((await synthWorkingTree(first.dir)).stacks.get("cell-1"))).toContain('"shared":"v3"');
+    expect(entries("compiled")).toHaveLength(3);
+    expect(synthRuns()).toBe(5);
   }, 120_000);
 
   it("synthesizes one tree asked for twice at once only once", async () => {
