@@ -214,7 +214,7 @@ function listWorkingTreeModels(root: string, modelsPath: string): string[] {
   return readdirSync(dir).map((name) => (modelsPath ? `${modelsPath}/${basename(name)}` : name));
 }
 
-function splitNul(output: string): string[] {
+export function splitNul(output: string): string[] {
   return output.split("\0").filter((path) => path !== "");
 }
 

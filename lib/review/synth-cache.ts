@@ -2,7 +2,8 @@
  * An optional cache for `review`'s work on git refs, in the directory named by
  * $RUNNER_FLEET_SYNTH_CACHE: a ref's synth output, keyed by the ref's tree (its content, not its
  * name), and its compiled code, keyed by its tree without the model files (a commit that changes
- * only models compiles to the same code). Both keys also hold the node version and this
+ * only models compiles to the same code); in a models repository, the toolkit a lockfile pins, installed
+ * (./synth-models-ref.ts). The keys also hold the node version and this
  * checkout's package-lock.json, which fix the compiler and the libraries.
  *
  * Why: reviewing against the same base again (or two refs with the same code) repeats minutes

@@ -3,20 +3,22 @@
  * pins runner-fleet in its package-lock.json, without the toolkit's source. There a ref's "own code"
  * is the toolkit version its lockfile pins, so each side is synthesized by that version:
  * - the version running this review when the pins agree (the usual merge request: only models changed);
- * - otherwise the pinned version, installed into the ref's checkout with `npm ci` (a merge request
+ * - otherwise the pinned version, installed with `npm ci` into the ref's checkout, or once per lockfile into
+ *   the synth cache when there is one (./synth-cache.ts; a merge request
  *   that moves the pin: the base side is synthesized by the old toolkit, the head side by the new one,
  *   and the review shows what the upgrade changes in every stack).
  * The toolkit synthesizes through its own `provision --dry-run` (no GitLab, no cloud, no engine), which
  * writes the synth contract of ./synth-ref.ts: `<out>/stacks/<cell>/cdk.tf.json` and `rendered/`.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../files/project-root";
 import { listModelFiles } from "../model/model-files";
 import { OperationalError, UserInputError } from "../process/errors";
 import { killOnInterrupt } from "../process/interrupt";
 import { redactSecrets } from "../text/redact";
+import { cacheKey, cachedDirectory, synthCacheDir } from "./synth-cache";
 import { pinnedVersion, TOOLKIT_PACKAGE } from "./toolkit-upgrade";
 
 /** The runner-fleet version a checkout's package-lock.json pins: set only in a models repository. */
@@ -73,10 +75,40 @@ async function toolkitFor(checkout: string, version: string, label: string, opti
       `cannot synthesize ${label}: it pins ${TOOLKIT_PACKAGE} ${version}, but ${versionAt(installed) ?? "no version"} is installed in ${checkout}; run \`npm ci\``,
     );
   }
-  // A checkout of another ref (a temporary worktree): install exactly what its lockfile pins.
-  await run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: checkout, timeout: options.timeoutMs, what: `npm ci of ${label} (${TOOLKIT_PACKAGE} ${version})` });
-  if (versionAt(installed) !== version) throw new OperationalError(`npm ci of ${label} did not install ${TOOLKIT_PACKAGE} ${version} (found ${versionAt(installed) ?? "none"})`);
-  return installed;
+  // A checkout of another ref (a temporary worktree): install exactly what its lockfile pins, once per
+  // lockfile with the synth cache (both sides of a review that pin the same version, and later reviews).
+  const install = async (dir: string) => {
+    await run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: dir, timeout: options.timeoutMs, what: `npm ci of ${label} (${TOOLKIT_PACKAGE} ${version})` });
+    const toolkit = join(dir, "node_modules", TOOLKIT_PACKAGE);
+    if (versionAt(toolkit) !== version) throw new OperationalError(`npm ci of ${label} did not install ${TOOLKIT_PACKAGE} ${version} (found ${versionAt(toolkit) ?? "none"})`);
+  };
+  const shared = sharedInstall(checkout);
+  let root = checkout;
+  if (shared) {
+    root = await cachedDirectory(shared.cacheDir, shared.key, async (directory) => {
+      for (const file of INSTALL_INPUTS) copyFileSync(join(checkout, file), join(directory, file));
+      await install(directory);
+    });
+  } else {
+    await install(checkout);
+  }
+  return join(root, "node_modules", TOOLKIT_PACKAGE);
+}
+
+/** What `npm ci` installs from. */
+const INSTALL_INPUTS = ["package.json", "package-lock.json"];
+
+/**
+ * Where the install of `checkout`'s lockfile is kept in the synth cache ($RUNNER_FLEET_SYNTH_CACHE): keyed by
+ * the files npm ci reads and the node version. Not when the install depends on the checkout's place or
+ * settings: a relative `file:` dependency, or an .npmrc (which may also hold a registry token).
+ */
+function sharedInstall(checkout: string): { cacheDir: string; key: string } | undefined {
+  const cacheDir = synthCacheDir();
+  if (!cacheDir || existsSync(join(checkout, ".npmrc"))) return undefined;
+  const inputs = INSTALL_INPUTS.map((file) => readFileSync(join(checkout, file), "utf8"));
+  if (inputs.some((text) => /"file:(?!\/)/.test(text))) return undefined;
+  return { cacheDir, key: cacheKey("toolkit", [process.version, ...inputs]) };
 }
 
 function run(file: string, args: readonly string[], options: { cwd: string; timeout: number; env?: NodeJS.ProcessEnv; what: string }): Promise<void> {

@@ -13,19 +13,20 @@
  * VMs boot with under `stacks/<cell>/rendered/`; it exits 2 on an invalid model.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { cleanupOnInterrupt, killOnInterrupt } from "../process/interrupt";
 import { OperationalError, UserInputError } from "../process/errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
 import { redactSecrets } from "../text/redact";
-import { git, repositoryRoot, resolveCommit } from "./changed-cells";
+import { git, repositoryRoot, resolveCommit, splitNul } from "./changed-cells";
 import type { RenderedFiles } from "./rendered-diff";
 import { compileThreadArgs } from "./compile-threads";
 import { cacheKey, cachedDirectory, synthCacheDir, toolKey } from "./synth-cache";
 import type { StackJson } from "./entry-change";
 import { pinnedToolkitOf, synthModelsCheckout } from "./synth-models-ref";
+import { workingTreeListing } from "./working-tree-code";
 
 /** What a synth wrote, per cell: the stack, and the rendered files its VMs boot with. */
 export interface SynthOutput {
@@ -102,22 +103,29 @@ async function synthInWorktree(sha: string, root: string, label: string, options
  * (relative to `root`) being the models directory: its code's content and the tools that compile it.
  */
 export async function compiledCodeKey(sha: string, root: string, modelsDir: string = DEFAULT_MODELS_DIR): Promise<string> {
-  return cacheKey("compiled", [await codeTree(sha, root, modelsDir), toolKey(root)]);
+  return codeKey(splitNul(await git(["ls-tree", "-r", "-z", "--full-tree", sha], root)), root, modelsDir);
 }
 
 /**
- * The ref's files that its compiled code depends on: all but the models (`git ls-tree` lines, which
- * name each file's content), so a commit that changes only models compiles to the code of its parent.
+ * The same key for the working tree at `root` as it is on disk (the key of a commit with the same code), or
+ * undefined when its files cannot be listed as the compiler would read them (./working-tree-code.ts).
  */
-async function codeTree(sha: string, root: string, modelsDir: string): Promise<string> {
+export async function workingTreeCodeKey(root: string, modelsDir: string = DEFAULT_MODELS_DIR): Promise<string | undefined> {
+  const listing = await workingTreeListing(root);
+  return listing && codeKey(listing, root, modelsDir);
+}
+
+/**
+ * The key of the files (`git ls-tree` lines, which name each file's content) that compiled code depends
+ * on: all but the models, so a commit that changes only models compiles to the code of its parent.
+ */
+function codeKey(listing: readonly string[], root: string, modelsDir: string): string {
   const prefix = modelsDir === "" ? "" : `${modelsDir.split(sep).join("/")}/`;
-  return (await git(["ls-tree", "-r", "-z", "--full-tree", sha], root))
-    .split("\0")
-    .filter((line) => {
-      const path = line.slice(line.indexOf("\t") + 1);
-      return !(path.startsWith(prefix) && /\.ya?ml$/.test(path));
-    })
-    .join("\n");
+  const code = listing.filter((line) => {
+    const path = line.slice(line.indexOf("\t") + 1);
+    return !(path.startsWith(prefix) && /\.ya?ml$/.test(path));
+  });
+  return cacheKey("compiled", [code.join("\n"), toolKey(root)]);
 }
 
 /**
@@ -132,13 +140,20 @@ function oneWorktreeChangeAtATime<T>(change: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** Synthesizes the current checkout as it is on disk (compiled first, so dist/ is never stale). */
+/**
+ * Synthesizes the current checkout as it is on disk (compiled first, so dist/ is never stale). With
+ * $RUNNER_FLEET_SYNTH_CACHE set, code compiled before (by a ref with the same code, or an earlier run) is
+ * written into dist/ as the compiler would write it, instead of compiling.
+ */
 export async function synthWorkingTree(cwd: string, options: Omit<SynthOptions, "cwd"> & { compile?: boolean } = {}): Promise<SynthOutput> {
   const root = await repositoryRoot(resolve(cwd));
+  const cacheDir = synthCacheDir();
+  const key = cacheDir && (await workingTreeCodeKey(root, modelsDirInCheckout(root, root, { ...options, cwd: root })));
+  const compileCache = cacheDir && key ? { dir: cacheDir, key } : undefined;
   const scratch = mkdtempSync(join(tmpdir(), "runner-fleet-synth-"));
   const release = cleanupOnInterrupt(() => rmSync(scratch, { recursive: true, force: true }));
   try {
-    return await synthCheckout(root, root, join(scratch, "out"), "the working tree", { ...options, cwd: root });
+    return await synthCheckout(root, root, join(scratch, "out"), "the working tree", { ...options, cwd: root, compileCache });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     release();
@@ -192,28 +207,38 @@ async function synthCheckout(checkout: string, toolRoot: string, outdir: string,
 
 /**
  * Compiles the checkout with this checkout's TypeScript (its type checking sized for a review's two
- * compiles at once: ./compile-threads.ts), or copies the same code's compiled output from the cache.
- * Only an output directory of `dist` (the project's layout) is cached.
+ * compiles at once: ./compile-threads.ts), or writes the same code's compiled output from the cache.
+ * Only an output directory of `dist` (the project's layout) is cached. A cache entry holds the files the
+ * compiler emitted, no more: a working tree's dist/ may hold older files, which the compiler leaves too.
  */
 async function compileCheckout(tsc: string, checkout: string, timeout: number, cache: CheckoutSynthOptions["compileCache"]): Promise<void> {
-  const compile = () => run(tsc, ["-p", checkout, ...compileThreadArgs()], { cwd: checkout, timeout });
+  const compile = (...extra: string[]) => run(tsc, ["-p", checkout, ...compileThreadArgs(), ...extra], { cwd: checkout, timeout });
   const outDir = join(checkout, "dist");
   if (!cache || compilerOutDir(checkout) !== "dist") {
     await compile();
     return;
   }
+  let compiled = false;
   const entry = await cachedDirectory(cache.dir, cache.key, async (directory) => {
-    await compile();
-    cpSync(outDir, directory, { recursive: true });
+    const emitted = (await compile("--listEmittedFiles")).split("\n").flatMap((line) => /^TSFILE: (.+)$/.exec(line)?.[1] ?? []);
+    compiled = true;
+    for (const file of emitted) {
+      const path = relative(outDir, file);
+      if (path.startsWith("..")) continue;
+      mkdirSync(dirname(join(directory, path)), { recursive: true });
+      cpSync(file, join(directory, path));
+    }
   });
-  if (!existsSync(outDir)) cpSync(entry, outDir, { recursive: true });
+  if (!compiled) cpSync(entry, outDir, { recursive: true, force: true });
 }
 
-/** tsconfig.json's compilerOptions.outDir, when the file is plain JSON. */
+/** tsconfig.json's compilerOptions.outDir, when the file is plain JSON and the compiler writes nothing elsewhere. */
 function compilerOutDir(checkout: string): string | undefined {
   try {
-    const config = JSON.parse(readFileSync(join(checkout, "tsconfig.json"), "utf8")) as { compilerOptions?: { outDir?: unknown } };
-    return typeof config.compilerOptions?.outDir === "string" ? config.compilerOptions.outDir : undefined;
+    const config = JSON.parse(readFileSync(join(checkout, "tsconfig.json"), "utf8")) as { compilerOptions?: { outDir?: unknown; outFile?: unknown; declarationDir?: unknown } };
+    const options = config.compilerOptions;
+    if (options?.outFile !== undefined || options?.declarationDir !== undefined) return undefined;
+    return typeof options?.outDir === "string" ? options.outDir : undefined;
   } catch {
     return undefined;
   }
@@ -308,7 +333,9 @@ function run(file: string, args: readonly string[], options: { cwd: string; time
         return;
       }
       const code = typeof error.code === "number" ? error.code : undefined;
-      const tail = `${stderr}\n${stdout}`.trim().split("\n").slice(-15).join("\n");
+      // The compiler's errors, not the list of files it emitted anyway (--listEmittedFiles).
+      const lines = `${stderr}\n${stdout}`.trim().split("\n").filter((line) => !line.startsWith("TSFILE: "));
+      const tail = lines.slice(-15).join("\n");
       const reason = error.killed ? `timed out after ${options.timeout} ms` : code !== undefined ? `exit ${code}` : error.message;
       reject(new StepFailure(code, `${reason}${tail ? `\n${tail}` : ""}`));
     });

@@ -9,7 +9,7 @@
  * command loads neither is checked where --help runs through each real bin/* already
  * (test/commands/conventions.test.ts): one process per command proves both.
  */
-import { spawnSync } from "node:child_process";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { isAscii } from "node:buffer";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,26 +28,67 @@ const GITLAB_CLIENT_BUILTINS = ["http", "http2", "zlib"];
 /** Script line that records, and prints at exit, the GitLab client's built-ins and the SDK modules a process loaded. */
 const RECORD_GITLAB_CLIENT_BUILTINS = `require(${JSON.stringify(RECORD_LOADED_MODULES)});`;
 
-test("a dry run through bin/provision loads no GitLab client and no cloud SDK, compiles no code at run time, renders what the sources render and writes cdktf's JSON as cdktf does", () => {
-  const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
-  try {
-    // Code compiled at run time (new Function) is counted: the templates come precompiled and zod runs jitless.
-    const script = `${RECORD_GITLAB_CLIENT_BUILTINS}
-      const compiled = [];
-      globalThis.Function = new Proxy(Function, {
-        construct: (target, args) => (compiled.push(String(args.at(-1)).slice(0, 60)), Reflect.construct(target, args)),
-        apply: (target, self, args) => (compiled.push(String(args.at(-1)).slice(0, 60)), Reflect.apply(target, self, args)),
-      });
-      process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
-      process.on("exit", () => process.stderr.write("compiled at run time: " + JSON.stringify(compiled) + "\\n"));
-      require("./bin/provision");
-    `;
-    const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
-    expect(result.status).toBe(0);
-    expect(result.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-1")}`);
-    expect(result.stderr).toContain("SDK modules loaded: []\n");
-    expect(result.stderr).toContain("GitLab client built-ins: []\n");
-    expect(result.stderr).toContain("compiled at run time: []\n");
+/**
+ * A dry run through bin/provision with every probe the tests below read, each printing one line on stderr at exit:
+ * the GitLab client's built-ins and the SDK modules it loaded; code compiled at run time (new Function: the
+ * templates come precompiled and zod runs jitless); stack traces formatted (V8 calls Error.prepareStackTrace for
+ * each); Intl formatters built (localeCompare builds a collator on its first call); built-ins it does not use.
+ */
+const UNUSED_BUILTINS = ["child_process", "readline/promises", "worker_threads"];
+const probedDryRun = (out: string) => `${RECORD_GITLAB_CLIENT_BUILTINS}
+  const compiled = [];
+  globalThis.Function = new Proxy(Function, {
+    construct: (target, args) => (compiled.push(String(args.at(-1)).slice(0, 60)), Reflect.construct(target, args)),
+    apply: (target, self, args) => (compiled.push(String(args.at(-1)).slice(0, 60)), Reflect.apply(target, self, args)),
+  });
+  let formatted = 0;
+  Error.prepareStackTrace = (error, frames) => (formatted++, String(error) + frames.map((frame) => "\\n    at " + frame).join(""));
+  const built = [];
+  for (const name of ["DateTimeFormat", "NumberFormat", "Collator", "PluralRules"]) {
+    Intl[name] = new Proxy(Intl[name], {
+      construct: (target, args) => (built.push(name), Reflect.construct(target, args)),
+      apply: (target, self, args) => (built.push(name), Reflect.apply(target, self, args)),
+    });
+  }
+  const localeCompare = String.prototype.localeCompare;
+  String.prototype.localeCompare = function (...args) { built.push("localeCompare"); return localeCompare.apply(this, args); };
+  const Module = require("node:module");
+  const asked = new Set();
+  const load = Module._load;
+  Module._load = function (request, ...rest) {
+    if (Module.isBuiltin(request)) asked.add(request.replace(/^node:/, ""));
+    return load.call(this, request, ...rest);
+  };
+  process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
+  process.on("exit", () => process.stderr.write(
+    "compiled at run time: " + JSON.stringify(compiled) + "\\n" +
+    "stack traces formatted: " + formatted + "\\nIntl formatters built: " + JSON.stringify(built) + "\\n" +
+    "built-ins loaded: " + JSON.stringify(${JSON.stringify(UNUSED_BUILTINS)}.filter((name) => asked.has(name))) + "\\n"));
+  require("./bin/provision");
+`;
+
+// Two runs of the probed dry run, the bash -n verdicts kept under XDG_CACHE_HOME: the first checks the
+// scripts with bash (no verdicts yet), the second reuses the first one's verdicts.
+describe("a dry run through bin/provision, first without bash -n verdicts, then with the first run's", () => {
+  let out: string;
+  let runs: SpawnSyncReturns<string>[];
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
+    const env = { ...process.env, XDG_CACHE_HOME: join(out, "cache") };
+    runs = [1, 2].map(() => spawnSync(process.execPath, ["-e", probedDryRun(out)], { cwd: REPO_ROOT, encoding: "utf8", env, timeout: 60_000 }));
+    for (const run of runs) {
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-1")}`);
+    }
+  }, 120_000);
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  test("loads no GitLab client and no cloud SDK, compiles no code at run time, renders what the sources render and writes cdktf's JSON as cdktf does", () => {
+    for (const run of runs) {
+      expect(run.stderr).toContain("SDK modules loaded: []\n");
+      expect(run.stderr).toContain("GitLab client built-ins: []\n");
+      expect(run.stderr).toContain("compiled at run time: []\n");
+    }
     // The bundle writes cdktf's JSON with lib/text/stable-json.ts: the text json-stable-stringify writes.
     for (const file of [join(out, "stacks", "cell-1", "cdk.tf.json"), join(out, "manifest.json")]) {
       const text = readFileSync(file, "utf8");
@@ -58,70 +99,20 @@ test("a dry run through bin/provision loads no GitLab client and no cloud SDK, c
     for (const file of expected) {
       expect({ path: file.path, content: readFileSync(join(out, "stacks", "cell-1", "rendered", file.path), "utf8") }).toEqual({ path: file.path, content: file.content });
     }
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-});
+  });
 
-test("a dry run through bin/provision formats no stack trace and builds no Intl formatter (V8 would find every line end of the 4 MB bundle, ICU would load its locale data)", () => {
-  const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
-  try {
-    // V8 calls Error.prepareStackTrace for each trace it formats.
-    const script = `
-      let formatted = 0;
-      Error.prepareStackTrace = (error, frames) => (formatted++, String(error) + frames.map((frame) => "\\n    at " + frame).join(""));
-      const built = [];
-      for (const name of ["DateTimeFormat", "NumberFormat", "Collator", "PluralRules"]) {
-        Intl[name] = new Proxy(Intl[name], {
-          construct: (target, args) => (built.push(name), Reflect.construct(target, args)),
-          apply: (target, self, args) => (built.push(name), Reflect.apply(target, self, args)),
-        });
-      }
-      // localeCompare builds a collator on its first call.
-      const localeCompare = String.prototype.localeCompare;
-      String.prototype.localeCompare = function (...args) { built.push("localeCompare"); return localeCompare.apply(this, args); };
-      process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
-      process.on("exit", () => process.stderr.write("stack traces formatted: " + formatted + "\\nIntl formatters built: " + JSON.stringify(built) + "\\n"));
-      require("./bin/provision");
-    `;
-    const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
-    expect(result.status).toBe(0);
-    expect(result.stderr).toContain("stack traces formatted: 0\nIntl formatters built: []\n");
-    expect(result.stdout).toContain("month at idle");
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-});
-
-test("built-ins a dry run does not use load on first use: spawning bash -n (a first run) loads child_process, a second run loads none", () => {
-  const out = mkdtempSync(join(tmpdir(), "bundle-dry-run-"));
-  try {
-    const unused = ["child_process", "readline/promises", "worker_threads"];
-    const script = `
-      const Module = require("node:module");
-      const asked = new Set();
-      const load = Module._load;
-      Module._load = function (request, ...rest) {
-        if (Module.isBuiltin(request)) asked.add(request.replace(/^node:/, ""));
-        return load.call(this, request, ...rest);
-      };
-      process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
-      process.on("exit", () => process.stderr.write("built-ins loaded: " + JSON.stringify(${JSON.stringify(unused)}.filter((name) => asked.has(name))) + "\\n"));
-      require("./bin/provision");
-    `;
-    // The bash -n verdicts are kept under XDG_CACHE_HOME: the first run checks the scripts with bash, the second reuses its verdicts.
-    const env = { ...process.env, XDG_CACHE_HOME: join(out, "cache") };
-    const runs = [1, 2].map(() => spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8", env, timeout: 60_000 }));
+  test("formats no stack trace and builds no Intl formatter (V8 would find every line end of the 4 MB bundle, ICU would load its locale data)", () => {
     for (const run of runs) {
-      expect(run.status).toBe(0);
-      expect(run.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(out, "stacks", "cell-1")}`);
+      expect(run.stderr).toContain("stack traces formatted: 0\nIntl formatters built: []\n");
+      expect(run.stdout).toContain("month at idle");
     }
+  });
+
+  test("built-ins it does not use load on first use: spawning bash -n (a first run) loads child_process, a second run loads none", () => {
     expect(runs[0].stderr).toContain('built-ins loaded: ["child_process"]\n');
     expect(runs[1].stderr).toContain("built-ins loaded: []\n");
     expect(runs[1].stdout).toBe(runs[0].stdout);
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  });
 });
 
 test("the checks above see an SDK, and GitLab's client, once one is loaded", () => {

@@ -7,16 +7,19 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { TempRepo } from "../review/review-temp-repo";
 import { STACK_TRACE_LINE } from "../support/cli";
+import { seedWorkingTreeCode } from "../review/seed-compiled-code";
 import { createProductCopy } from "./support/product-copy";
 
 describe("rendered files are parsed at synth time", () => {
   let repo: TempRepo;
-  beforeAll(() => {
+  beforeAll(async () => {
     // GIVEN a copy of the product, with this checkout's built commands, whose working tree breaks config.toml
     // and the worker's boot script
     repo = createProductCopy();
     repo.write("templates/config.toml.hbs", `${repo.read("templates/config.toml.hbs")}\n[[runners\n`);
     repo.write("scripts/worker/runner-fleet-worker", `${repo.read("scripts/worker/runner-fleet-worker")}\nif true; then\n  echo never closed\n`);
+    // (its code compiled as this checkout's dist/, when that is fresh: ../review/seed-compiled-code.ts)
+    await seedWorkingTreeCode(repo);
   }, 180_000);
   afterAll(() => repo.cleanup());
 
@@ -45,7 +48,7 @@ describe("rendered files are parsed at synth time", () => {
   });
 
   // The base is the copy's first commit, which has no models: nothing to compile or synthesize on that side,
-  // so what fails is the working tree's synthesis (its compile, then the rendered files' checks).
+  // so what fails is the working tree's synthesis (the rendered files' checks).
   it("fails the review of the working tree with exit 1", () => {
     const { status, output } = run("review", ["--base", "HEAD~1"]);
     expect(status).toBe(1);

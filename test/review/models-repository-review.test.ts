@@ -6,12 +6,13 @@
  * (test/fixtures/fake-toolkit, packed with `npm pack`: no registry is reached).
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runReview } from "../../app/commands/review";
 import { PROJECT_ROOT } from "../../lib/files/project-root";
 import { UserInputError } from "../../lib/process/errors";
+import { SYNTH_CACHE_ENV } from "../../lib/review/synth-cache";
 import { createTempRepo, type TempRepo } from "./review-temp-repo";
 
 const FAKE_TOOLKIT = join(__dirname, "..", "fixtures", "fake-toolkit");
@@ -47,6 +48,14 @@ function pinFiles(pin: { version: string; tarball?: string; integrity?: string }
     "package.json": `${JSON.stringify({ name: "team-runner-models", private: true, dependencies: { "runner-fleet": spec } }, null, 2)}\n`,
     "package-lock.json": `${JSON.stringify({ name: "team-runner-models", lockfileVersion: 3, requires: true, packages: { "": { name: "team-runner-models", dependencies: { "runner-fleet": spec } }, "node_modules/runner-fleet": entry } }, null, 2)}\n`,
   };
+}
+
+/** The runner-fleet versions installed in the run's synth cache (test/global-setup.js), one per install. */
+function installsInSynthCache(): string[] {
+  const cache = process.env[SYNTH_CACHE_ENV]!;
+  return readdirSync(cache)
+    .filter((name) => name.startsWith("toolkit-") && !name.includes("."))
+    .map((name) => (JSON.parse(readFileSync(join(cache, name, "node_modules", "runner-fleet", "package.json"), "utf8")) as { version: string }).version);
 }
 
 describe("a models repository whose pin moves (stand-in toolkits 0.0.9 and 0.0.10)", () => {
@@ -98,6 +107,8 @@ describe("a models repository whose pin moves (stand-in toolkits 0.0.9 and 0.0.1
     );
     expect(failure).toBeInstanceOf(UserInputError);
     expect((failure as Error).message).toMatch(/with runner-fleet 0\.0\.9 failed: exit 2\n.*cell-1\.yaml:1:1: invalid model/);
+    // Both sides pin 0.0.9, as the base of the review before did: one install in the run's synth cache served them all.
+    expect(installsInSynthCache().filter((version) => version === "0.0.9")).toEqual(["0.0.9"]);
   });
 
   it("the working tree with another version installed than it pins: says to run npm ci, never synthesizes with the wrong toolkit", async () => {

@@ -8,7 +8,7 @@
  * Each gets a node_modules symlink to this checkout's, ignored by git.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -26,13 +26,22 @@ export interface TempRepo {
   cleanup(): void;
 }
 
+const REPO_CONFIG = "[user]\n\tname = Review Test\n\temail = review@example.invalid\n[commit]\n\tgpgsign = false\n[maintenance]\n\tauto = false\n";
+
+/** HEAD's commit read from the branch's loose ref, as `git rev-parse HEAD` would print it (undefined when HEAD is not such a ref). */
+function headCommit(dir: string): string | undefined {
+  const head = /^ref: (refs\/heads\/\S+)\n$/.exec(readFileSync(join(dir, ".git", "HEAD"), "utf8"))?.[1];
+  const ref = head === undefined ? undefined : join(dir, ".git", head);
+  return ref !== undefined && existsSync(ref) ? readFileSync(ref, "utf8").trim() : undefined;
+}
+
 export function createTempRepo(files: Record<string, string>): TempRepo {
   const dir = mkdtempSync(join(tmpdir(), "review-repo-"));
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
   git("init", "--quiet", "--initial-branch=main");
-  git("config", "user.name", "Review Test");
-  git("config", "user.email", "review@example.invalid");
-  git("config", "commit.gpgsign", "false");
+  // Written into .git/config, not with three `git config` runs. maintenance.auto off: each commit would
+  // otherwise start `git maintenance run --auto`, a process per commit with nothing to do in a repository this small.
+  appendFileSync(join(dir, ".git", "config"), REPO_CONFIG);
   const repo: TempRepo = {
     dir,
     write(path, content) {
@@ -44,7 +53,7 @@ export function createTempRepo(files: Record<string, string>): TempRepo {
     commit(message) {
       git("add", "--all");
       git("commit", "--quiet", "--allow-empty", "-m", message);
-      return git("rev-parse", "HEAD").trim();
+      return headCommit(dir) ?? git("rev-parse", "HEAD").trim();
     },
     git,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { runReview } from "../../app/commands/review";
 import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { REVIEW_MARKER } from "../../lib/review/render-review";
+import { SYNTH_CACHE_ENV } from "../../lib/review/synth-cache";
 import { synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 import { FakeGitLab } from "../support/fake-gitlab";
 import { CHECKOUT_ROOT, createFakeSynthRepo, type TempRepo } from "./review-temp-repo";
@@ -118,6 +119,9 @@ describe("review over two refs of a repository (fake synth)", () => {
 
     expect(failure).toBeInstanceOf(OperationalError);
     expect((failure as Error).message).toMatch(/synth of ref "HEAD" \([0-9a-f]{8}\) failed at step "(compile|synth)"/);
+    // The compiler's own error, not the files it emitted (the cache has it list them).
+    expect((failure as Error).message).toMatch(/failed at step "compile": exit \d+\n(?:.*\n)*.*stacks\/main\.js.*error TS\d+/);
+    expect((failure as Error).message).not.toContain("TSFILE: ");
     expect(worktrees(repo)).toHaveLength(1);
   });
 
@@ -157,7 +161,8 @@ describe("bin/review", () => {
     spawnSync(process.execPath, [join(CHECKOUT_ROOT, "bin", "review"), ...args], {
       cwd: repo.dir,
       encoding: "utf8",
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      // The run's scratch space and synth cache (test/global-setup.js), and nothing else of the test's environment.
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, [SYNTH_CACHE_ENV]: process.env[SYNTH_CACHE_ENV], ...env },
       timeout: 60_000,
     });
 

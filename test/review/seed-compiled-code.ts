@@ -14,17 +14,37 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { cachedDirectory, synthCacheDir } from "../../lib/review/synth-cache";
-import { compiledCodeKey } from "../../lib/review/synth-ref";
+import { compiledCodeKey, workingTreeCodeKey } from "../../lib/review/synth-ref";
 import { CHECKOUT_ROOT, type TempRepo } from "./review-temp-repo";
 
 /** Seeds the cache with `checkout`'s dist/ as the compiled code of `repo`'s HEAD, a copy of it; whether it did. */
 export async function seedCompiledCode(repo: TempRepo, checkout: string = CHECKOUT_ROOT): Promise<boolean> {
+  return seed(repo, checkout, () => compiledCodeKey(repo.git("rev-parse", "HEAD").trim(), repo.dir));
+}
+
+/**
+ * The same for `repo`'s working tree as it is now, whose code is a copy of `checkout`'s or of a part of it:
+ * only the output of the sources the copy holds is seeded (a copy without test/ compiles no dist/test/).
+ */
+export async function seedWorkingTreeCode(repo: TempRepo, checkout: string = CHECKOUT_ROOT): Promise<boolean> {
+  return seed(repo, checkout, () => workingTreeCodeKey(repo.dir));
+}
+
+async function seed(repo: TempRepo, checkout: string, key: () => Promise<string | undefined>): Promise<boolean> {
   const cacheDir = synthCacheDir();
   if (!cacheDir || !builtFromTheseSources(checkout)) return false;
-  const key = await compiledCodeKey(repo.git("rev-parse", "HEAD").trim(), repo.dir);
-  await cachedDirectory(cacheDir, key, async (directory) => {
+  const entry = await key();
+  if (!entry) return false;
+  const dist = join(checkout, "dist");
+  await cachedDirectory(cacheDir, entry, async (directory) => {
     // What tsc -p writes; the command bundles (esbuild's, not the review's) stay out.
-    cpSync(join(checkout, "dist"), directory, { recursive: true, filter: (path) => relative(join(checkout, "dist"), path).split(sep)[0] !== "bundle" });
+    cpSync(dist, directory, {
+      recursive: true,
+      filter: (path) => {
+        const top = relative(dist, path).split(sep)[0];
+        return top === "" || (top !== "bundle" && existsSync(join(repo.dir, top.replace(/\.js(\.map)?$/, ".ts"))));
+      },
+    });
   });
   return true;
 }

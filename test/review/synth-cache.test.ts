@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SYNTH_CACHE_ENV } from "../../lib/review/synth-cache";
-import { synthRef } from "../../lib/review/synth-ref";
+import { synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 import { createFakeSynthRepo, type TempRepo } from "./review-temp-repo";
 
 const MODEL = (machineType: string) => `project: fleet-prod\nregion: europe-west4\nmachine_type: ${machineType}\n`;
@@ -49,7 +49,7 @@ describe("review's synth cache", () => {
     }
   });
 
-  it("synthesizes a tree once, in whichever repository; a models-only commit reuses the compiled code, a code change does not", async () => {
+  it("synthesizes a tree once, in whichever repository; a models-only change (committed or in the working tree) reuses the compiled code, a code change does not", async () => {
     // GIVEN two repositories with the same files
     const first = repo({ "cell-1": MODEL("e2-small") });
     const second = repo({ "cell-1": MODEL("e2-small") });
@@ -64,6 +64,7 @@ describe("review's synth cache", () => {
     expect(a.stacks.get("cell-1")?.resource).toBeDefined();
     expect(entries("synth")).toHaveLength(1);
     expect(entries("compiled")).toHaveLength(1);
+    const [firstCode] = entries("compiled");
 
     // WHEN a commit changes a model only: synthesized again, with the same compiled code
     second.write("models/cell-1.yaml", MODEL("e2-standard-4"));
@@ -85,6 +86,19 @@ describe("review's synth cache", () => {
     // AND the first tree, asked for again by its commit, is still read from the cache
     expect((await synthRef("HEAD~2", { cwd: second.dir })).stacks).toEqual(a.stacks);
     expect(synthRuns()).toBe(3);
+
+    // WHEN a working tree with the first tree's code changes a model: that code, written into its dist/, synthesizes it
+    // (one that cannot be listed as the compiler reads it is compiled: ./working-tree-code.test.ts)
+    first.write("models/cell-1.yaml", MODEL("e2-medium"));
+    expect(JSON.stringify((await synthWorkingTree(first.dir)).stacks.get("cell-1"))).toContain("e2-medium");
+    expect(entries("compiled")).toHaveLength(2);
+    expect(readFileSync(join(first.dir, "dist", "stacks", "main.js"), "utf8")).toBe(readFileSync(join(cacheDir, firstCode, "stacks", "main.js"), "utf8"));
+
+    // WHEN its code changes without a commit: compiled, and kept for the next synthesis of the same code
+    first.write("lib/shared.txt", "v3\n");
+    expect(JSON.stringify((await synthWorkingTree(first.dir)).stacks.get("cell-1"))).toContain('"shared":"v3"');
+    expect(entries("compiled")).toHaveLength(3);
+    expect(synthRuns()).toBe(5);
   }, 120_000);
 
   it("synthesizes one tree asked for twice at once only once", async () => {
