@@ -130,8 +130,9 @@ test("exits 2 for a bad flag value", async () => {
 });
 
 test("two onboard processes on one cell at once make one runner per shard: the second waits for the lock", async () => {
-  // Slow answers keep the first process busy while the second starts.
-  fake.latencyMs = 30;
+  // Slow answers keep the first process busy while the second starts (at 30 ms the first could finish
+  // before the second, started as slowly as a busy machine starts a node, reached the lock).
+  fake.latencyMs = 100;
 
   const [first, second] = await Promise.all([onboard([]), onboard([])]);
 
