@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { FakeGitLab } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { pathWithFakeEngines, type FakeCall, readFakeCalls } from "../support/fake-terraform-workspace";
-import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
+import { runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 describe("provision (in process) in pipelines", () => {
@@ -199,8 +199,9 @@ describe("provision (in process) in pipelines", () => {
       expect(steps()).toEqual([]);
     });
 
-    it("documents exit code 3 in --help", () => {
-      expect(runBin("provision", ["--help"]).stdout).toMatch(/3 drift found \(--drift\)/);
+    it("documents exit code 3 in --help", async () => {
+      // bin/provision --help itself runs in test/commands/conventions.test.ts.
+      expect((await runInProcess("provision", ["--help"])).stdout).toMatch(/3 drift found \(--drift\)/);
     });
   });
 
@@ -251,11 +252,8 @@ describe("provision (in process) in pipelines", () => {
       expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"])).status).toBe(0);
     });
 
-    it("does not concern --dry-run, which touches no state", () => {
-      const result = runBin("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--dry-run", "--out", join(root, "dry")], {
-        env: { ...env, CI: "true" },
-        cwd: root,
-      });
+    it("does not concern --dry-run, which touches no state", async () => {
+      const result = await provision(["--model", "cell-1", "--dry-run"], { CI: "true" }, "dry");
       expect(result.status).toBe(0);
     });
   });
