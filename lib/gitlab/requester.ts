@@ -35,6 +35,8 @@ export interface RequesterSettings {
   readonly onRetry?: (event: RetryEvent & { readonly method: string; readonly path: string }) => void;
   /** Paces and counts every attempt (./request-pacer.ts); none: sent at once, uncounted. */
   readonly pacer?: RequestSender;
+  /** Most pages one listing may take before the call fails (./wire/pagination-guard.ts). @default MAX_PAGES (1000) */
+  readonly maxPages?: number;
 }
 
 /**
@@ -74,7 +76,7 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
   // gitbeaker's client-side rate limiter (rateLimiters, 3000 requests a minute by default) is
   // not applied: GitLab's own limits answer 429 with Retry-After, which the retry honours.
   let dispatcher: Dispatcher | undefined | null = null;
-  const pages = new PaginationGuard();
+  const pages = new PaginationGuard(settings.maxPages);
   return createRequesterFn(
     async (_resource, prepared) => prepared,
     (endpoint, options) => {

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync, copyFileSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBin } from "../support/cli";
+import { runBin, runInProcess } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 /** A directory holding a fake `terraform` that answers `version -json` with the given version. */
@@ -18,6 +18,8 @@ function pathWithout(extra?: string): string {
   return [extra, join(process.execPath, ".."), "/usr/bin", "/bin"].filter(Boolean).join(":");
 }
 
+// The executable runs once per exit code (0, 1, 2); the other cases go through the same command line and
+// error handler in this process, as a process costs ~0.3 CPU-s.
 describe("bin/prepare", () => {
   let modelsDir: string;
   beforeEach(() => {
@@ -40,15 +42,15 @@ describe("bin/prepare", () => {
     expect(readFileSync(join(modelsDir, "schema.json"), "utf8")).toBe(readFileSync(join(MODELS_DIR, "schema.json"), "utf8"));
   });
 
-  it("takes --model as a bare name looked up in the models directory", () => {
-    const result = runBin("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--json"]);
+  it("takes --model as a bare name looked up in the models directory", async () => {
+    const result = await runInProcess("prepare", ["--models-dir", modelsDir, "--model", "cell-2", "--json"]);
     const report = JSON.parse(result.stdout);
     expect(report.models).toHaveLength(1);
     expect(report.models[0].cell).toBe("cell-2");
   });
 
-  it("warns but succeeds when no engine is installed: only dry runs are possible", () => {
-    const result = runBin("prepare", ["--models-dir", modelsDir], { env: { ...process.env, PATH: pathWithout() } });
+  it("warns but succeeds when no engine is installed: only dry runs are possible", async () => {
+    const result = await runInProcess("prepare", ["--models-dir", modelsDir], { env: { ...process.env, PATH: pathWithout() } });
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("only --dry-run provisioning is possible");
   });
@@ -59,9 +61,9 @@ describe("bin/prepare", () => {
     expect(JSON.parse(result.stdout).problems[0]).toContain("no terraform or tofu >= 1.5.0");
   });
 
-  it("fails with exit 1 when --require-engine and the engine is older than 1.5", () => {
+  it("fails with exit 1 when --require-engine and the engine is older than 1.5", async () => {
     const engineDir = fakeEngineDir("1.4.7");
-    const result = runBin("prepare", ["--models-dir", modelsDir, "--require-engine"], { env: { ...process.env, PATH: pathWithout(engineDir) } });
+    const result = await runInProcess("prepare", ["--models-dir", modelsDir, "--require-engine"], { env: { ...process.env, PATH: pathWithout(engineDir) } });
     expect(result.status).toBe(1);
     expect(result.stdout).toContain("terraform 1.4.7 (needs >= 1.5.0)");
   });
@@ -73,8 +75,8 @@ describe("bin/prepare", () => {
     expect(existsSync(join(modelsDir, "schema.json"))).toBe(false);
   });
 
-  it("prints help with the trigger variables and exit codes", () => {
-    const result = runBin("prepare", ["--help"]);
+  it("prints help with the trigger variables and exit codes", async () => {
+    const result = await runInProcess("prepare", ["--help"]);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("--generate");
     expect(result.stdout).toContain("CELL_ID");

@@ -3,22 +3,37 @@
  * GitLab's Terraform report, the inputs record beside a saved plan and --apply-plan,
  * --drift (exit 3), -lock-timeout, and local state refused under CI=true.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FakeGitLab } from "../support/fake-gitlab";
-import { useFakeGitLab } from "../support/fake-gitlab-setup";
+import { FakeGitLab, type FakeRunnersState } from "../support/fake-gitlab";
 import { pathWithFakeEngines, type FakeCall, readFakeCalls } from "../support/fake-terraform-workspace";
-import { runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
+import { runInProcess, STACK_TRACE_LINE, type CliResult } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
 describe("provision (in process) in pipelines", () => {
-  const gitlab = useFakeGitLab();
+  // One fake GitLab and one root directory for the file: every test's stack is then the same (the
+  // GitLab URL and the root's paths are in it), so the merge request's plan, made once, is the one
+  // each test that applies it would have made (see "the reviewed plan"). Each test starts from an
+  // empty root holding cell-1's model, and a GitLab with no runner and no request seen.
   let fake: FakeGitLab;
+  let noRunners: FakeRunnersState;
   let root: string;
   let modelsDir: string;
   let callLog: string;
   let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    fake = new FakeGitLab();
+    await fake.start();
+    noRunners = fake.saveRunners();
+    root = mkdtempSync(join(tmpdir(), "provision-pipeline-"));
+    modelsDir = join(root, "models");
+    callLog = join(root, "terraform-calls.jsonl");
+  });
+  afterAll(async () => {
+    await fake.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
 
   /** cell-1 pointed at the fake GitLab, with the local secret store and the given state section. */
   const writeModel = (cell: string, state = "state:\n  backend: local\n", concurrent?: number) => {
@@ -31,19 +46,16 @@ describe("provision (in process) in pipelines", () => {
     writeFileSync(join(modelsDir, `${cell}.yaml`), text);
   };
 
-  beforeEach(async () => {
-    fake = gitlab.fake;
-    root = mkdtempSync(join(tmpdir(), "provision-pipeline-"));
-    modelsDir = join(root, "models");
-    callLog = join(root, "terraform-calls.jsonl");
-    mkdirSync(modelsDir);
+  const startAfresh = () => {
+    fake.restoreRunners(noRunners);
+    fake.requests.length = 0;
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(modelsDir, { recursive: true });
     writeModel("cell-1");
     // The engine gets an allowlisted environment: the stand-in's settings are passed by name.
     env = { PATH: `${pathWithFakeEngines(["terraform"])}:/usr/bin:/bin`, HOME: root, GITLAB_TOKEN: fake.adminToken, FAKE_TF_LOG: callLog, RUNNER_FLEET_ENGINE_ENV: "FAKE_TF_*" };
-  });
-  afterEach(async () => {
-    rmSync(root, { recursive: true, force: true });
-  });
+  };
+  beforeEach(startAfresh);
 
   const provision = (args: string[], extraEnv: Record<string, string> = {}, out = "cdktf.out") =>
     runInProcess("provision", ["--models-dir", modelsDir, "--out", join(root, out), ...args], { cwd: root, env: { ...env, ...extraEnv } });
@@ -73,17 +85,30 @@ describe("provision (in process) in pipelines", () => {
   });
 
   describe("the reviewed plan (--apply-plan)", () => {
-    it("keeps an inputs record beside every saved plan", async () => {
+    // The merge request's plan of cell-1 (--plan into reviewed/), made once: each test copies it in.
+    let mergeRequestPlan: { result: CliResult; files: string };
+    beforeAll(async () => {
+      startAfresh();
       const result = await provision(["--model", "cell-1", "--plan", "--skip-onboard"], { CI_COMMIT_SHA: "a".repeat(40) }, "reviewed");
-      expect(result.status).toBe(0);
+      const files = mkdtempSync(join(tmpdir(), "provision-pipeline-reviewed-"));
+      cpSync(join(root, "reviewed"), files, { recursive: true });
+      mergeRequestPlan = { result, files };
+    });
+    afterAll(() => rmSync(mergeRequestPlan.files, { recursive: true, force: true }));
+    const reviewedPlan = () => {
+      expect(mergeRequestPlan.result.status).toBe(0);
+      cpSync(mergeRequestPlan.files, join(root, "reviewed"), { recursive: true });
+    };
+
+    it("keeps an inputs record beside every saved plan", async () => {
+      reviewedPlan();
       const inputs = JSON.parse(readFileSync(`${savedPlan("reviewed")}.inputs.json`, "utf8"));
       expect(inputs).toMatchObject({ format: 1, cell: "cell-1", engine: "terraform", engineVersion: "1.11.4", commit: "a".repeat(40) });
       expect(inputs.digest).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it("applies the reviewed plan itself when nothing it was made from changed, without planning again", async () => {
-      expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
-      rmSync(callLog);
+      reviewedPlan();
 
       const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed"), "--json"]);
       expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
@@ -97,9 +122,8 @@ describe("provision (in process) in pipelines", () => {
     });
 
     it("refuses a plan whose inputs changed since (exit 2), and applies nothing", async () => {
-      expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
+      reviewedPlan();
       writeModel("cell-1", "state:\n  backend: local\n", 61);
-      rmSync(callLog);
 
       const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed")]);
       expect(result.status).toBe(2);
@@ -111,9 +135,8 @@ describe("provision (in process) in pipelines", () => {
     });
 
     it("with --replan-if-stale, plans again, shows that plan, and applies it instead", async () => {
-      expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
+      reviewedPlan();
       writeModel("cell-1", "state:\n  backend: local\n", 61);
-      rmSync(callLog);
 
       const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed"), "--replan-if-stale", "--json"]);
       expect(result.status).toBe(0);
@@ -131,8 +154,7 @@ describe("provision (in process) in pipelines", () => {
     });
 
     it("with --replan-if-stale, plans again when the engine finds the reviewed plan stale against the state", async () => {
-      expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
-      rmSync(callLog);
+      reviewedPlan();
 
       const result = await provision(
         ["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed"), "--replan-if-stale", "--json"],
@@ -147,7 +169,7 @@ describe("provision (in process) in pipelines", () => {
     });
 
     it("without --replan-if-stale, a reviewed plan the engine finds stale fails the apply (exit 1)", async () => {
-      expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
+      reviewedPlan();
       const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed")], {
         FAKE_TF_STALE_PLAN: savedPlan("reviewed"),
       });
@@ -199,8 +221,9 @@ describe("provision (in process) in pipelines", () => {
       expect(steps()).toEqual([]);
     });
 
-    it("documents exit code 3 in --help", () => {
-      expect(runBin("provision", ["--help"]).stdout).toMatch(/3 drift found \(--drift\)/);
+    it("documents exit code 3 in --help", async () => {
+      // bin/provision --help itself runs in test/commands/conventions.test.ts.
+      expect((await runInProcess("provision", ["--help"])).stdout).toMatch(/3 drift found \(--drift\)/);
     });
   });
 
@@ -251,11 +274,8 @@ describe("provision (in process) in pipelines", () => {
       expect((await provision(["--model", "cell-1", "--plan", "--skip-onboard"])).status).toBe(0);
     });
 
-    it("does not concern --dry-run, which touches no state", () => {
-      const result = runBin("provision", ["--model", "cell-1", "--models-dir", modelsDir, "--dry-run", "--out", join(root, "dry")], {
-        env: { ...env, CI: "true" },
-        cwd: root,
-      });
+    it("does not concern --dry-run, which touches no state", async () => {
+      const result = await provision(["--model", "cell-1", "--dry-run"], { CI: "true" }, "dry");
       expect(result.status).toBe(0);
     });
   });

@@ -3,7 +3,9 @@
  * local state, the local secret store, the cell locks) lands in the workspace, the directory that
  * holds the models directory in force (lib/files/workspace.ts), whichever directory a run starts in.
  * Each run starts in an empty directory elsewhere and names the models by --models-dir or
- * $RUNNER_MODELS_DIR; that directory must stay empty.
+ * $RUNNER_MODELS_DIR; that directory must stay empty. Each command runs once as its executable (with
+ * --models-dir); the other runs go through the same command line and error handler in this process,
+ * in the directory they name (runInProcess changes to it), as a process costs ~0.3 CPU-s.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -11,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultSynthOutDir, workspaceDir } from "../../lib/files/workspace";
 import { stateDirectory, STATE_DIR_ENV } from "../../lib/state/cell-lock";
-import { REPO_ROOT, runBin, runBinAsync } from "../support/cli";
+import { REPO_ROOT, runBin, runBinAsync, runInProcess } from "../support/cli";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { writeFleet } from "../support/fleet-models";
 import { MODELS_DIR } from "../support/models";
@@ -91,15 +93,16 @@ describe("provision --dry-run from another directory", () => {
   it.each([
     ["--models-dir", (models: string) => ({ args: ["--models-dir", models], env: cleanEnv() })],
     ["$RUNNER_MODELS_DIR", (models: string) => ({ args: [], env: cleanEnv({ RUNNER_MODELS_DIR: models }) })],
-  ])("with %s writes cdktf.out and points the local state into the workspace, nothing into the current directory", (_how, how) => {
+  ])("with %s writes cdktf.out and points the local state into the workspace, nothing into the current directory", async (how, given) => {
     const workspace = emptyDir("ws-provision-");
     const models = join(workspace, "models");
     mkdirSync(models);
     for (const cell of ["cell-1", "cell-2"] as const) writeFileSync(join(models, `${cell}.yaml`), localStateModel(cell));
     const elsewhere = emptyDir("ws-cwd-");
-    const { args, env } = how(models);
+    const { args, env } = given(models);
 
-    const result = runBin("provision", ["--dry-run", "--model", "cell-1", "--model", "cell-2", ...args], { cwd: elsewhere, env });
+    const provisionArgs = ["--dry-run", "--model", "cell-1", "--model", "cell-2", ...args];
+    const result = how === "--models-dir" ? runBin("provision", provisionArgs, { cwd: elsewhere, env }) : await runInProcess("provision", provisionArgs, { cwd: elsewhere, env });
 
     expect(result.stderr).not.toContain("error");
     expect(result.status).toBe(0);
@@ -111,13 +114,13 @@ describe("provision --dry-run from another directory", () => {
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
-  it("keeps an --out a person types relative to the current directory", () => {
+  it("keeps an --out a person types relative to the current directory", async () => {
     const workspace = emptyDir("ws-out-");
     mkdirSync(join(workspace, "models"));
     writeFileSync(join(workspace, "models", "cell-1.yaml"), localStateModel("cell-1"));
     const elsewhere = emptyDir("ws-cwd-");
 
-    const result = runBin("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models"), "--out", "synth"], { cwd: elsewhere, env: cleanEnv() });
+    const result = await runInProcess("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models"), "--out", "synth"], { cwd: elsewhere, env: cleanEnv() });
 
     expect(result.status).toBe(0);
     expect(existsSync(join(elsewhere, "synth", "stacks", "cell-1", "cdk.tf.json"))).toBe(true);
@@ -125,13 +128,13 @@ describe("provision --dry-run from another directory", () => {
     expect(existsSync(join(workspace, "cdktf.out"))).toBe(false);
   });
 
-  it("resolves a relative state.path written in the model against the workspace", () => {
+  it("resolves a relative state.path written in the model against the workspace", async () => {
     const workspace = emptyDir("ws-state-path-");
     mkdirSync(join(workspace, "models"));
     writeFileSync(join(workspace, "models", "cell-1.yaml"), localStateModel("cell-1", "states/one.tfstate"));
     const elsewhere = emptyDir("ws-cwd-");
 
-    const result = runBin("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
+    const result = await runInProcess("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
 
     expect(result.status).toBe(0);
     expect(localBackendPath(join(workspace, "cdktf.out", "stacks", "cell-1", "cdk.tf.json"))).toBe(join(workspace, "states", "one.tfstate"));
@@ -154,10 +157,10 @@ describe("a relative gitlab.ca_file", () => {
     return { workspace, elsewhere };
   }
 
-  it("is read from the workspace, as the model's other relative paths are: its PEM reaches the managers", () => {
+  it("is read from the workspace, as the model's other relative paths are: its PEM reaches the managers", async () => {
     const { workspace, elsewhere } = setUp("workspace");
 
-    const result = runBin("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
+    const result = await runInProcess("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
 
     expect(result.stderr).not.toContain("error");
     expect(result.status).toBe(0);
@@ -168,10 +171,10 @@ describe("a relative gitlab.ca_file", () => {
     expect(readFileSync(join(workspace, "cdktf.out", "stacks", "cell-1", "cdk.tf.json"), "utf8")).not.toContain(join(workspace, "certs"));
   });
 
-  it("is not read from the current directory: a PEM only there is refused as missing (exit 2)", () => {
+  it("is not read from the current directory: a PEM only there is refused as missing (exit 2)", async () => {
     const { workspace, elsewhere } = setUp("elsewhere");
 
-    const result = runBin("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
+    const result = await runInProcess("provision", ["--dry-run", "--model", "cell-1", "--models-dir", join(workspace, "models")], { cwd: elsewhere, env: cleanEnv() });
 
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("gitlab.ca_file");
@@ -204,14 +207,15 @@ describe("onboard and status from another directory, local store and lock", () =
   it.each([
     ["--models-dir", (models: string) => ({ args: ["--models-dir", models], env: {} })],
     ["$RUNNER_MODELS_DIR", (models: string) => ({ args: [], env: { RUNNER_MODELS_DIR: models } })],
-  ])("with %s keeps the tokens in .state/secrets and the lock in .state/locks of the workspace; status from a third directory finds them", async (_how, how) => {
+  ])("with %s keeps the tokens in .state/secrets and the lock in .state/locks of the workspace; status from a third directory finds them", async (how, given) => {
     const fleet = fleetWithRelativePaths();
     const workspace = join(fleet.dir, "..");
     const elsewhere = emptyDir("ws-cwd-");
-    const { args, env: extra } = how(fleet.dir);
+    const { args, env: extra } = given(fleet.dir);
     const env = cleanEnv({ GITLAB_TOKEN: gitlab.fake.adminToken, ...extra });
+    const run = how === "--models-dir" ? runBinAsync : runInProcess;
 
-    const onboarded = await runBinAsync("onboard", ["--model", "cell-1", ...args, "--json"], { cwd: elsewhere, env });
+    const onboarded = await run("onboard", ["--model", "cell-1", ...args, "--json"], { cwd: elsewhere, env });
 
     expect(onboarded.stderr).not.toContain("error");
     expect(onboarded.status).toBe(0);
@@ -221,7 +225,7 @@ describe("onboard and status from another directory, local store and lock", () =
     expect(readdirSync(elsewhere)).toEqual([]);
 
     const third = emptyDir("ws-cwd-");
-    const status = await runBinAsync("status", ["--model", "cell-1", ...args, "--json"], { cwd: third, env });
+    const status = await run("status", ["--model", "cell-1", ...args, "--json"], { cwd: third, env });
     // "valid": the token onboard stored was found in the workspace's store and GitLab accepts it ("missing" when looked for elsewhere).
     const report = JSON.parse(status.stdout) as { cells: Array<{ shards: Array<{ shard: string; token: string }> }> };
     expect(report.cells[0].shards.map((shard) => [shard.shard, shard.token]).sort()).toEqual(shards.map((shard) => [shard, "valid"]).sort());

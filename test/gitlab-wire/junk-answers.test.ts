@@ -7,7 +7,7 @@
  */
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { GitLabApiError } from "../../lib/gitlab/errors";
-import { PaginationGuard } from "../../lib/gitlab/wire/pagination-guard";
+import { MAX_PAGES, PaginationGuard } from "../../lib/gitlab/wire/pagination-guard";
 import { PaginationLoopError } from "../../lib/gitlab/wire/wire-failures";
 import { fakeClock } from "../onboard/helpers";
 import { json, startHostileServer, type HostileServer } from "../support/hostile-server";
@@ -112,16 +112,27 @@ test("fails when a listing's next page is the page itself (tag filters kept, as 
   expect(gitlab.requests.length).toBeLessThanOrEqual(2);
 });
 
+// The client stops at the cap it is given, here 20 pages; the cap every command's client has (none
+// given) is MAX_PAGES, checked on the guard below: 1000 requests over HTTP cost ~1 CPU-s.
 test("fails when a listing never ends, at the page cap", async () => {
   gitlab.handle = (request, response) => {
     const page = Number(new URL(request.url!, gitlab.url).searchParams.get("page") ?? "1");
     // Never empty: gitbeaker itself stops at an empty page.
     json(response, [runner(page)], 200, { link: `<${gitlab.url}/api/v4/runners/all?page=${page + 1}&per_page=100&type=instance_type>; rel="next"` });
   };
-  const error = await failure(list());
-  expect(error.message).toContain("has more than 1000 pages");
-  expect(gitlab.requests).toHaveLength(1000);
-}, 60_000);
+  const error = await failure(list({ maxPages: 20 }));
+  expect(error.message).toContain("has more than 20 pages");
+  expect(gitlab.requests).toHaveLength(20);
+});
+
+test("the page cap is 1000 pages unless one is given", () => {
+  expect(MAX_PAGES).toBe(1000);
+  const guard = new PaginationGuard();
+  const page = (number: number) => new URL(`http://gitlab.test/api/v4/runners/all?page=${number}&per_page=100`);
+  const next = (number: number) => `<http://gitlab.test/api/v4/runners/all?page=${number + 1}&per_page=100>; rel="next"`;
+  for (let number = 1; number < 1000; number += 1) guard.check(page(number), next(number));
+  expect(() => guard.check(page(1000), next(1000))).toThrow("has more than 1000 pages (the cap)");
+});
 
 test("the pagination guard keeps separate listings apart, and a short listing passes", () => {
   const guard = new PaginationGuard(3);

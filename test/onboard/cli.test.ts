@@ -1,7 +1,10 @@
 /**
  * End to end: the real `bin/onboard` (compiled) as a child process against the fake
  * GitLab. Checks exit codes, and that no token reaches stdout, stderr or any file
- * other than the secret store.
+ * other than the secret store. A process is started where one is the point (each exit code
+ * once, the first run's output, two processes racing for a cell's lock); the other runs go
+ * through the same command line and error handler in this process (runInProcess), as a
+ * process costs ~0.3 CPU-s.
  */
 import { execFile } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
@@ -10,6 +13,7 @@ import { stringify } from "yaml";
 import { randomText, type FakeGitLab } from "../support/fake-gitlab";
 import type { FakeModelSetup } from "../support/fake-gitlab-model";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
+import { runInProcess } from "../support/cli";
 import { filesUnder, runnerChanges } from "./helpers";
 
 const REPO = join(__dirname, "..", "..");
@@ -35,16 +39,21 @@ interface Run {
   readonly stderr: string;
 }
 
+const onboardEnv = (env: NodeJS.ProcessEnv) => ({ PATH: process.env.PATH, ONBOARD_RETRY_TIMEOUT: "2s", ...env });
+
 /** Runs bin/onboard without blocking the event loop (the fake GitLab lives in this process). */
 function onboard(args: string[], env: NodeJS.ProcessEnv = { GITLAB_TOKEN: fake.adminToken }): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, "--model", modelFile, ...args],
-      { cwd: setup.root, env: { PATH: process.env.PATH, ONBOARD_RETRY_TIMEOUT: "2s", ...env } },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(process.execPath, [BIN, "--model", modelFile, ...args], { cwd: setup.root, env: onboardEnv(env) }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** The same run as `onboard`, in this process. */
+async function onboardInProcess(args: string[], env: NodeJS.ProcessEnv = { GITLAB_TOKEN: fake.adminToken }): Promise<Run> {
+  const { status, stdout, stderr } = await runInProcess("onboard", ["--model", modelFile, ...args], { cwd: setup.root, env: onboardEnv(env) });
+  return { code: status, stdout, stderr };
 }
 
 function runnerTokens(): string[] {
@@ -67,7 +76,7 @@ test("creates the runners and keeps every token out of the output and out of oth
   const firstTokens = runnerTokens();
   expect(firstTokens).toHaveLength(2);
 
-  const rotated = await onboard(["--rotate"]);
+  const rotated = await onboardInProcess(["--rotate"]);
   expect(rotated.code).toBe(0);
   expect(rotated.stdout).toContain("rotated");
   // Each shard says what its managers do with the new token (cell-1's examples run gitlab-runner 19.5.0: live).
@@ -82,10 +91,10 @@ test("creates the runners and keeps every token out of the output and out of oth
 });
 
 test("exits 0 and writes nothing on a second run; --status --require-online exits 1 with no manager online", async () => {
-  await onboard([]);
+  await onboardInProcess([]);
   const writes = runnerChanges(fake.requests).length;
 
-  const again = await onboard([]);
+  const again = await onboardInProcess([]);
   const status = await onboard(["--status", "--require-online"]);
 
   expect(again.code).toBe(0);
@@ -106,7 +115,7 @@ test("exits 2 naming the variable when the token is not set", async () => {
 test("exits 1 with a plain message, and no token, when GitLab rejects the token", async () => {
   const badToken = `glpat-${randomText(20)}`;
 
-  const run = await onboard(["--json"], { GITLAB_TOKEN: badToken });
+  const run = await onboardInProcess(["--json"], { GITLAB_TOKEN: badToken });
 
   expect(run.code).toBe(1);
   expect(run.stdout + run.stderr).toContain("rejected the token in $GITLAB_TOKEN");
@@ -114,15 +123,16 @@ test("exits 1 with a plain message, and no token, when GitLab rejects the token"
 });
 
 test("exits 2 for a bad flag value", async () => {
-  const run = await onboard(["--concurrency", "0"]);
+  const run = await onboardInProcess(["--concurrency", "0"]);
 
   expect(run.code).toBe(2);
   expect(run.stderr).toContain("--concurrency");
 });
 
 test("two onboard processes on one cell at once make one runner per shard: the second waits for the lock", async () => {
-  // Slow answers keep the first process busy while the second starts.
-  fake.latencyMs = 30;
+  // Slow answers keep the first process busy while the second starts (at 30 ms the first could finish
+  // before the second, started as slowly as a busy machine starts a node, reached the lock).
+  fake.latencyMs = 100;
 
   const [first, second] = await Promise.all([onboard([]), onboard([])]);
 
@@ -147,8 +157,8 @@ test("a second process gives up after --lock-wait, naming the holder, with exit 
 });
 
 test("--dry-run prints the plan, as text and as JSON, and leaves GitLab, the store and the lock alone", async () => {
-  const text = await onboard(["--dry-run"]);
-  const json = await onboard(["--dry-run", "--json"]);
+  const text = await onboardInProcess(["--dry-run"]);
+  const json = await onboardInProcess(["--dry-run", "--json"]);
 
   expect([text.code, json.code]).toEqual([0, 0]);
   expect(text.stdout).toMatch(/small-amd64\s+would create: no runner carries the shard's marker\n\s+1\. create runner "[^"]+" \(instance_type\) and store its token in local file /);
@@ -163,8 +173,8 @@ test("--dry-run prints the plan, as text and as JSON, and leaves GitLab, the sto
 });
 
 test("--dry-run without a token shows each shard's intended runner, marked not yet checked, and its warning once", async () => {
-  const text = await onboard(["--dry-run"], {});
-  const json = await onboard(["--dry-run", "--json"], {});
+  const text = await onboardInProcess(["--dry-run"], {});
+  const json = await onboardInProcess(["--dry-run", "--json"], {});
 
   expect([text.code, json.code]).toEqual([0, 0]);
   expect(text.stdout).toMatch(/small-amd64\s+not checked: GitLab not queried\n\s+intended runner \(not yet checked against GitLab\): instance_type, description "[^"]+"\n\s+tags [^\n]+; run untagged: (yes|no); maximum timeout \d+s; (not_protected|ref_protected)[^\n]*\n\s+token would be stored in local file /);

@@ -2,20 +2,21 @@
  * A change that replaces runner managers, provisioned against the stand-in terraform in its
  * stateful mode (it plans the synthesized stack against its state file) and the fake GitLab:
  * the phases, their applies and the online checks between them, and the resume after a failure.
+ * Every test starts from the fleet's first run (everything created), made once against a fake
+ * GitLab of this file's own: each test gets a copy of what it left, the fake's runners and the
+ * files (state, secrets, synthesized stack, the engine's call log), at the same paths.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProvision } from "../../app/commands/provision";
 import { runnerMarker } from "../../lib/gitlab/runner-spec";
 import { loadModelFile } from "../../lib/model/load";
 import type { RunnerModel } from "../../lib/model/schema";
-import { FakeGitLab, type FakeManager } from "../support/fake-gitlab";
-import { useFakeGitLab } from "../support/fake-gitlab-setup";
+import { FakeGitLab, type FakeManager, type FakeRunnersState } from "../support/fake-gitlab";
 import { FAKE_ENGINE_SETTINGS_PASS, pathWithFakeEngines, type FakeCall, readFakeCalls } from "../support/fake-terraform-workspace";
 import { MODELS_DIR } from "../support/models";
 
-const gitlab = useFakeGitLab();
 let fake: FakeGitLab;
 let root: string;
 let modelFile: string;
@@ -27,8 +28,10 @@ let slotManagers: Map<string, FakeManager>;
 
 const SHARDS = ["small-amd64", "large-amd64"];
 
-beforeEach(async () => {
-  fake = gitlab.fake;
+let firstRun: { runners: FakeRunnersState; files: string };
+beforeAll(async () => {
+  fake = new FakeGitLab();
+  await fake.start();
   root = mkdtempSync(join(tmpdir(), "provision-roll-"));
   mkdirSync(join(root, "models"));
   modelFile = join(root, "models", "cell-1.yaml");
@@ -36,10 +39,23 @@ beforeEach(async () => {
   stateFile = join(root, "terraform-state.json");
   writeModel("19.5.0");
   progress = [];
-  slotManagers = new Map();
+  const first = await provision();
+  expect(first.cells[0].outcome).toBe("applied");
+  const files = mkdtempSync(join(tmpdir(), "provision-roll-first-run-"));
+  cpSync(root, files, { recursive: true });
+  firstRun = { runners: fake.saveRunners(), files };
 });
-afterEach(async () => {
+afterAll(async () => {
+  await fake.stop();
+  for (const dir of [root, firstRun.files]) rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  fake.restoreRunners(firstRun.runners);
+  fake.requests.length = 0;
   rmSync(root, { recursive: true, force: true });
+  cpSync(firstRun.files, root, { recursive: true });
+  progress = [];
+  slotManagers = new Map();
 });
 
 function writeModel(runnerVersion: string): void {
@@ -128,16 +144,14 @@ function appliedSlotsSoFar(): string[] {
   }
 }
 
-/** First run: everything is created; then every slot's VM boots. */
-async function provisionFleet(): Promise<number> {
-  const first = await provision();
-  expect(first.cells[0].outcome).toBe("applied");
+/** After the first run (everything created, see beforeAll): every slot's VM boots. */
+function bootFleet(): number {
   bootAllSlots();
   return engineCalls().length;
 }
 
 test("a runner version bump rolls one slot of each shard at a time, waiting for the new managers between waves", async () => {
-  const before = await provisionFleet();
+  const before = bootFleet();
   expect(appliedSlots(engineCalls())).toEqual([[]]); // the first run creates, it replaces nothing
   writeModel("18.6.0");
 
@@ -182,7 +196,7 @@ test("a runner version bump rolls one slot of each shard at a time, waiting for 
 });
 
 test("a failed phase stops the roll; the next run continues with the slots not yet replaced", async () => {
-  await provisionFleet();
+  bootFleet();
   writeModel("18.6.0");
 
   // Apply 1 created the fleet; 2 is wave one (phase 1 has nothing to apply); 3, wave two, fails.
@@ -202,7 +216,7 @@ test("a failed phase stops the roll; the next run continues with the slots not y
 });
 
 test("a wave waits while a shard is missing a manager, and gives up without stopping another one", async () => {
-  await provisionFleet();
+  bootFleet();
   writeModel("18.6.0");
   // small-amd64 slot 1 is down for reasons of its own: its manager has not been heard from for hours.
   slotManagers.get("small-amd64/1")!.contacted_at = new Date(Date.now() - 3 * 3600_000).toISOString();
