@@ -1,16 +1,16 @@
 /**
  * One benchmark measurement in a fresh process: load the models of a directory,
  * synthesize them, and report timings, peak memory and the threads used as one JSON line.
+ * As the cdktf app entry does (app/cdktf-app.ts): each synthesis thread loads its share of the models.
  */
 import { performance } from "node:perf_hooks";
-import { loadModelFile } from "../lib/model/load";
 import { listModelFiles } from "../lib/model/model-files";
 import { synthThreadCount } from "../stacks/synthesis-threads";
-import { synthesizeCells } from "../stacks/synthesize";
+import { synthesizeModelFiles } from "../stacks/synthesize";
 
 const [modelsDir, outdir] = process.argv.slice(2);
 const started = performance.now();
-const cells = synthesizeCells(listModelFiles(modelsDir).map((file) => loadModelFile(file)), { outdir });
+const cells = synthesizeModelFiles(listModelFiles(modelsDir), { outdir });
 const synthMs = performance.now() - started;
 process.stdout.write(
   `${JSON.stringify({

@@ -1,16 +1,18 @@
 /**
- * A synthesis worker thread (stacks/synthesis-threads.ts): renders and checks the files of the cells it
- * is given and builds their stacks, then, when asked, writes them, answering each step on its port and
- * counting itself answered. It counts each cell it has built or written too: the thread waiting for it
- * tells a slow worker from a dead one by that count.
+ * A synthesis worker thread (stacks/synthesis-threads.ts): prepares the share it is given (loads and
+ * checks its models when given their files, renders and checks their files: stacks/thread-share.ts),
+ * builds their stacks, then writes them, each step when asked, answering each on its port and
+ * counting itself answered. It counts each cell it has built or written too: the thread waiting for
+ * it tells a slow worker from a dead one by that count.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type * as CellSynthesisModule from "./cell-synthesis";
-import type * as RenderedJobsModule from "./rendered-jobs";
+import type * as ThreadShareModule from "./thread-share";
 import type { ThreadAnswer, ThreadRequest, ThreadStart } from "./synthesis-threads";
 
 const start = workerData as ThreadStart;
 const counters = new Int32Array(start.answered);
+let jobs: CellSynthesisModule.CellJob[] | undefined;
 let synthesis: CellSynthesisModule.CellSynthesis | undefined;
 
 function answer(message: ThreadAnswer): void {
@@ -24,10 +26,13 @@ const progress = () => void Atomics.add(counters, 1, 1);
 parentPort?.on("message", (request: ThreadRequest) => {
   try {
     // Loaded here, not at the top: a module that fails to load is then an answer, not a silent thread.
-    const { CellSynthesis } = require("./cell-synthesis") as typeof CellSynthesisModule;
-    if (request.step === "construct") {
-      const { renderCheckedJobs } = require("./rendered-jobs") as typeof RenderedJobsModule;
-      synthesis = new CellSynthesis(renderCheckedJobs(request.jobs), start.outdir, start.workDir, progress);
+    if (request.step === "prepare") {
+      jobs = (require("./thread-share") as typeof ThreadShareModule).preparedJobs(request);
+      answer({ ok: true });
+    } else if (request.step === "construct") {
+      if (!jobs) throw new Error("asked to build stacks before any cell was prepared");
+      const { CellSynthesis } = require("./cell-synthesis") as typeof CellSynthesisModule;
+      synthesis = new CellSynthesis(jobs, start.outdir, start.workDir, progress);
       answer({ ok: true });
     } else {
       if (!synthesis) throw new Error("asked to write before any stack was built");
