@@ -17,8 +17,9 @@
  * refuses, nothing is written yet: the caller synthesizes serially, which throws the same error, of
  * the same class, as ever.
  *
- * A worker runs the compiled stacks/synthesize-thread.js (dist/stacks/, also in the package); where
- * there is none (the TypeScript sources under jest), synthesis is serial.
+ * A worker runs stacks/synthesize-thread.ts from dist/bundle/synthesis.js (bin/synthesis-thread.js, with
+ * V8's code cache), else compiled (dist/stacks/synthesize-thread.js); where there is neither beside this
+ * module (the TypeScript sources under jest), synthesis is serial.
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -65,9 +66,14 @@ export type ThreadAnswer =
   | { readonly ok: true; readonly cells?: SynthesizedCell[]; readonly manifestStacks?: ManifestStacks }
   | { readonly ok: false; readonly message: string };
 
-/** The worker script beside this module (dist/stacks/), or beside the bundle's (dist/bundle/ -> dist/stacks/). */
+/**
+ * The worker script: bin/synthesis-thread.js where the synthesis bundle is built beside this module (in
+ * dist/stacks/ or dist/bundle/), else the compiled stacks/synthesize-thread.js beside it.
+ */
 export function threadScript(): string | undefined {
-  return [join(__dirname, "synthesize-thread.js"), join(__dirname, "..", "stacks", "synthesize-thread.js")].find((file) => existsSync(file));
+  const dist = join(__dirname, "..");
+  if (existsSync(join(dist, "bundle", "synthesis.js")) && existsSync(join(dist, "..", "bin", "synthesis-thread.js"))) return join(dist, "..", "bin", "synthesis-thread.js");
+  return [join(__dirname, "synthesize-thread.js"), join(dist, "stacks", "synthesize-thread.js")].find((file) => existsSync(file));
 }
 
 /**

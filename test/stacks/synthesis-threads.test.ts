@@ -1,7 +1,7 @@
 /**
- * Many cells are synthesized on several threads (stacks/synthesis-threads.ts). The workers run the
- * compiled dist/stacks/synthesize-thread.js (`npm test` builds first), so the runs that use threads
- * are compiled synthesis in a child node, as the commands and the bench run it.
+ * Many cells are synthesized on several threads (stacks/synthesis-threads.ts). The workers run from
+ * dist/bundle/synthesis.js (`npm test` builds first), so the runs that use threads are compiled
+ * synthesis in a child node, as the commands and the bench run it.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -39,7 +39,7 @@ const SYNTHESIZE_EACH_WAY = `
   const { listModelFiles } = require(${JSON.stringify(join(DIST, "lib", "model", "model-files.js"))});
   const { synthesizeCells } = require(${JSON.stringify(join(DIST, "stacks", "synthesize.js"))});
   const { synthesizeModelFiles } = require(${JSON.stringify(join(DIST, "stacks", "synthesize.js"))});
-  const { synthThreadCount } = require(${JSON.stringify(join(DIST, "stacks", "synthesis-threads.js"))});
+  const { synthThreadCount, threadScript } = require(${JSON.stringify(join(DIST, "stacks", "synthesis-threads.js"))});
   const load = require(${JSON.stringify(join(DIST, "lib", "model", "load.js"))});
   const [modelsDir, work] = process.argv.slice(1);
   const errorOf = (synthesize) => {
@@ -82,7 +82,7 @@ const SYNTHESIZE_EACH_WAY = `
     askedMoreThanCells: synthThreadCount(2, { RUNNER_FLEET_SYNTH_THREADS: "3" }),
     serial: synthThreadCount(100, { RUNNER_FLEET_SYNTH_THREADS: "1" }),
   };
-  console.log(JSON.stringify({ reports, counts }));
+  console.log(JSON.stringify({ reports, counts, script: threadScript() }));
 `;
 
 interface Report {
@@ -99,6 +99,7 @@ describe("synthesis on several threads", () => {
   let work: string;
   let runs: { out: string; refusedOut: string; uncheckableOut: string; report: Report }[];
   let counts: Record<string, number>;
+  let script: string;
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "synth-threads-"));
     writeGeneratedFleet(join(work, "models"), 2);
@@ -109,7 +110,7 @@ describe("synthesis on several threads", () => {
       writeFileSync(file, readFileSync(file, "utf8").replace(/max_instances: \d+/, "max_instances: -3"));
     }
     // GIVEN a cell of each cloud, synthesized on one thread and on two
-    const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number> };
+    const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number>; script: string };
     runs = child.reports.map((report, index) => ({
       out: join(work, `out-${index + 1}`),
       refusedOut: join(work, `refused-${index + 1}`),
@@ -117,11 +118,14 @@ describe("synthesis on several threads", () => {
       report,
     }));
     counts = child.counts;
+    script = child.script;
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("writes byte for byte what one thread writes, manifest.json included, and returns the cells in model order", () => {
     expect(runs.map(({ report }) => report.threads)).toEqual([1, 2]);
+    // The worker ran from the synthesis bundle (the build made it), as the commands' workers do.
+    expect(script).toBe(join(PROJECT_ROOT, "bin", "synthesis-thread.js"));
     // The cells come back in model order, though the threads took them grouped by cloud.
     expect(runs[1].report.cells.map((cell) => cell.cell)).toEqual(["cell-100", "cell-101"]);
     const inOut2 = (path: string) => path.replace(runs[0].out, runs[1].out);
