@@ -2,8 +2,8 @@
  * The compiled modules (a synthesis thread, the cdktf app entry, the bench) give cdktf what the command
  * bundles' plugins give theirs (build/bundle-commands.js): a module put in node's module cache where
  * cdktf's own `require(name)` looks, before cdktf loads, is the one cdktf gets. Not in a bundle
- * (dist/bundle/), whose cdktf has its stand-ins built in, nor under jest (TypeScript sources), whose
- * module registry is jest's own.
+ * (dist/bundle/), whose cdktf has its stand-ins built in. Under jest (the TypeScript sources) the entry
+ * changes nothing: jest's module registry is its own (jest.config.js maps archiver there).
  */
 import Module from "node:module";
 import { basename, dirname, join } from "node:path";
