@@ -51,7 +51,10 @@ function runBashN(scripts: readonly string[]): BashSyntaxResult[] {
       return file;
     });
     // The environment named, not left to the default: the bash run is the one the verdict cache keyed.
-    const run = spawnSync("bash", ["-c", CHECK_ALL, "bash-n", ...files], { encoding: "utf8", env: process.env });
+    // Standard input is /dev/null, not node's default pipe: that pipe is a socket pair, and `bash -c` on a
+    // socket with SHLVL unset or 0 (cron, systemd units, some CI) takes itself for a command from
+    // rshd/sshd and sources ~/.bashrc (bash's shell.c, run_startup_files), which can start anything.
+    const run = spawnSync("bash", ["-c", CHECK_ALL, "bash-n", ...files], { encoding: "utf8", env: process.env, stdio: ["ignore", "pipe", "pipe"] });
     if (run.error) throw new BashUnavailableError(run.error.message, { cause: run.error });
     const statuses = run.stdout.split("\n").filter(Boolean).map(Number);
     if (run.status !== 0 || statuses.length !== files.length) {

@@ -3,7 +3,8 @@
  * loader beside a small bundle of its own, so other suites running the real commands at the same
  * time cannot touch the cache this test watches: the cache is written by the first run, accepted
  * (left alone) by the next, written again when V8 rejects it or when the bundle was rebuilt, and a
- * run's result is the same either way.
+ * run's result is the same either way. Which commands run with V8's optimizing compiler is checked on
+ * bundles that ask V8 whether a function it was told to optimize was.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
@@ -19,22 +20,40 @@ beforeAll(() => {
   mkdirSync(join(root, "bin"));
   mkdirSync(join(root, "dist", "bundle"), { recursive: true });
   copyFileSync(join(REPO_ROOT, "bin", "load-command.js"), join(root, "bin", "load-command.js"));
-  writeFileSync(join(root, "bin", "hello"), `require("./load-command")("hello", "helloCommand");\n`);
-  // The shape build/bundle-commands.js gives a bundle: a module body inside the function the loader
-  // runs (one that calls itself when required plainly), exporting `main` and the command's factory.
-  writeFileSync(
-    join(root, "dist", "bundle", "hello.js"),
-    [
-      `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
-      `exports.helloCommand = () => ({ greet: (name) => "hello " + name + " from " + require("node:path").basename(__filename) });`,
-      `exports.main = (command) => { process.stdout.write(command.greet(process.argv[2]) + "\\n"); };`,
-      `});`,
-    ].join("\n"),
-  );
+  writeCommand("hello", "helloCommand", [
+    `exports.helloCommand = () => ({ greet: (name) => "hello " + name + " from " + require("node:path").basename(__filename) });`,
+    `exports.main = (command) => { process.stdout.write(command.greet(process.argv[2]) + "\\n"); };`,
+  ]);
   cacheFile = join(root, "dist", "bundle", "hello.js.v8-cache");
+  // Asks V8 as its own test of --no-turbofan does: the %-calls need --allow-natives-syntax.
+  for (const command of ["simulate", "synthesize"]) {
+    writeCommand(command, "command", [
+      `exports.command = () => ({});`,
+      `const TURBOFAN_OPTIMIZED = 1 << 4;`,
+      `function sum(a, b) { return a + b; }`,
+      `exports.main = () => { %PrepareFunctionForOptimization(sum); sum(1, 2); sum(3, 4); %OptimizeFunctionOnNextCall(sum); sum(5, 6); process.stdout.write((%GetOptimizationStatus(sum) & TURBOFAN_OPTIMIZED) !== 0 ? "optimized" : "not optimized"); };`,
+    ]);
+  }
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/**
+ * bin/<command> and its bundle, in the shape build/bundle-commands.js gives one: a module body (`body`,
+ * which exports `main` and the command's factory) inside the function the loader runs, one that calls
+ * itself when required plainly.
+ */
+function writeCommand(command: string, factory: string, body: readonly string[]): void {
+  writeFileSync(join(root, "bin", command), `require("./load-command")(${JSON.stringify(command)}, ${JSON.stringify(factory)});\n`);
+  writeFileSync(
+    join(root, "dist", "bundle", `${command}.js`),
+    [
+      `(function (bundle) { return globalThis[Symbol.for("runner-fleet.bundle-loader")] ? bundle : bundle.call(exports, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {`,
+      ...body,
+      `});`,
+    ].join("\n"),
+  );
+}
 
 function hello(env: NodeJS.ProcessEnv = {}): string {
   const result = spawnSync(process.execPath, [join(root, "bin", "hello"), "fleet"], { encoding: "utf8", env: { PATH: process.env.PATH, ...env } });
@@ -81,6 +100,24 @@ test("with --enable-source-maps the bundle is required plainly (so stack traces 
   rmSync(cacheFile, { force: true });
   expect(hello({ NODE_OPTIONS: "--enable-source-maps" })).toBe("hello fleet from hello.js\n");
   expect(() => statSync(cacheFile)).toThrow();
+});
+
+function optimizes(command: string, nodeArgs: readonly string[] = []): string {
+  const result = spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeArgs, join(root, "bin", command)], { encoding: "utf8", env: { PATH: process.env.PATH } });
+  expect(result.stderr).toBe("");
+  expect(result.status).toBe(0);
+  return result.stdout;
+}
+
+test("simulate's long runs keep V8's optimizing compiler; the other commands run without it, twice (from the code cache too)", () => {
+  expect(optimizes("simulate")).toBe("optimized");
+  expect(optimizes("synthesize")).toBe("not optimized");
+  expect(optimizes("synthesize")).toBe("not optimized");
+});
+
+test("a node started with a TurboFan flag of its own keeps it", () => {
+  expect(optimizes("synthesize", ["--turbofan"])).toBe("optimized");
+  expect(optimizes("simulate", ["--no-opt"])).toBe("not optimized");
 });
 
 test("a missing bundle is named, with how to build it", () => {

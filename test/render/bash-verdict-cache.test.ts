@@ -7,7 +7,7 @@
  * and the verdicts go to a cache directory of the test's own ($XDG_CACHE_HOME). Each "process" is a
  * fresh load of the module (jest.isolateModules), so what one keeps in memory does not reach the next.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as BashSyntax from "../../lib/render/bash-syntax";
@@ -122,4 +122,31 @@ test("an unwritable cache directory only means judging again in the next process
   expect(starts()).toEqual({ first: 3 });
   expect(newProcess().checkBashSyntax([GOOD]).map((result) => result.ok)).toEqual([true]);
   expect(starts()).toEqual({ first: 5 });
+});
+
+test("bash never sources the user's ~/.bashrc, even where SHLVL is unset or 0 (cron, systemd units, some CI)", () => {
+  // `bash -c` whose standard input is a socket (node's default pipe is a socket pair) and whose SHLVL is
+  // under 1 takes itself for a command from rshd/sshd and sources ~/.bashrc (bash's run_startup_files).
+  const home = join(root, "home");
+  mkdirSync(home);
+  const sourced = join(root, "bashrc-sourced");
+  writeFileSync(join(home, ".bashrc"), `echo sourced >> "${sourced}"\n`);
+  const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL };
+  process.env.PATH = `${bashWrapper("first")}:/usr/bin:/bin`;
+  process.env.HOME = home;
+  try {
+    for (const level of ["0", undefined]) {
+      if (level === undefined) delete process.env.SHLVL;
+      else process.env.SHLVL = level;
+      // A text of its own each time, so bash is asked and not the kept verdict.
+      expect(newProcess().checkBashSyntax([`${GOOD}# SHLVL ${String(level)}\n`])).toEqual([{ ok: true, stderr: "" }]);
+    }
+    expect(starts()).toEqual({ first: 4 });
+    expect(existsSync(sourced)).toBe(false);
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
 });

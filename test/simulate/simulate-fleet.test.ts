@@ -36,6 +36,11 @@ function erlangCMeanWait(lambda: number, mu: number, servers: number): number {
   return waitProbability / (servers * mu - lambda);
 }
 
+/** The jobs whose wait is not `expected`'s to the millisecond (toBeCloseTo(…, 3)), checked at once: an expect() per job costs microseconds each. */
+function waitsFarFrom(waits: ArrayLike<number>, expected: readonly number[]): Array<{ job: number; wait: number; expected: number }> {
+  return Array.from(waits).flatMap((wait, job) => (Math.abs(wait - expected[job]) < 0.0005 ? [] : [{ job, wait, expected: expected[job] }]));
+}
+
 const week = (hours = 24 * 7) => ({ startSeconds: MONDAY, endSeconds: MONDAY + hours * 3600 });
 
 describe("a fixed fleet (idle capacity = max_instances, no use limit)", () => {
@@ -45,7 +50,7 @@ describe("a fixed fleet (idle capacity = max_instances, no use limit)", () => {
     // To the millisecond: the trace's times are Unix seconds, whose doubles hold about 0.2 microseconds.
     const expected = fcfsWaits(load.createdAt, load.duration, 8);
     expect(expected.filter((wait) => wait > 0).length).toBeGreaterThan(100);
-    Array.from(run.waitSeconds).forEach((wait, job) => expect(wait).toBeCloseTo(expected[job], 3));
+    expect(waitsFarFrom(run.waitSeconds, expected)).toEqual([]);
     expect(run.instancesCreated).toBe(8);
   });
 
@@ -53,7 +58,7 @@ describe("a fixed fleet (idle capacity = max_instances, no use limit)", () => {
     const load = poissonLoad(2000, 1 / 40, 300, 12);
     const run = simulateFleet(fleet({ managers: 2, maxInstances: 4, policies: [policy({ idleCount: 4 })] }), load, week(30));
     const expected = fcfsWaits(load.createdAt, load.duration, 8);
-    Array.from(run.waitSeconds).forEach((wait, job) => expect(wait).toBeCloseTo(expected[job], 3));
+    expect(waitsFarFrom(run.waitSeconds, expected)).toEqual([]);
   });
 
   it("has the Erlang C mean wait under Poisson arrivals (within 10%)", () => {
@@ -105,11 +110,9 @@ describe("an empty fleet with max_use_count 1", () => {
 
   it("adds at most one check_interval for the runner's next request for jobs", () => {
     const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, checkIntervalSeconds: 3 }), hoursApart(), week(7));
-    for (const wait of run.waitSeconds) {
-      expect(wait).toBeGreaterThanOrEqual(75);
-      expect(wait).toBeLessThanOrEqual(78);
-    }
-    for (const pickup of run.pickupSeconds) expect(pickup).toBeLessThanOrEqual(3);
+    expect(Math.min(...run.waitSeconds)).toBeGreaterThanOrEqual(75);
+    expect(Math.max(...run.waitSeconds)).toBeLessThanOrEqual(78);
+    expect(Math.max(...run.pickupSeconds)).toBeLessThanOrEqual(3);
   });
 });
 

@@ -40,11 +40,15 @@ describe("the synthetic office week", () => {
 
   it("tags each job with its shard's tags, untagged only for run_untagged shards, within the shard's timeout", () => {
     const byTags = new Map<string, number>();
+    // One assertion over the jobs rather than one per job: jest's expect() costs microseconds a call.
+    let longestLarge = 0;
     for (let job = 0; job < week.count; job += 1) {
       const key = week.tagSets[week.tagSet[job]].join(";");
       byTags.set(key, (byTags.get(key) ?? 0) + 1);
-      if (key === "large") expect(week.duration[job]).toBeLessThanOrEqual(600);
+      if (key === "large") longestLarge = Math.max(longestLarge, week.duration[job]);
     }
+    expect(longestLarge).toBeGreaterThan(0);
+    expect(longestLarge).toBeLessThanOrEqual(600);
     expect([...byTags.keys()].sort()).toEqual(["", "large", "small"]);
     expect(byTags.get("large")! / week.count).toBeGreaterThan(0.45);
     expect(Math.min(...week.duration)).toBeGreaterThanOrEqual(10);

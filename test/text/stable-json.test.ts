@@ -3,7 +3,7 @@
  * it) writes when given only `space`: checked against the package on the values that decide the text.
  */
 import { seededRandom } from "../../lib/simulate/seeded-random";
-import { stableStringify } from "../../lib/text/stable-json";
+import { stableStringify, stableStringifyOr } from "../../lib/text/stable-json";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const packageStringify = require("cdktf/node_modules/json-stable-stringify") as (value: unknown, options?: { space?: string | number }) => string | undefined;
@@ -64,4 +64,31 @@ test("fails on a circular object as json-stable-stringify does, and not on an ob
   expect(() => packageStringify(circular, { space: 2 })).toThrow(new TypeError("Converting circular structure to JSON"));
   const shared = { x: 1 };
   expect(stableStringify({ a: shared, b: [shared, shared] }, { space: 2 })).toBe(packageStringify({ a: shared, b: [shared, shared] }, { space: 2 }));
+});
+
+describe("the writer cdktf is handed (stableStringifyOr)", () => {
+  test("writes a call with only `space` itself, and loads the real package only for any other call", () => {
+    const loads: string[] = [];
+    const write = stableStringifyOr(() => {
+      loads.push("real");
+      return packageStringify as (value: unknown, options?: unknown) => string | undefined;
+    });
+    const value = { b: [1, { d: null, c: "x" }], a: {} };
+    expect(write(value, { space: 2 })).toBe(packageStringify(value, { space: 2 }));
+    expect(write(value)).toBe(packageStringify(value));
+    expect(loads).toEqual([]);
+    const byLength = { cmp: (a: { key: string }, b: { key: string }) => b.key.length - a.key.length || (a.key < b.key ? -1 : 1) };
+    const longest = { a: 1, bbb: 2, cc: 3 };
+    expect(write(longest, byLength)).toBe('{"bbb":2,"cc":3,"a":1}');
+    expect(write(longest, { space: 2, replacer: (_key: string, item: unknown) => item })).toBe(packageStringify(longest, { space: 2 }));
+    expect(loads).toEqual(["real"]);
+  });
+
+  test("is what the name json-stable-stringify gives cdktf in the tests, as in the command bundles", () => {
+    // jest's moduleNameMapper resolves the name alike for every importer, cdktf's manifest and synthesizer included.
+    const cdktfGets = require("json-stable-stringify") as (value: unknown, options?: unknown) => string | undefined;
+    expect(cdktfGets).toBe(require("../support/stable-json-for-cdktf"));
+    expect(cdktfGets).not.toBe(packageStringify);
+    expect(cdktfGets({ z: 1, a: [] }, { space: 2 })).toBe(packageStringify({ z: 1, a: [] }, { space: 2 }));
+  });
 });
