@@ -16,7 +16,7 @@ module.exports = {
   },
   // The second records each file's CPU time, only for `npm run bench -- --suite` (bench/suite-time.ts).
   // As in the command bundles, cdktf's archiver loads on first use (test/support/archiver-on-first-use.js)
-  // and cdktf writes its JSON with lib/text/stable-json-for-cdktf.ts (test/support/stable-json-for-cdktf.js).
+  // and cdktf writes its JSON with lib/text/stable-json.ts (test/support/stable-json-for-cdktf.js).
   moduleNameMapper: {
     "^archiver$": "<rootDir>/test/support/archiver-on-first-use.js",
     "^json-stable-stringify$": "<rootDir>/test/support/stable-json-for-cdktf.js",

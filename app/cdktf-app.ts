@@ -8,15 +8,15 @@
  * (lib/files/workspace.ts); the output goes to $CDKTF_OUTDIR, which the cdktf CLI sets and reads back.
  */
 import { reportError } from "./cli/run-command";
-import { loadModelFile } from "../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../lib/model/model-files";
-import { synthesizeCells } from "../stacks/synthesize";
+import { synthesizeModelFiles } from "../stacks/synthesize";
 
 function main(): void {
   const dir = modelsDir();
   const named = (process.env.RUNNER_MODELS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
   const files = named.length > 0 ? named.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
-  const cells = synthesizeCells(files.map((file) => loadModelFile(file)));
+  // Each synthesis thread loads and checks its own share of the models.
+  const cells = synthesizeModelFiles(files);
   for (const cell of cells) process.stderr.write(`synthesized ${cell.cell}: ${cell.resourceCount} resources in ${cell.stackDir}\n`);
 }
 

@@ -1,16 +1,22 @@
 /**
  * One benchmark measurement in a fresh process: load the models of a directory,
  * synthesize them, and report timings, peak memory and the threads used as one JSON line.
+ * Synthesis runs as the commands run it: from a bundle (dist/bundle/synthesis.js, the synthesis
+ * threads' own), through V8's code cache (bin/load-command.js), each thread loading its share of the models.
  */
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { loadModelFile } from "../lib/model/load";
+import { PROJECT_ROOT } from "../lib/files/project-root";
 import { listModelFiles } from "../lib/model/model-files";
-import { synthThreadCount } from "../stacks/synthesis-threads";
-import { synthesizeCells } from "../stacks/synthesize";
+import type * as SynthesisThreadsModule from "../stacks/synthesis-threads";
+import type * as SynthesizeModule from "../stacks/synthesize";
+
+const { loadBundle } = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { loadBundle: (file: string) => unknown };
+const { synthesizeModelFiles, synthThreadCount } = loadBundle(join(PROJECT_ROOT, "dist", "bundle", "synthesis.js")) as typeof SynthesizeModule & typeof SynthesisThreadsModule;
 
 const [modelsDir, outdir] = process.argv.slice(2);
 const started = performance.now();
-const cells = synthesizeCells(listModelFiles(modelsDir).map((file) => loadModelFile(file)), { outdir });
+const cells = synthesizeModelFiles(listModelFiles(modelsDir), { outdir });
 const synthMs = performance.now() - started;
 process.stdout.write(
   `${JSON.stringify({

@@ -8,8 +8,9 @@
  *    - resource-shards.json: which shard each resource address belongs to;
  *    - manager-slots.json: which manager slot each manager template is (provision's roll).
  */
-// First: cdktf, loaded by the imports below, then finds archiver's stand-in.
+// First: cdktf, loaded by the imports below, then finds archiver's stand-in and the faster stable JSON.
 import "./archiver-on-first-use";
+import "./stable-json-for-cdktf";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { App } from "cdktf";

@@ -4,26 +4,32 @@
  * directory. Each cell's stack is independent of the others, and cdktf's manifest.json lists them
  * with sorted keys, so the output is byte for byte what one App writes (test/stacks/synthesis-threads.test.ts).
  *
- * Each thread renders and checks the boot files of its own share of the cells (stacks/rendered-jobs.ts)
- * before it builds their stacks: the rendering is a good part of the work, and a worker would otherwise
- * wait for this thread to render every cell.
+ * Each thread prepares its own share (stacks/thread-share.ts): it loads and checks the models when
+ * given their files, and renders and checks the cells' boot files, before it builds their stacks.
+ * Loading and rendering are a good part of the work, and a worker would otherwise wait for this
+ * thread to do them for every cell. The workers are given their shares first: they load their
+ * modules while this thread loads its own.
  *
  * synthesizeCells stays synchronous for its callers: this thread waits for the workers on a shared
- * counter (Atomics.wait) and reads their answers with receiveMessageOnPort. No thread writes a stack
- * before every thread has built its stacks; when any finds a broken file or refuses a cell, the caller
- * synthesizes serially, which throws the same error, of the same class, as ever.
+ * counter (Atomics.wait) and reads their answers with receiveMessageOnPort. The steps are in lock
+ * step: every thread prepares, then the output directory is made, every thread builds its stacks,
+ * then every thread writes. When any finds an invalid model, a broken file or a cell a construct
+ * refuses, nothing is written yet: the caller synthesizes serially, which throws the same error, of
+ * the same class, as ever.
  *
- * A worker runs the compiled stacks/synthesize-thread.js (dist/stacks/, also in the package); where
- * there is none (the TypeScript sources under jest), synthesis is serial.
+ * A worker runs stacks/synthesize-thread.ts from dist/bundle/synthesis.js (bin/synthesis-thread.js, with
+ * V8's code cache), else compiled (dist/stacks/synthesize-thread.js); where there is neither beside this
+ * module (the TypeScript sources under jest), synthesis is serial.
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import { OperationalError } from "../lib/process/errors";
-import type { CellRequest, ManifestStacks, SynthesizedCell } from "./cell-synthesis";
-import { CellSynthesis } from "./cell-synthesis";
-import { renderCheckedJobs } from "./rendered-jobs";
+import type * as CellSynthesisModule from "./cell-synthesis";
+import type { ManifestStacks, SynthesizedCell } from "./cell-synthesis";
+import type * as ThreadShareModule from "./thread-share";
+import type { ThreadShare } from "./thread-share";
 
 /** Below this many cells per thread, starting a thread (loading cdktf and the providers again) costs more than it saves. */
 export const MIN_CELLS_PER_THREAD = 8;
@@ -53,16 +59,21 @@ export interface ThreadStart {
 }
 
 /** Steps this thread asks a worker for, in order. */
-export type ThreadRequest = { readonly step: "construct"; readonly jobs: readonly CellRequest[] } | { readonly step: "write" };
+export type ThreadRequest = ({ readonly step: "prepare" } & ThreadShare) | { readonly step: "construct" } | { readonly step: "write" };
 
 /** A worker's answer to a step. */
 export type ThreadAnswer =
   | { readonly ok: true; readonly cells?: SynthesizedCell[]; readonly manifestStacks?: ManifestStacks }
   | { readonly ok: false; readonly message: string };
 
-/** The worker script beside this module (dist/stacks/), or beside the bundle's (dist/bundle/ -> dist/stacks/). */
+/**
+ * The worker script: bin/synthesis-thread.js where the synthesis bundle is built beside this module (in
+ * dist/stacks/ or dist/bundle/), else the compiled stacks/synthesize-thread.js beside it.
+ */
 export function threadScript(): string | undefined {
-  return [join(__dirname, "synthesize-thread.js"), join(__dirname, "..", "stacks", "synthesize-thread.js")].find((file) => existsSync(file));
+  const dist = join(__dirname, "..");
+  if (existsSync(join(dist, "bundle", "synthesis.js")) && existsSync(join(dist, "..", "bin", "synthesis-thread.js"))) return join(dist, "..", "bin", "synthesis-thread.js");
+  return [join(__dirname, "synthesize-thread.js"), join(dist, "stacks", "synthesize-thread.js")].find((file) => existsSync(file));
 }
 
 /**
@@ -96,29 +107,38 @@ export class SynthesisThreads {
   }
 
   /**
-   * Synthesizes `jobs`: the first share here, the rest on the workers, each thread rendering and checking
-   * its share's files first. Undefined when a thread found a broken file or a cell a construct refuses
-   * (nothing written yet): the caller synthesizes serially for the error.
+   * Synthesizes `items` (cells, or model files), grouped by cloud (`cloudOf`) so that a thread given
+   * cells of one cloud loads only that cloud's provider classes: the first share here, the rest on the
+   * workers, each given to the thread's first step as `shareOf` makes it. Between the first step and the
+   * stacks, `beforeConstruct` (the output directory). Undefined when a thread found an invalid model, a
+   * broken file or a cell a construct refuses (nothing written yet): the caller synthesizes serially for
+   * the error.
    */
-  synthesize(jobs: readonly CellRequest[], outdir: string, workDir: string): SynthesizedCell[] | undefined {
-    // Grouped by cloud first: a thread given cells of one cloud loads only that cloud's provider classes.
-    const byCloud = jobs.map((job, index) => ({ job, index })).sort((a, b) => cloudOf(a.job).localeCompare(cloudOf(b.job)) || a.index - b.index);
+  synthesize<T>(
+    items: readonly T[],
+    { cloudOf, shareOf, beforeConstruct }: { readonly cloudOf: (item: T) => string | undefined; readonly shareOf: (items: T[]) => ThreadShare; readonly beforeConstruct: () => void },
+    outdir: string,
+    workDir: string,
+  ): SynthesizedCell[] | undefined {
+    const byCloud = items.map((item, index) => ({ item, index, cloud: cloudOf(item) ?? "" })).sort((a, b) => a.cloud.localeCompare(b.cloud) || a.index - b.index);
     const shares = splitInOrder(byCloud, this.workers.length + 1);
-    const inModelOrder = (cells: SynthesizedCell[]) => {
+    const inItemOrder = (cells: SynthesizedCell[]) => {
       const order = shares.flat().map((entry) => entry.index);
       const byIndex = new Map(cells.map((cell, position) => [order[position], cell]));
-      return jobs.map((_, index) => byIndex.get(index)!);
+      return items.map((_, index) => byIndex.get(index)!);
     };
     try {
-      this.ask(shares.slice(1).map((share) => ({ step: "construct", jobs: share.map((entry) => entry.job) })));
-      let own: CellSynthesis | undefined;
-      try {
-        own = new CellSynthesis(renderCheckedJobs(shares[0].map((entry) => entry.job)), outdir, workDir);
-      } catch {
-        own = undefined;
-      }
-      const built = this.answers();
-      if (!own || built.some((answer) => !answer.ok)) return undefined;
+      this.ask(shares.slice(1).map((share) => ({ step: "prepare", ...shareOf(share.map((entry) => entry.item)) })));
+      // Loaded once the workers have their shares: they load theirs meanwhile.
+      const { preparedJobs } = require("./thread-share") as typeof ThreadShareModule;
+      const { CellSynthesis } = require("./cell-synthesis") as typeof CellSynthesisModule;
+      const jobs = orUndefined(() => preparedJobs(shareOf(shares[0].map((entry) => entry.item))));
+      if (!jobs || !this.answers().every((answer) => answer.ok)) return undefined;
+
+      beforeConstruct();
+      this.ask(this.workers.map(() => ({ step: "construct" })));
+      const own = orUndefined(() => new CellSynthesis(jobs, outdir, workDir));
+      if (!own || !this.answers().every((answer) => answer.ok)) return undefined;
 
       this.ask(this.workers.map(() => ({ step: "write" })));
       const cells = own.write({ manifest: false });
@@ -126,7 +146,7 @@ export class SynthesisThreads {
       const failed = written.find((answer): answer is Extract<ThreadAnswer, { ok: false }> => !answer.ok);
       if (failed) throw new OperationalError(`a synthesis thread failed to write its stacks: ${failed.message}`);
       own.writeManifest(Object.assign({}, ...written.map((answer) => (answer.ok ? answer.manifestStacks : {}))));
-      return inModelOrder([...cells, ...written.flatMap((answer) => (answer.ok ? (answer.cells ?? []) : []))]);
+      return inItemOrder([...cells, ...written.flatMap((answer) => (answer.ok ? (answer.cells ?? []) : []))]);
     } finally {
       for (const { worker } of this.workers) void worker.terminate();
     }
@@ -158,8 +178,13 @@ export class SynthesisThreads {
   }
 }
 
-function cloudOf(job: CellRequest): string {
-  return job.loaded.model.cloud.provider;
+/** What `make` returns, or undefined when it throws: the serial synthesis throws the error again, for the caller. */
+function orUndefined<T>(make: () => T): T | undefined {
+  try {
+    return make();
+  } catch {
+    return undefined;
+  }
 }
 
 /** `items` in `parts` contiguous parts of near-equal size, in order. */

@@ -1,40 +1,49 @@
 /**
- * A synthesis worker thread (stacks/synthesis-threads.ts): renders and checks the files of the cells it
- * is given and builds their stacks, then, when asked, writes them, answering each step on its port and
- * counting itself answered. It counts each cell it has built or written too: the thread waiting for it
- * tells a slow worker from a dead one by that count.
+ * A synthesis worker thread (stacks/synthesis-threads.ts): prepares the share it is given (loads and
+ * checks its models when given their files, renders and checks their files: stacks/thread-share.ts),
+ * builds their stacks, then writes them, each step when asked, answering each on its port and
+ * counting itself answered. It counts each cell it has built or written too: the thread waiting for
+ * it tells a slow worker from a dead one by that count.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type * as CellSynthesisModule from "./cell-synthesis";
-import type * as RenderedJobsModule from "./rendered-jobs";
+import type * as ThreadShareModule from "./thread-share";
 import type { ThreadAnswer, ThreadRequest, ThreadStart } from "./synthesis-threads";
 
-const start = workerData as ThreadStart;
-const counters = new Int32Array(start.answered);
-let synthesis: CellSynthesisModule.CellSynthesis | undefined;
+/** Answers the steps the thread that started this one asks for. */
+function serveSynthesisThread(start: ThreadStart): void {
+  const counters = new Int32Array(start.answered);
+  let jobs: CellSynthesisModule.CellJob[] | undefined;
+  let synthesis: CellSynthesisModule.CellSynthesis | undefined;
 
-function answer(message: ThreadAnswer): void {
-  start.answers.postMessage(message);
-  Atomics.add(counters, 0, 1);
-  Atomics.notify(counters, 0);
+  const answer = (message: ThreadAnswer) => {
+    start.answers.postMessage(message);
+    Atomics.add(counters, 0, 1);
+    Atomics.notify(counters, 0);
+  };
+  const progress = () => void Atomics.add(counters, 1, 1);
+
+  parentPort?.on("message", (request: ThreadRequest) => {
+    try {
+      // Loaded here, not at the top: a module that fails to load is then an answer, not a silent thread.
+      if (request.step === "prepare") {
+        jobs = (require("./thread-share") as typeof ThreadShareModule).preparedJobs(request);
+        answer({ ok: true });
+      } else if (request.step === "construct") {
+        if (!jobs) throw new Error("asked to build stacks before any cell was prepared");
+        const { CellSynthesis } = require("./cell-synthesis") as typeof CellSynthesisModule;
+        synthesis = new CellSynthesis(jobs, start.outdir, start.workDir, progress);
+        answer({ ok: true });
+      } else {
+        if (!synthesis) throw new Error("asked to write before any stack was built");
+        const cells = synthesis.write({ manifest: false });
+        answer({ ok: true, cells, manifestStacks: synthesis.manifestStacks });
+      }
+    } catch (error) {
+      answer({ ok: false, message: error instanceof Error ? error.message : String(error) });
+    }
+  });
 }
 
-const progress = () => void Atomics.add(counters, 1, 1);
-
-parentPort?.on("message", (request: ThreadRequest) => {
-  try {
-    // Loaded here, not at the top: a module that fails to load is then an answer, not a silent thread.
-    const { CellSynthesis } = require("./cell-synthesis") as typeof CellSynthesisModule;
-    if (request.step === "construct") {
-      const { renderCheckedJobs } = require("./rendered-jobs") as typeof RenderedJobsModule;
-      synthesis = new CellSynthesis(renderCheckedJobs(request.jobs), start.outdir, start.workDir, progress);
-      answer({ ok: true });
-    } else {
-      if (!synthesis) throw new Error("asked to write before any stack was built");
-      const cells = synthesis.write({ manifest: false });
-      answer({ ok: true, cells, manifestStacks: synthesis.manifestStacks });
-    }
-  } catch (error) {
-    answer({ ok: false, message: error instanceof Error ? error.message : String(error) });
-  }
-});
+// Only in a synthesis thread: dist/bundle/synthesis.js, which holds this module, also runs the bench's synthesis.
+if (!isMainThread && (workerData as Partial<ThreadStart> | null)?.answered instanceof SharedArrayBuffer) serveSynthesisThread(workerData as ThreadStart);

@@ -2,17 +2,23 @@
  * Synthesizes cells in-process (no cdktf CLI needed), one Terraform stack per cell with, beside
  * each, the files reviewers and the summaries read (stacks/cell-synthesis.ts). Many cells are split
  * between threads (stacks/synthesis-threads.ts); the output is the same.
+ *
+ * cdktf, the constructs and the renderers load on first use (~0.3 s): a caller that synthesizes model
+ * files gives the worker threads their shares before this thread loads any of them.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensureOutputDirectory } from "../lib/files/output-directory";
 import { defaultSynthOutDir, workspaceDir } from "../lib/files/workspace";
-import type { LoadedModel } from "../lib/model/load";
-import { CellSynthesis, type CellRequest, type SynthesizedCell } from "./cell-synthesis";
-import { renderCheckedJobs } from "./rendered-jobs";
+import type * as LoadModule from "../lib/model/load";
+import type { LoadedModel, LoadOptions } from "../lib/model/load";
+import type * as CellSynthesisModule from "./cell-synthesis";
+import type { CellRequest, SynthesizedCell } from "./cell-synthesis";
+import { cloudHint } from "./cloud-hint";
+import type * as RenderedJobsModule from "./rendered-jobs";
 import { SynthesisThreads, synthThreadCount } from "./synthesis-threads";
 
-export { managerSlots, resourceShards, type SynthesizedCell } from "./cell-synthesis";
+export type { SynthesizedCell } from "./cell-synthesis";
 
 export interface SynthesizeOptions {
   /** Output directory. @default $CDKTF_OUTDIR (set by the cdktf CLI), else cdktf.out in `workDir` */
@@ -23,16 +29,71 @@ export interface SynthesizeOptions {
   readonly heldManagerSlots?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
+export interface ModelFilesSynthesizeOptions extends Omit<SynthesizeOptions, "heldManagerSlots"> {
+  /** How each model file is loaded (loadModelFile's options). @default none */
+  readonly load?: LoadOptions;
+}
+
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
+  const { outdir, workDir } = outputOf(options);
+  const requests: CellRequest[] = models.map((loaded) => ({ loaded, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }));
+  const threadCount = synthThreadCount(models.length);
+  const threaded =
+    threadCount > 1
+      ? new SynthesisThreads(threadCount - 1, outdir, workDir).synthesize(
+          requests,
+          { cloudOf: (request) => request.loaded.model.cloud.provider, shareOf: (jobs) => ({ jobs }), beforeConstruct: () => makeOutputDirectory(outdir) },
+          outdir,
+          workDir,
+        )
+      : undefined;
+  return threaded ?? synthesizeSerially(requests, outdir, workDir);
+}
+
+/**
+ * What `synthesizeCells(files.map((file) => loadModelFile(file, options.load)), options)` returns,
+ * writes and throws (the first invalid model's error, in file order, with nothing written), with each
+ * synthesis thread loading and checking its own share of the models.
+ */
+export function synthesizeModelFiles(files: readonly string[], options: ModelFilesSynthesizeOptions = {}): SynthesizedCell[] {
+  const { outdir, workDir } = outputOf(options);
+  // Resolved here, as loadModelFile would: a worker's copy of the environment is not this thread's.
+  const load: LoadOptions = { ...options.load, workspace: options.load?.workspace ?? workspaceDir() };
+  const threadCount = synthThreadCount(files.length);
+  const threaded =
+    threadCount > 1
+      ? new SynthesisThreads(threadCount - 1, outdir, workDir).synthesize(
+          files,
+          { cloudOf: cloudHint, shareOf: (share) => ({ files: share, load }), beforeConstruct: () => makeOutputDirectory(outdir) },
+          outdir,
+          workDir,
+        )
+      : undefined;
+  if (threaded) return threaded;
+  const { loadModelFile } = require("../lib/model/load") as typeof LoadModule;
+  // Every model is loaded (and the first invalid one throws) before the output directory is made.
+  return synthesizeSerially(
+    files.map((file) => ({ loaded: loadModelFile(file, load) })),
+    outdir,
+    workDir,
+  );
+}
+
+function outputOf(options: SynthesizeOptions): { outdir: string; workDir: string } {
   const workDir = options.workDir ?? workspaceDir();
-  const outdir = options.outdir ?? process.env.CDKTF_OUTDIR ?? defaultSynthOutDir(workDir);
+  return { workDir, outdir: options.outdir ?? process.env.CDKTF_OUTDIR ?? defaultSynthOutDir(workDir) };
+}
+
+function makeOutputDirectory(outdir: string): void {
   ensureOutputDirectory(outdir, "the synthesis output directory");
   // Made here, not by each thread's App at once (a directory two threads create together fails one of them).
   mkdirSync(join(outdir, "stacks"), { recursive: true });
-  const requests: CellRequest[] = models.map((loaded) => ({ loaded, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }));
-  const threadCount = synthThreadCount(models.length);
-  const threaded = threadCount > 1 ? new SynthesisThreads(threadCount - 1, outdir, workDir).synthesize(requests, outdir, workDir) : undefined;
-  // Serial, or a thread found a broken file or a cell a construct refuses: the serial synthesis throws
-  // its error, as it always has. Every cell's files are rendered and checked before any stack is built.
-  return threaded ?? new CellSynthesis(renderCheckedJobs(requests), outdir, workDir).write();
+}
+
+/** On this thread: the output directory, then every cell's files rendered and checked, then every stack built, then written. */
+function synthesizeSerially(requests: readonly CellRequest[], outdir: string, workDir: string): SynthesizedCell[] {
+  makeOutputDirectory(outdir);
+  const { CellSynthesis } = require("./cell-synthesis") as typeof CellSynthesisModule;
+  const { renderCheckedJobs } = require("./rendered-jobs") as typeof RenderedJobsModule;
+  return new CellSynthesis(renderCheckedJobs(requests), outdir, workDir).write();
 }

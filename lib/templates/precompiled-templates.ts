@@ -1,7 +1,7 @@
 /**
- * Templates compiled ahead of time, by their path under templates/. Empty here: tests and dist/
- * compile each template on first use. The command bundles replace this module with every template
- * precompiled (build/precompile-templates.js, through build/bundle-commands.js).
+ * Templates compiled ahead of time, by their path under templates/. Empty here: the tests compile
+ * each template on first use. The build replaces this module with every template precompiled, in
+ * the command bundles and in dist/ (build/precompile-templates.js, through build/bundle-commands.js).
  */
 import type Handlebars from "handlebars";
 

@@ -3,7 +3,8 @@
  * Terraform JSON and its manifest): keys sorted, `toJSON()` called without a key, an empty object
  * or array still broken over two lines. The package builds it through bound intrinsics, a fresh
  * indent string per value and a linear search of the ancestors; writing one cell's JSON with it was
- * a tenth of a dry run. The command bundles use this instead (build/bundle-commands.js).
+ * a tenth of a dry run. cdktf gets this instead, through stableStringifyOr: in the command bundles
+ * (build/bundle-commands.js) and in the compiled modules (stacks/stable-json-for-cdktf.ts).
  */
 export interface StableStringifyOptions {
   /** Indent per level: a string as it is, a number of spaces. @default - no indent, no line breaks */
@@ -47,6 +48,24 @@ export function stableStringify(value: unknown, options?: StableStringifyOptions
   };
 
   return write(value, 0);
+}
+
+/** json-stable-stringify's call, as cdktf makes it. */
+export type StringifyFunction = (value: unknown, options?: unknown) => string | undefined;
+
+/**
+ * What cdktf's `require("json-stable-stringify")` gets: stableStringify for a call with `space` at
+ * most (all of cdktf's), and the package itself, loaded by `real` on first need, for any other.
+ */
+export function stableStringifyOr(real: () => StringifyFunction): StringifyFunction {
+  let loaded: StringifyFunction | undefined;
+  return (value, options) => (onlySpace(options) ? stableStringify(value, options) : (loaded ??= real())(value, options));
+}
+
+function onlySpace(options: unknown): options is StableStringifyOptions | undefined {
+  if (options === undefined) return true;
+  if (typeof options !== "object" || options === null || !Object.keys(options).every((key) => key === "space")) return false;
+  return ["undefined", "string", "number"].includes(typeof (options as { space?: unknown }).space);
 }
 
 /** The package's reading of `space`: a number is that many spaces (counted up while below it), anything else falsy none. */

@@ -2,8 +2,10 @@
  * The command bundles carry every template precompiled (build/precompile-templates.js). Rendered
  * through those precompiled templates, the example cells' files and the child pipelines read
  * exactly as when each template is compiled on first use, and nothing is compiled at run time; an
- * entry whose source no longer matches its file is compiled from the file instead.
+ * entry whose source no longer matches its file is compiled from the file instead. The compiled
+ * modules of dist/ (a synthesis thread, the cdktf app entry) carry them too.
  */
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type * as TemplateEngine from "../../lib/templates/template-engine";
 import type * as RenderedFiles from "../../lib/render/rendered-files";
@@ -95,4 +97,27 @@ test("an entry whose source differs from the template file is not used: the file
   renderAll(modules);
 
   expect(compile.mock.calls.map(([source]) => source)).toEqual([precompiled["config.toml.hbs"].source]);
+});
+
+/** In a child node, dist/'s compiled modules render both examples' files, counting compiles. */
+const RENDER_IN_DIST = `
+  const [dist, modelsDir] = process.argv.slice(1);
+  const { handlebars } = require(dist + "/lib/templates/template-engine.js");
+  let compiled = 0;
+  const compile = handlebars.compile;
+  handlebars.compile = (...args) => (compiled++, compile.apply(handlebars, args));
+  const { loadModelFile } = require(dist + "/lib/model/load.js");
+  const { renderedFilesForCell } = require(dist + "/lib/render/rendered-files.js");
+  const cells = ["cell-1", "cell-2"].map((name) => renderedFilesForCell(loadModelFile(modelsDir + "/" + name + ".yaml").model));
+  process.stdout.write(JSON.stringify({ compiled, cells }));
+`;
+
+test("dist/'s compiled modules render with every template precompiled: the same files, nothing compiled", () => {
+  const root = join(__dirname, "..", "..");
+  const run = spawnSync(process.execPath, ["-e", RENDER_IN_DIST, join(root, "dist"), join(root, "models")], { encoding: "utf8" });
+  expect(run.stderr).toBe("");
+  const { compiled, cells } = JSON.parse(run.stdout) as { compiled: number; cells: unknown };
+  expect(compiled).toBe(0);
+  const { files } = loadModules();
+  expect(cells).toEqual((["cell-1", "cell-2"] as const).map((name) => files.renderedFilesForCell(exampleModel(name))));
 });

@@ -1,5 +1,5 @@
-import { execSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../support/cli";
@@ -36,5 +36,21 @@ describe("cdktf.json app", () => {
 
   it("limits synthesis to the cells in RUNNER_MODELS", () => {
     expect(Object.keys(runApp({ RUNNER_MODELS: "cell-2" }).stacks)).toEqual(["cell-2"]);
+  });
+
+  it("stops at an invalid model with its file, path and line:col, exit 2 and no stack trace, writing nothing, when a synthesis thread loads it", () => {
+    // GIVEN cell-1 (Google: the worker's share of two threads) with a value out of its range
+    const modelsDir = join(outdir, "models");
+    mkdirSync(modelsDir);
+    for (const name of ["cell-1", "cell-2"]) copyFileSync(join(REPO_ROOT, "models", `${name}.yaml`), join(modelsDir, `${name}.yaml`));
+    const file = join(modelsDir, "cell-1.yaml");
+    writeFileSync(file, readFileSync(file, "utf8").replace(/max_instances: \d+/, "max_instances: -3"));
+    const { app } = JSON.parse(readFileSync(join(REPO_ROOT, "cdktf.json"), "utf8")) as { app: string };
+    const [node, script] = app.split(" ");
+    const out = join(outdir, "out");
+    const run = spawnSync(node, [script], { cwd: REPO_ROOT, encoding: "utf8", env: { ...process.env, CDKTF_OUTDIR: out, RUNNER_MODELS_DIR: modelsDir, RUNNER_FLEET_SYNTH_THREADS: "2" } });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`^error: ${file.replace(/[.]/g, "\\.")} is not a valid runner model \\(1 problem\\):\n  \\S+cell-1\\.yaml:\\d+:\\d+: shards\\[0\\]\\.workers\\.max_instances: expected a number >= 1, received -3\n$`));
+    expect(readdirSync(outdir)).toEqual(["models"]);
   });
 });

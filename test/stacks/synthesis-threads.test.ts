@@ -1,10 +1,10 @@
 /**
- * Many cells are synthesized on several threads (stacks/synthesis-threads.ts). The workers run the
- * compiled dist/stacks/synthesize-thread.js (`npm test` builds first), so the runs that use threads
- * are compiled synthesis in a child node, as the commands and the bench run it.
+ * Many cells are synthesized on several threads (stacks/synthesis-threads.ts). The workers run from
+ * dist/bundle/synthesis.js (`npm test` builds first), so the runs that use threads are compiled
+ * synthesis in a child node, as the commands and the bench run it.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeGeneratedFleet } from "../../bench/generated-fleet";
@@ -38,29 +38,40 @@ const SYNTHESIZE_EACH_WAY = `
   const { loadModelFile } = require(${JSON.stringify(join(DIST, "lib", "model", "load.js"))});
   const { listModelFiles } = require(${JSON.stringify(join(DIST, "lib", "model", "model-files.js"))});
   const { synthesizeCells } = require(${JSON.stringify(join(DIST, "stacks", "synthesize.js"))});
-  const { synthThreadCount } = require(${JSON.stringify(join(DIST, "stacks", "synthesis-threads.js"))});
+  const { synthesizeModelFiles } = require(${JSON.stringify(join(DIST, "stacks", "synthesize.js"))});
+  const { synthThreadCount, threadScript } = require(${JSON.stringify(join(DIST, "stacks", "synthesis-threads.js"))});
+  const load = require(${JSON.stringify(join(DIST, "lib", "model", "load.js"))});
   const [modelsDir, work] = process.argv.slice(1);
+  const errorOf = (synthesize) => {
+    try {
+      synthesize();
+    } catch (thrown) {
+      return { name: thrown.constructor.name, message: thrown.message };
+    }
+  };
+  // The model files this thread loads (the workers' are counted in theirs).
+  const loadedHere = [];
+  const loadOnThisThread = load.loadModelFile;
+  load.loadModelFile = (file, options) => (loadedHere.push(file.slice(file.lastIndexOf("/") + 1)), loadOnThisThread(file, options));
   const reports = [1, 2].map((threads) => {
     process.env.RUNNER_FLEET_SYNTH_THREADS = String(threads);
     const models = listModelFiles(modelsDir).map((file) => loadModelFile(file));
     const cells = synthesizeCells(models, { outdir: work + "/out-" + threads });
+    loadedHere.length = 0;
+    const fromFiles = synthesizeModelFiles(listModelFiles(modelsDir), { outdir: work + "/files-" + threads });
+    const filesLoadedHere = [...loadedHere];
+    // A model file that does not load, in each thread's share (cell-100, a Google cell: the worker's).
+    const invalid = Object.fromEntries(["cell-100", "cell-101"].map((cell) => [cell, errorOf(() => synthesizeModelFiles(listModelFiles(work + "/invalid-" + cell), { outdir: work + "/invalid-" + cell + "-" + threads }))]));
     const refused = models.find((loaded) => loaded.model.cell.id === "cell-100");
     refused.model.shards.push(structuredClone(refused.model.shards[0]));
-    const errorOf = (outdir) => {
-      try {
-        synthesizeCells(models, { outdir });
-      } catch (thrown) {
-        return { name: thrown.constructor.name, message: thrown.message };
-      }
-    };
-    const error = errorOf(work + "/refused-" + threads);
+    const error = errorOf(() => synthesizeCells(models, { outdir: work + "/refused-" + threads }));
     refused.model.shards.pop();
     // No bash on PATH: every thread fails to check its share's scripts with bash -n.
     const path = process.env.PATH;
     process.env.PATH = work + "/no-bash-here";
-    const uncheckable = errorOf(work + "/uncheckable-" + threads);
+    const uncheckable = errorOf(() => synthesizeCells(models, { outdir: work + "/uncheckable-" + threads }));
     process.env.PATH = path;
-    return { threads: synthThreadCount(models.length), cells, error, uncheckable };
+    return { threads: synthThreadCount(models.length), cells, fromFiles, filesLoadedHere, invalid, error, uncheckable };
   });
   // How many threads other counts of cells get, in the compiled module (where the worker script is).
   const counts = {
@@ -71,12 +82,15 @@ const SYNTHESIZE_EACH_WAY = `
     askedMoreThanCells: synthThreadCount(2, { RUNNER_FLEET_SYNTH_THREADS: "3" }),
     serial: synthThreadCount(100, { RUNNER_FLEET_SYNTH_THREADS: "1" }),
   };
-  console.log(JSON.stringify({ reports, counts }));
+  console.log(JSON.stringify({ reports, counts, script: threadScript() }));
 `;
 
 interface Report {
   threads: number;
   cells: { cell: string; stackDir: string; stackJsonFile: string }[];
+  fromFiles: { cell: string; stackDir: string; stackJsonFile: string }[];
+  filesLoadedHere: string[];
+  invalid: Record<"cell-100" | "cell-101", { name: string; message: string }>;
   error?: { name: string; message: string };
   uncheckable?: { name: string; message: string };
 }
@@ -85,11 +99,18 @@ describe("synthesis on several threads", () => {
   let work: string;
   let runs: { out: string; refusedOut: string; uncheckableOut: string; report: Report }[];
   let counts: Record<string, number>;
+  let script: string;
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "synth-threads-"));
     writeGeneratedFleet(join(work, "models"), 2);
+    // The same fleet with one model that does not load: a value out of its range, with its line and column to report.
+    for (const cell of ["cell-100", "cell-101"]) {
+      cpSync(join(work, "models"), join(work, `invalid-${cell}`), { recursive: true });
+      const file = join(work, `invalid-${cell}`, `${cell}.yaml`);
+      writeFileSync(file, readFileSync(file, "utf8").replace(/max_instances: \d+/, "max_instances: -3"));
+    }
     // GIVEN a cell of each cloud, synthesized on one thread and on two
-    const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number> };
+    const child = JSON.parse(runNode(["-e", SYNTHESIZE_EACH_WAY, join(work, "models"), work]).trim()) as { reports: Report[]; counts: Record<string, number>; script: string };
     runs = child.reports.map((report, index) => ({
       out: join(work, `out-${index + 1}`),
       refusedOut: join(work, `refused-${index + 1}`),
@@ -97,11 +118,14 @@ describe("synthesis on several threads", () => {
       report,
     }));
     counts = child.counts;
+    script = child.script;
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("writes byte for byte what one thread writes, manifest.json included, and returns the cells in model order", () => {
     expect(runs.map(({ report }) => report.threads)).toEqual([1, 2]);
+    // The worker ran from the synthesis bundle (the build made it), as the commands' workers do.
+    expect(script).toBe(join(PROJECT_ROOT, "bin", "synthesis-thread.js"));
     // The cells come back in model order, though the threads took them grouped by cloud.
     expect(runs[1].report.cells.map((cell) => cell.cell)).toEqual(["cell-100", "cell-101"]);
     const inOut2 = (path: string) => path.replace(runs[0].out, runs[1].out);
@@ -113,6 +137,26 @@ describe("synthesis on several threads", () => {
     expect(files.filter((file) => file.endsWith("cdk.tf.json"))).toHaveLength(2);
     for (const file of files) expect([file, readFileSync(join(runs[1].out, file), "utf8")]).toEqual([file, readFileSync(join(runs[0].out, file), "utf8")]);
     expect(Object.keys(JSON.parse(readFileSync(join(runs[1].out, "manifest.json"), "utf8")).stacks)).toEqual(["cell-100", "cell-101"]);
+  });
+
+  it("synthesizes model files as their loaded models synthesize, each thread loading its own share", () => {
+    for (const { out, report } of runs) {
+      const inFiles = (path: string) => path.replace(out, join(work, `files-${report.threads}`));
+      expect(report.fromFiles).toEqual(report.cells.map((cell) => ({ ...cell, stackDir: inFiles(cell.stackDir), stackJsonFile: inFiles(cell.stackJsonFile) })));
+      const files = filesUnder(out).map((path) => path.slice(out.length + 1)).sort();
+      for (const file of files) expect([file, readFileSync(join(work, `files-${report.threads}`, file), "utf8")]).toEqual([file, readFileSync(join(out, file), "utf8")]);
+    }
+    // On one thread this thread loads every model; on two, only its share (the AWS cell): the worker loads the other.
+    expect(runs.map(({ report }) => report.filesLoadedHere)).toEqual([["cell-100.yaml", "cell-101.yaml"], ["cell-101.yaml"]]);
+  });
+
+  it("reports an invalid model file as one thread does, with its file, path and line:col, and writes nothing, whichever thread loads it", () => {
+    for (const cell of ["cell-100", "cell-101"] as const) {
+      const [one, two] = runs.map(({ report }) => report.invalid[cell]);
+      expect(one).toEqual({ name: "ModelValidationError", message: expect.stringMatching(new RegExp(`invalid-${cell}/${cell}\\.yaml is not a valid runner model[^]*\\n  \\S*/${cell}\\.yaml:\\d+:\\d+: shards\\[0\\]\\.workers\\.max_instances: expected a number >= 1, received -3$`)) });
+      expect(two).toEqual(one);
+      for (const threads of [1, 2]) expect(existsSync(join(work, `invalid-${cell}-${threads}`))).toBe(false);
+    }
   });
 
   it("throws the error one thread throws, of its class, and writes no stack, when a worker's cell is refused by a construct", () => {

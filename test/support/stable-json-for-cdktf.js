@@ -1,12 +1,12 @@
 "use strict";
 /**
  * What `json-stable-stringify` is to the code under test (jest.config.js moduleNameMapper): the writer
- * the command bundles hand cdktf (lib/text/stable-json-for-cdktf.ts), so the tests synthesize with the
+ * the command bundles hand cdktf (stableStringifyOr, lib/text/stable-json.ts), so the tests synthesize with the
  * JSON writer the product ships; test/text/stable-json.test.ts compares it with the real package.
  */
 const { existsSync } = require("node:fs");
 const { dirname, join } = require("node:path");
-const { stableJsonForCdktf } = require("../../lib/text/stable-json-for-cdktf");
+const { stableStringifyOr } = require("../../lib/text/stable-json");
 
 // The copy cdktf resolves (its own, else the top level's), required by its path: through jest, the
 // name "json-stable-stringify" maps back to this file.
@@ -15,4 +15,4 @@ const REAL = [join(dirname(require.resolve("cdktf/package.json")), "node_modules
 );
 if (!REAL) throw new Error("json-stable-stringify, a dependency of cdktf, is not installed: run `npm ci`");
 
-module.exports = stableJsonForCdktf(() => require(REAL));
+module.exports = stableStringifyOr(() => require(REAL));
