@@ -7,11 +7,15 @@
  * Relative local state paths resolve against the workspace, the models directory's parent
  * (lib/files/workspace.ts); the output goes to $CDKTF_OUTDIR, which the cdktf CLI sets and reads back.
  */
+import { join } from "node:path";
 import { reportError } from "./cli/run-command";
+import { PROJECT_ROOT } from "../lib/files/project-root";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../lib/model/model-files";
 import { synthesizeModelFiles } from "../stacks/synthesize";
 
 function main(): void {
+  // As the commands run (bin/load-command.js), before the synthesis threads start and load their bundle.
+  (require(join(PROJECT_ROOT, "bin", "load-command.js")) as { withoutOptimizingCompiler: () => void }).withoutOptimizingCompiler();
   const dir = modelsDir();
   const named = (process.env.RUNNER_MODELS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
   const files = named.length > 0 ? named.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);

@@ -2,7 +2,8 @@
  * One benchmark measurement in a fresh process: load the models of a directory,
  * synthesize them, and report timings, peak memory and the threads used as one JSON line.
  * Synthesis runs as the commands run it: from a bundle (dist/bundle/synthesis.js, the synthesis
- * threads' own), through V8's code cache (bin/load-command.js), each thread loading its share of the models.
+ * threads' own), through V8's code cache and without TurboFan (bin/load-command.js), each thread loading
+ * its share of the models.
  */
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -11,7 +12,9 @@ import { listModelFiles } from "../lib/model/model-files";
 import type * as SynthesisThreadsModule from "../stacks/synthesis-threads";
 import type * as SynthesizeModule from "../stacks/synthesize";
 
-const { loadBundle } = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { loadBundle: (file: string) => unknown };
+const { loadBundle, withoutOptimizingCompiler } = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { loadBundle: (file: string) => unknown; withoutOptimizingCompiler: () => void };
+// As the commands and the cdktf app run synthesis: without TurboFan (bin/load-command.js).
+withoutOptimizingCompiler();
 const { synthesizeModelFiles, synthThreadCount } = loadBundle(join(PROJECT_ROOT, "dist", "bundle", "synthesis.js")) as typeof SynthesizeModule & typeof SynthesisThreadsModule;
 
 const [modelsDir, outdir] = process.argv.slice(2);

@@ -31,7 +31,7 @@ module.exports = function loadCommand(command, factory, options = {}) {
     process.stderr.write(`error: ${bundle} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
     process.exit(1);
   }
-  if (!keepsOptimizingCompiler(command)) setFlagsFromString("--no-turbofan");
+  if (!OPTIMIZED_COMMANDS.has(command)) withoutOptimizingCompiler();
   const exports = loadBundle(bundle);
   const program = exports[factory]();
   if (options.name !== undefined) program.name(options.name);
@@ -53,9 +53,16 @@ module.exports = function loadCommand(command, factory, options = {}) {
  */
 const OPTIMIZED_COMMANDS = new Set(["simulate"]);
 
-function keepsOptimizingCompiler(command, execArgv = process.execArgv) {
-  return OPTIMIZED_COMMANDS.has(command) || execArgv.some((arg) => /^--(no[-_]?)?(opt|turbofan)(=|$)/.test(arg));
+/**
+ * Turns TurboFan off for the rest of this process, its threads included, unless node was started with
+ * a TurboFan flag of its own. Called before any bundle is compiled: by loadCommand, and by the other
+ * entries that synthesize (the cdktf app, the bench), so that the synthesis bundle's code cache is made
+ * and used under the same flags whichever of them runs it.
+ */
+function withoutOptimizingCompiler(execArgv = process.execArgv) {
+  if (!execArgv.some((arg) => /^--(no[-_]?)?(opt|turbofan)(=|$)/.test(arg))) setFlagsFromString("--no-turbofan");
 }
+module.exports.withoutOptimizingCompiler = withoutOptimizingCompiler;
 
 /** A bundle's exports, run as described above. The command bundles load their shared parts with it (dist/bundle/gitlab-client.js). */
 function loadBundle(file) {

@@ -34,6 +34,30 @@ describe("cdktf.json app", () => {
     }
   });
 
+  it("synthesizes without V8's optimizing compiler, as the commands do (bin/load-command.js)", () => {
+    // Asked of V8 once the app is done, by a module loaded before it: the %-calls need --allow-natives-syntax.
+    const probe = join(outdir, "optimizes-at-exit.js");
+    writeFileSync(
+      probe,
+      [
+        `const TURBOFAN_OPTIMIZED = 1 << 4;`,
+        `process.on("exit", () => { function sum(a, b) { return a + b; } %PrepareFunctionForOptimization(sum); sum(1, 2); sum(3, 4); %OptimizeFunctionOnNextCall(sum); sum(5, 6);`,
+        `  process.stderr.write((%GetOptimizationStatus(sum) & TURBOFAN_OPTIMIZED) !== 0 ? "optimized" : "not optimized"); });`,
+      ].join("\n"),
+    );
+    const run = (nodeArgs: readonly string[]) =>
+      spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeArgs, "-r", probe, join("dist", "app", "cdktf-app.js")], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, CDKTF_OUTDIR: join(outdir, "out"), RUNNER_MODELS: "cell-2" },
+        encoding: "utf8",
+      });
+    const plain = run([]);
+    expect(plain.status).toBe(0);
+    expect(plain.stderr).toMatch(/synthesized cell-2: .*\nnot optimized$/);
+    // A node started with a TurboFan flag of its own keeps its choice.
+    expect(run(["--turbofan"]).stderr).toMatch(/\noptimized$/);
+  });
+
   it("limits synthesis to the cells in RUNNER_MODELS", () => {
     expect(Object.keys(runApp({ RUNNER_MODELS: "cell-2" }).stacks)).toEqual(["cell-2"]);
   });
