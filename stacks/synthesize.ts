@@ -17,6 +17,7 @@ import type { CellRequest, SynthesizedCell } from "./cell-synthesis";
 import { cloudHint } from "./cloud-hint";
 import type * as RenderedJobsModule from "./rendered-jobs";
 import { SynthesisThreads, synthThreadCount } from "./synthesis-threads";
+import type { ThreadShare } from "./thread-share";
 
 export type { SynthesizedCell } from "./cell-synthesis";
 
@@ -37,16 +38,7 @@ export interface ModelFilesSynthesizeOptions extends Omit<SynthesizeOptions, "he
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
   const { outdir, workDir } = outputOf(options);
   const requests: CellRequest[] = models.map((loaded) => ({ loaded, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }));
-  const threadCount = synthThreadCount(models.length);
-  const threaded =
-    threadCount > 1
-      ? new SynthesisThreads(threadCount - 1, outdir, workDir).synthesize(
-          requests,
-          { cloudOf: (request) => request.loaded.model.cloud.provider, shareOf: (jobs) => ({ jobs }), beforeConstruct: () => makeOutputDirectory(outdir) },
-          outdir,
-          workDir,
-        )
-      : undefined;
+  const threaded = inThreads(requests, outdir, workDir, { cloudOf: (request) => request.loaded.model.cloud.provider, shareOf: (jobs) => ({ jobs }) });
   return threaded ?? synthesizeSerially(requests, outdir, workDir);
 }
 
@@ -59,16 +51,7 @@ export function synthesizeModelFiles(files: readonly string[], options: ModelFil
   const { outdir, workDir } = outputOf(options);
   // Resolved here, as loadModelFile would: a worker's copy of the environment is not this thread's.
   const load: LoadOptions = { ...options.load, workspace: options.load?.workspace ?? workspaceDir() };
-  const threadCount = synthThreadCount(files.length);
-  const threaded =
-    threadCount > 1
-      ? new SynthesisThreads(threadCount - 1, outdir, workDir).synthesize(
-          files,
-          { cloudOf: cloudHint, shareOf: (share) => ({ files: share, load }), beforeConstruct: () => makeOutputDirectory(outdir) },
-          outdir,
-          workDir,
-        )
-      : undefined;
+  const threaded = inThreads(files, outdir, workDir, { cloudOf: cloudHint, shareOf: (share) => ({ files: share, load }) });
   if (threaded) return threaded;
   const { loadModelFile } = require("../lib/model/load") as typeof LoadModule;
   // Every model is loaded (and the first invalid one throws) before the output directory is made.
@@ -77,6 +60,21 @@ export function synthesizeModelFiles(files: readonly string[], options: ModelFil
     outdir,
     workDir,
   );
+}
+
+/**
+ * `items` synthesized on as many threads as they are worth (synthThreadCount); undefined when one thread
+ * is (the caller synthesizes serially) or when a thread found an error (serially, it throws it again).
+ */
+function inThreads<T>(
+  items: readonly T[],
+  outdir: string,
+  workDir: string,
+  how: { readonly cloudOf: (item: T) => string | undefined; readonly shareOf: (items: T[]) => ThreadShare },
+): SynthesizedCell[] | undefined {
+  const threadCount = synthThreadCount(items.length);
+  if (threadCount <= 1) return undefined;
+  return new SynthesisThreads(threadCount - 1, outdir, workDir).synthesize(items, { ...how, beforeConstruct: () => makeOutputDirectory(outdir) }, outdir, workDir);
 }
 
 function outputOf(options: SynthesizeOptions): { outdir: string; workDir: string } {
