@@ -4,7 +4,8 @@
  * worker less CPU the more test files it runs: it transforms each module once per worker
  * (./worker-transforms.js) and compiles it once per worker (below) instead of once per test file, and
  * it releases the AsyncLocalStorage instances a test file put to use when the file ends
- * (./async-context-release.js).
+ * (./async-context-release.js). It also sets V8's optimizing compiler for each file as the product runs
+ * the code the file tests (./compiler-per-test-file.js).
  *
  * Compiling once.
  *
@@ -31,6 +32,7 @@ const vm = require("node:vm");
 const JestRuntime = require("jest-runtime").default;
 const { asyncContextCounts, releaseAsyncLocalStorages, trackAsyncLocalStorages } = require("./async-context-release");
 const { keepTransformsForWorker, transformCounts } = require("./worker-transforms");
+const { setCompilerForTestFile } = require("./compiler-per-test-file");
 
 trackAsyncLocalStorages();
 
@@ -95,6 +97,8 @@ let current;
 class SuiteRuntime extends JestRuntime {
   constructor(...args) {
     super(...args);
+    // A runtime is made for each test file, before the file's modules load (args: jest-runtime's, the 7th is testPath).
+    setCompilerForTestFile(args[6]);
     const executor = this.executor;
     if (!executor || typeof executor.compile !== "function" || !Array.isArray(executor.injectedModuleParameters) || typeof executor.dynamicImport !== "function") {
       // jest-runtime's internals moved (its version is pinned by package-lock.json): say so rather than run slowly or wrongly.
