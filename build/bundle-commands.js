@@ -9,7 +9,8 @@
  * V8's code cache for it (bin/load-command.js).
  *
  * Left outside the bundles, loaded from node_modules on the paths that use them: the cloud SDKs. They
- * are big, most runs never touch them, and the code loads them lazily. GitLab's client (gitbeaker, and
+ * are big, most runs never touch them, and the code loads them lazily; they are optional peer
+ * dependencies, installed by the models repositories whose secret store needs one (lib/secrets/store-sdk.ts). GitLab's client (gitbeaker, and
  * undici, the HTTP client its requester sends with) is one bundle of its own, dist/bundle/gitlab-client.js,
  * that the command bundles load through bin/load-command.js on first use (lib/gitlab/load-client.ts keeps
  * that use inside a function): with its own code cache, instead of resolving, reading and compiling its

@@ -2,7 +2,8 @@
  * `init`: turns an empty directory (or a new git repository) into a models repository that works:
  * models/<cell>.yaml (a commented example, --cloud google|aws), models/schema.json, a .gitlab-ci.yml
  * that includes the toolkit's CI/CD component at this version, package.json pinning runner-fleet at
- * this version with its lockfile, a README for the team and a .gitignore.
+ * this version (and the SDK of the example's secret store) with its lockfile, a README for the team
+ * and a .gitignore.
  *
  * It never overwrites a file without --force: every file in the way is listed and nothing is written
  * (exit 2). package.json and .gitignore are merged into, not replaced, so `npm install runner-fleet &&
@@ -52,7 +53,7 @@ export function runInit(options: InitOptions = {}): InitResult {
   }
   if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new UserInputError(`${dir}: expected a directory (or a path to create one at), received a file`);
   const force = options.force ?? false;
-  const files = scaffoldFiles({ cloud: options.cloud ?? "google", cell: options.cell ?? "cell-1", version, componentProject });
+  const { files, packages } = scaffoldFiles({ cloud: options.cloud ?? "google", cell: options.cell ?? "cell-1", version, componentProject });
 
   const existing = new Map(files.map((file) => [file.path, readIfPresent(join(dir, file.path))]));
   const inTheWay = files.filter((file) => existing.get(file.path) !== undefined && file.merge === undefined).map((file) => file.path);
@@ -60,7 +61,7 @@ export function runInit(options: InitOptions = {}): InitResult {
     throw new UserInputError(`${dir} already has ${inTheWay.join(", ")}; nothing was written. Move them aside, or run again with --force to overwrite them`);
   }
   const manifestFile = join(dir, "package.json");
-  const manifest = packageManifest(manifestFile, dir, version, force, readIfPresent(manifestFile));
+  const manifest = packageManifest(manifestFile, dir, version, force, readIfPresent(manifestFile), packages);
 
   const outcomes: Array<{ path: string; outcome: FileOutcome }> = [];
   for (const file of files) {

@@ -19,6 +19,7 @@ import { writeModelFile } from "../../lib/model/write-model-file";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import { renderedCellErrors } from "../../lib/render/check-rendered";
 import { renderedFilesForCell } from "../../lib/render/rendered-files";
+import { missingStoreSdk } from "../../lib/secrets/store-sdk";
 import { checkToolchain, MIN_ENGINE_VERSION, MIN_NODE_VERSION, type ToolchainReport } from "../../lib/terraform/toolchain-check";
 import { workspaceDir } from "../../lib/files/workspace";
 
@@ -82,6 +83,11 @@ export function runPrepare(options: PrepareOptions = {}): PrepareResult {
 
   // A template that renders a broken config.toml or script is a bug of the toolkit, found before any synth.
   const resolved = models.flatMap((model) => (model.resolved ? [model.resolved] : []));
+  // Only onboard, status and import use a store's SDK (an optional peer): provisioning does without it.
+  for (const store of new Set(resolved.map((model) => model.secrets.store))) {
+    const missing = missingStoreSdk(store);
+    if (missing) notices.push(`${missing}; onboard, status and import need it`);
+  }
   for (const error of renderedCellErrors(resolved.map((model) => ({ cell: model.cell.id, files: renderedFilesForCell(model) })))) {
     if (error) problems.push(error.message);
   }

@@ -1,7 +1,7 @@
 /**
  * package-lock.json for a new models repository: `npm install --package-lock-only` resolves runner-fleet
- * and its dependencies from the registry (the toolkit ships an npm-shrinkwrap.json, so its dependencies
- * lock at the versions it was tested with) without installing anything.
+ * and its dependencies from the registry (runner-fleet pins each of its direct dependencies
+ * exactly; theirs resolve as npm resolves them that day, and the lockfile keeps that) without installing anything.
  */
 import { spawnSync } from "node:child_process";
 import { OperationalError } from "../../lib/process/errors";

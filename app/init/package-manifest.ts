@@ -1,7 +1,9 @@
 /**
  * The models repository's package.json: runner-fleet pinned at an exact version (the pipeline installs
- * what package-lock.json locks for it). A package.json already there (say, from `npm install runner-fleet`)
- * is merged into, never replaced: its other fields are the team's.
+ * what package-lock.json locks for it), and beside it the SDK of the example's secret store at the
+ * version runner-fleet was tested with (an optional peer of runner-fleet: lib/secrets/store-sdk.ts).
+ * A package.json already there (say, from `npm install runner-fleet`) is merged into, never replaced:
+ * its other fields are the team's, and so are pins it has already (--force sets them again).
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -31,17 +33,33 @@ export interface ManifestChange {
   readonly keptSpec?: string;
 }
 
-export function packageManifest(file: string, dir: string, version: string, force: boolean, existing: string | undefined): ManifestChange {
+/**
+ * `version` is runner-fleet's pin; `alongside` names the other packages to pin (the store's SDK) and
+ * their versions. An existing pin of any of them stays without `force`.
+ */
+export function packageManifest(
+  file: string,
+  dir: string,
+  version: string,
+  force: boolean,
+  existing: string | undefined,
+  alongside: Readonly<Record<string, string>> = {},
+): ManifestChange {
   const manifest = existing === undefined ? newManifest(dir) : parseManifest(file, existing);
   const dependencies = { ...(manifest.dependencies ?? {}) };
   const current = dependencies[PACKAGE_NAME];
-  const pin = current === undefined || force ? version : current;
-  dependencies[PACKAGE_NAME] = pin;
+  let dependencyChanged = false;
+  for (const [name, wanted] of Object.entries({ [PACKAGE_NAME]: version, ...alongside })) {
+    const pinned = dependencies[name];
+    const pin = pinned === undefined || force ? wanted : pinned;
+    dependencyChanged ||= pinned !== pin;
+    dependencies[name] = pin;
+  }
   const scripts = { ...SCRIPTS, ...(manifest.scripts ?? {}) };
   const content = `${JSON.stringify({ ...manifest, scripts, dependencies }, null, 2)}\n`;
   return {
     content,
-    dependencyChanged: current !== pin,
+    dependencyChanged,
     existed: existing !== undefined,
     changed: content !== existing,
     ...(current !== undefined && current !== version && !force ? { keptSpec: current } : {}),

@@ -8,6 +8,9 @@ import { runnerModelJsonSchemaText } from "../../lib/model/json-schema";
 import { parseModel } from "../../lib/model/load";
 import { ModelValidationError, formatIssue } from "../../lib/model/issues";
 import { UserInputError } from "../../lib/process/errors";
+import { toolkitPeerVersion } from "../../lib/files/toolkit-version";
+import { STORE_SDKS } from "../../lib/secrets/store-sdk";
+import type { RunnerModel } from "../../lib/model/schema";
 
 export const CLOUDS = ["google", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -33,12 +36,24 @@ export interface ScaffoldFile {
   readonly merge?: (existing: string) => string;
 }
 
-/** Paths written besides package.json: the files `init` refuses to overwrite without --force. */
-export function scaffoldFiles(settings: ScaffoldSettings): ScaffoldFile[] {
+export interface Scaffold {
+  /** Paths written besides package.json: the files `init` refuses to overwrite without --force. */
+  readonly files: ScaffoldFile[];
+  /** Packages package.json pins beside runner-fleet, at the versions it was tested with: the SDK of the example's secret store. */
+  readonly packages: Readonly<Record<string, string>>;
+}
+
+export function scaffoldFiles(settings: ScaffoldSettings): Scaffold {
   const context = { ...settings };
   const modelPath = `models/${settings.cell}.yaml`;
   const model = template<typeof context>(`init/model-${settings.cloud}.yaml.hbs`)(context);
-  checkExampleModel(model, modelPath, settings.cell);
+  const { secrets } = checkExampleModel(model, modelPath, settings.cell);
+  const sdk = STORE_SDKS[secrets.store];
+  return { files: filesAround(model, modelPath, context), packages: sdk ? { [sdk]: toolkitPeerVersion(sdk) } : {} };
+}
+
+/** The example model at `modelPath`, and the files around it. */
+function filesAround(model: string, modelPath: string, context: ScaffoldSettings): ScaffoldFile[] {
   return [
     { path: modelPath, content: model },
     { path: "models/schema.json", content: runnerModelJsonSchemaText() },
@@ -60,9 +75,9 @@ function withLines(existing: string, wanted: string): string {
 }
 
 /** The example must load as the commands will load it; a --cell the model refuses is the user's input, named as such. */
-function checkExampleModel(text: string, file: string, cell: string): void {
+function checkExampleModel(text: string, file: string, cell: string): RunnerModel {
   try {
-    parseModel(text, file, cell);
+    return parseModel(text, file, cell).model;
   } catch (error) {
     if (!(error instanceof ModelValidationError)) throw error;
     const problems = error.issues.filter((issue) => issue.severity === "error").map(formatIssue);

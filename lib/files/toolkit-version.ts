@@ -2,11 +2,28 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "./project-root";
 
-let version: string | undefined;
+interface ToolkitManifest {
+  readonly version: string;
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+}
 
-/** The toolkit's version, from its own package.json (the installed package's, when installed): what `--version` prints and each stack records. */
+let manifest: ToolkitManifest | undefined;
+
+/** The toolkit's own package.json (the installed package's, when installed), read once. */
+function toolkitManifest(): ToolkitManifest {
+  manifest ??= JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as ToolkitManifest;
+  return manifest;
+}
+
+/** The toolkit's version: what `--version` prints and each stack records. */
 export function toolkitVersion(): string {
-  version ??= (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  return toolkitManifest().version;
+}
+
+/** The version of an optional peer the toolkit was tested with (package.json peerDependencies pins it exactly). */
+export function toolkitPeerVersion(name: string): string {
+  const version = toolkitManifest().peerDependencies?.[name];
+  if (version === undefined) throw new Error(`package.json has no peer dependency ${name}`);
   return version;
 }
 

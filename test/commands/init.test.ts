@@ -16,6 +16,7 @@ import { toolkitVersion } from "../../lib/files/toolkit-version";
 import { runnerModelJsonSchemaText } from "../../lib/model/json-schema";
 import { loadModelFile } from "../../lib/model/load";
 import { OperationalError, UserInputError } from "../../lib/process/errors";
+import { STORE_SDKS } from "../../lib/secrets/store-sdk";
 import { REPO_ROOT, STACK_TRACE_LINE, runBin } from "../support/cli";
 import { parsedCommandLine } from "../support/command-line";
 import { prepareCommand } from "../../app/commands/prepare";
@@ -33,6 +34,8 @@ const PARSERS: Record<string, (args: readonly string[]) => unknown> = {
 };
 
 const VERSION = toolkitVersion();
+/** The versions runner-fleet pins its optional peers at (package.json). */
+const PEERS = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { peerDependencies: Record<string, string> }).peerDependencies;
 // GitLab's CI schema (draft-07, Ajv's default dialect), as test/ci/pipeline-schema.test.ts uses it.
 const validatePipeline = new Ajv({ strict: false, allErrors: true, logger: false }).compile(
   JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "gitlab-ci.schema.json"), "utf8")) as Record<string, unknown>,
@@ -83,7 +86,9 @@ describe("a new repository", () => {
     ]);
 
     const manifest = JSON.parse(read(dir, "package.json"));
-    expect(manifest).toMatchObject({ name: "runner-models", private: true, dependencies: { "runner-fleet": VERSION } });
+    // Beside runner-fleet, the SDK of the example's store (an optional peer: lib/secrets/store-sdk.ts), at the version runner-fleet pins it.
+    expect(manifest).toMatchObject({ name: "runner-models", private: true });
+    expect(manifest.dependencies).toEqual({ "runner-fleet": VERSION, [STORE_SDKS["google-secret-manager"]!]: PEERS[STORE_SDKS["google-secret-manager"]!] });
     // Exactly this version: no range, so the lockfile and the pipeline's include agree.
     expect(manifest.dependencies["runner-fleet"]).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?$/);
     expect(Object.values(manifest.scripts as Record<string, string>).every((script) => script.startsWith("runner-fleet "))).toBe(true);
@@ -104,6 +109,9 @@ describe("a new repository", () => {
     const loaded = loadModelFile(join(dir, "models", "cell-7.yaml"), { requireFileNameMatch: true });
     expect(loaded.model.cloud.provider).toBe("aws");
     expect(loaded.warnings).toEqual([]);
+    // The SDK of the AWS example's store, not Google's.
+    expect(JSON.parse(read(dir, "package.json")).dependencies).toEqual({ "runner-fleet": VERSION, [STORE_SDKS[loaded.model.secrets.store]!]: PEERS["@aws-sdk/client-ssm"] });
+    expect(loaded.model.secrets.store).toBe("aws-ssm");
     expect(read(dir, ".gitlab-ci.yml")).toContain(`- component: $CI_SERVER_FQDN/platform/ci/runner-fleet/runner-fleet@${VERSION}\n`);
 
     const out = join(root, "out");
@@ -172,7 +180,7 @@ describe("files in the way", () => {
     expect(read(root, "README.md")).toContain("# Runner models");
     const manifest = JSON.parse(read(root, "package.json"));
     expect(manifest.name).toBe("ours");
-    expect(manifest.dependencies).toEqual({ "runner-fleet": VERSION, other: "1.2.3" });
+    expect(manifest.dependencies).toEqual({ "runner-fleet": VERSION, other: "1.2.3", "@google-cloud/secret-manager": PEERS["@google-cloud/secret-manager"] });
     expect(manifest.scripts.validate).toBe("our own");
 
     // Run again unchanged: nothing to overwrite, everything reads the same.
@@ -193,9 +201,9 @@ describe("files in the way", () => {
   });
 
   test("a package.json of its own (npm install runner-fleet first) is merged into without --force, its pin kept and said", () => {
-    writeFileSync(join(root, "package.json"), JSON.stringify({ dependencies: { "runner-fleet": "file:../runner-fleet.tgz" } }));
+    writeFileSync(join(root, "package.json"), JSON.stringify({ dependencies: { "runner-fleet": "file:../runner-fleet.tgz", "@google-cloud/secret-manager": "^6.0.0" } }));
     const result = runInit({ dir: root, lockfile: false });
-    expect(JSON.parse(read(root, "package.json")).dependencies).toEqual({ "runner-fleet": "file:../runner-fleet.tgz" });
+    expect(JSON.parse(read(root, "package.json")).dependencies).toEqual({ "runner-fleet": "file:../runner-fleet.tgz", "@google-cloud/secret-manager": "^6.0.0" });
     expect(result.files.find((file) => file.path === "package.json")?.outcome).toBe("updated");
     expect(result.notes).toContain(`package.json keeps runner-fleet at file:../runner-fleet.tgz; --force pins it at ${VERSION}`);
   });
@@ -251,7 +259,7 @@ describe("the lockfile", () => {
     const dir = join(root, "repo");
     const result = runInit({ dir, env: fakeNpm("writes") });
     expect(JSON.parse(read(root, "fake/args.json"))).toEqual(["install", "--package-lock-only", "--no-audit", "--no-fund"]);
-    expect(JSON.parse(read(dir, "package-lock.json")).packages[""].dependencies).toEqual({ "runner-fleet": VERSION });
+    expect(JSON.parse(read(dir, "package-lock.json")).packages[""].dependencies).toEqual({ "runner-fleet": VERSION, "@google-cloud/secret-manager": PEERS["@google-cloud/secret-manager"] });
     expect(result.files.at(-1)).toEqual({ path: "package-lock.json", outcome: "created" });
   });
 

@@ -106,13 +106,20 @@ test("init, then a dry run of the cell it wrote: output beside the models, nothi
   // The CLI runs without the optional peers (cdktf, constructs, the provider bindings): its bundles hold them.
   expect(["cdktf", "constructs", "@cdktf"].filter((name) => existsSync(join(repo, "node_modules", name)))).toEqual([]);
 
-  const init = npx(["init", "--component-project", "platform/runner-fleet"]);
+  // --no-lockfile: init adds the store's SDK to package.json, and writing the lock would ask the registry.
+  const init = npx(["init", "--component-project", "platform/runner-fleet", "--no-lockfile"]);
   expect(init.stderr).toBe("");
   expect(init.status).toBe(0);
   expect(init.stdout).toContain(`runner-fleet ${VERSION}: models repository in ${repo}`);
   // npm install wrote package.json and its lockfile: init merged into the first and left the second.
   expect(init.stdout).toMatch(/^ +updated +package\.json$/m);
-  expect(init.stdout).toMatch(/^ +unchanged +package-lock\.json$/m);
+  expect(init.stdout).toContain("note: package-lock.json left as it is (--no-lockfile)");
+  // The SDK of the example's store (Google Secret Manager), an optional peer the install above left out.
+  const { peerDependencies } = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
+  expect(JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).dependencies).toEqual({
+    "runner-fleet": `file:${packed.tarball}`,
+    "@google-cloud/secret-manager": peerDependencies["@google-cloud/secret-manager"],
+  });
   expect(readFileSync(join(repo, ".gitlab-ci.yml"), "utf8")).toContain(`component: $CI_SERVER_FQDN/platform/runner-fleet/runner-fleet@${VERSION}`);
 
   const dryRun = bin(["provision", "--model", "cell-1", "--dry-run"]);
@@ -151,6 +158,8 @@ test("models anywhere: the current directory's models/, --models-dir or RUNNER_M
 
   const inCwd = runFrom(elsewhere, ["prepare"]);
   expect(inCwd.stdout).toContain(join("models", "cell-1.yaml"));
+  // The store's SDK is not installed: a warning (onboard needs it; provisioning does not).
+  expect(inCwd.stdout).toContain("warning: secrets.store google-secret-manager needs @google-cloud/secret-manager, which is not installed");
   expect(inCwd.status).toBe(0);
 
   const byFlag = runFrom(empty, ["prepare", "--models-dir", join(elsewhere, "models")]);
@@ -170,6 +179,17 @@ test("models anywhere: the current directory's models/, --models-dir or RUNNER_M
   const stack = JSON.parse(readFileSync(join(elsewhere, "cdktf.out", "stacks", "cell-1", "cdk.tf.json"), "utf8"));
   expect(stack.terraform.backend.local.path).toBe(join(elsewhere, ".state", "terraform", "cell-1.tfstate"));
   expect(readdirSync(empty)).toEqual([]);
+});
+
+test("onboard without its store's SDK stops before any call to GitLab, naming the package and the command that installs it", () => {
+  const { peerDependencies } = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
+  // With a token, the next step would be GitLab (cell-1.gitlab.example.com, which does not resolve): a different error.
+  const onboard = bin(["onboard", "--model", "cell-1"], repo, { ...process.env, GITLAB_TOKEN: "glpat-never-sent" });
+  expect(onboard.stderr).toBe(
+    "error: secrets.store google-secret-manager needs @google-cloud/secret-manager, which is not installed: it is an optional peer dependency of runner-fleet, " +
+      `installed beside it by the models repository (npm install --save-exact @google-cloud/secret-manager@${peerDependencies["@google-cloud/secret-manager"]})\n`,
+  );
+  expect(onboard.status).toBe(1);
 });
 
 test("a code cache that cannot be written only makes a run slower", () => {

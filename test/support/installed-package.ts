@@ -14,6 +14,8 @@
  * what they use of them, so a models repository does not install them (they are most of a full
  * install's size); a CDKTF app of a team's own has them as its own dependencies. linkPeers() stands in
  * for that app's install by linking this checkout's copies, the exact versions the peer ranges name.
+ * The secret stores' SDKs are optional peers too (lib/secrets/store-sdk.ts): not installed here, as in
+ * a models repository before its `npm install` after init.
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -21,6 +23,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // PROJECT_ROOT, not test/support/cli's REPO_ROOT: the bench runs this module compiled, from dist/.
 import { PROJECT_ROOT as REPO_ROOT } from "../../lib/files/project-root";
+import { STORE_SDKS } from "../../lib/secrets/store-sdk";
 
 export interface PackedToolkit {
   readonly tarball: string;
@@ -91,10 +94,15 @@ export function installOffline(packed: PackedToolkit, dir: string): void {
   }
 }
 
-/** The optional peers (package.json peerDependencies), linked into `dir`'s node_modules from this checkout. */
+/**
+ * The optional peers (package.json peerDependencies) a CDKTF app of a team's own installs, linked into
+ * `dir`'s node_modules from this checkout: all but the secret stores' SDKs, which only the commands that
+ * keep runner tokens load (lib/secrets/store-sdk.ts).
+ */
 export function linkPeers(dir: string): string[] {
   const { peerDependencies } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
-  const names = Object.keys(peerDependencies);
+  const storeSdks = new Set<string>(Object.values(STORE_SDKS));
+  const names = Object.keys(peerDependencies).filter((name) => !storeSdks.has(name));
   for (const name of names) {
     const link = join(dir, "node_modules", name);
     mkdirSync(join(link, ".."), { recursive: true });
