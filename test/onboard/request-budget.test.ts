@@ -1,13 +1,18 @@
 /**
  * The request budget of every command that looks runners up, pinned as exact counts
  * (they do not depend on the machine): a cell whose shards all share one tag, on an
- * instance with 1000 runners of other teams (ten listing pages; every tenth also carries the
+ * instance with 100 runners of other teams (ten listing pages; every tenth also carries the
  * shared tag). Each budget is a constant per shard plus listing pages; measured at two sizes
- * (4 and 101 shards, one and two pages of the cell's own listing: 101 is the fewest that need a
+ * (4 and 11 shards, one and two pages of the cell's own listing: 11 is the fewest that need a
  * second page, and each shard more costs its requests in every test), the difference is that
  * constant times the extra shards, so it stays linear. The instance's other runners cost
  * listing pages where a command lists every runner (a first run, prune), never reads: every
  * runner of the cell carries the cell's tag (lib/model/cell-tag.ts), and listings filter by it.
+ *
+ * The stand-in pages its runner listings in tens (FakeGitLab.maxRunnersPerPage), where GitLab pages in
+ * hundreds: the client asks for 100 a page as always and follows the pages GitLab's headers announce,
+ * so the counts are those of ten times the runners and shards, for a tenth of the requests (the 101
+ * shards and 1000 runners this file used before cost ~2,000 requests over HTTP, the suite's costliest file).
  */
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,9 +27,10 @@ import { scaledEnv, scaledModel, seedUnrelatedRunners } from "../support/scaled-
 import { fakeClock } from "./helpers";
 
 const gitlab = useFakeGitLab();
-const UNRELATED = 1000;
-/** GitLab's page size for our listings (LIST_PAGE_SIZE). */
-const pages = (runners: number) => Math.max(1, Math.ceil(runners / 100));
+const UNRELATED = 100;
+/** Runners on a page of the stand-in's listings (see above). */
+const PAGE = 10;
+const pages = (runners: number) => Math.max(1, Math.ceil(runners / PAGE));
 
 let fake: FakeGitLab;
 let model: RunnerModel;
@@ -42,6 +48,7 @@ afterEach(() => {
 
 function cellOf(shards: number, on: FakeGitLab = gitlab.fake, root = scratch()): void {
   fake = on;
+  fake.maxRunnersPerPage = PAGE;
   model = scaledModel({ cellId: "cell-7", gitlabUrl: fake.url, shards, secretsDir: join(root, "secrets") });
   env = scaledEnv(model, fake.adminToken, join(root, "state"));
   seedUnrelatedRunners(fake, UNRELATED);
@@ -62,7 +69,7 @@ const detailReads = (sent: number) => fake.requests.slice(-sent).filter((request
 
 const onboard = (options: Partial<OnboardOptions> = {}) => measure(() => runOnboard({ runnerModel: model, env, ...fakeClock(), log: () => {}, ...options }));
 
-describe.each([4, 101])("a cell of %i shards sharing one tag, next to 1000 unrelated runners", (shards) => {
+describe.each([4, 11])(`a cell of %i shards sharing one tag, next to ${UNRELATED} unrelated runners`, (shards) => {
   const ours = () => shards;
 
   test("first run: the cell's tagged listing, the instance's listing (runners from before the tag), one create per shard, the tagged listing again to settle", async () => {
@@ -71,8 +78,14 @@ describe.each([4, 101])("a cell of %i shards sharing one tag, next to 1000 unrel
 
     expect(result.exitCode).toBe(0);
     expect(sent).toBe(1 + pages(UNRELATED) + ours() + pages(ours()));
-    // None of the 100 unrelated runners sharing the shards' tag was read.
+    // None of the unrelated runners sharing the shards' tag was read.
     expect(detailReads(sent)).toBe(0);
+    // Each listing asked for GitLab's largest page (100), then followed the next-page links of the smaller pages the stand-in gave.
+    const listings = fake.requests.slice(-sent).filter((request) => request.method === "GET" && request.path === "/api/v4/runners/all");
+    const firstPages = listings.filter((request) => (new URLSearchParams(request.query).get("page") ?? "1") === "1");
+    expect(firstPages.length).toBe(3);
+    expect(firstPages.map((request) => new URLSearchParams(request.query).get("per_page"))).toEqual(["100", "100", "100"]);
+    expect(listings.length).toBe(1 + pages(UNRELATED) + pages(ours()));
   });
 
   describe("after the first run", () => {
@@ -162,6 +175,7 @@ describe("several cells of 6 shards on one GitLab, in one run", () => {
   let models: RunnerModel[];
   beforeEach(() => {
     fake = gitlab.fake;
+    fake.maxRunnersPerPage = PAGE;
     const root = scratch();
     models = ["cell-7", "cell-8", "cell-9"].map((cellId) => scaledModel({ cellId, gitlabUrl: fake.url, shards: SHARDS, secretsDir: join(root, "secrets") }));
     env = scaledEnv(models[0], fake.adminToken, join(root, "state"));

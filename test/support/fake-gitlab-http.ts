@@ -21,12 +21,13 @@ export function forbidden(reason?: string): HttpAnswer {
 }
 
 /**
- * Offset pagination as GitLab does it (`present` turns an item of the page into its JSON): page (1), per_page (20, at most 100); X-Page, X-Per-Page,
+ * Offset pagination as GitLab does it (`present` turns an item of the page into its JSON): page (1), per_page (20, at most
+ * `maxPerPage`: GitLab's 100, unless a test makes pages smaller); X-Page, X-Per-Page,
  * X-Next-Page / X-Prev-Page ("" when none), X-Total, X-Total-Pages; Link rel=prev/next/first/last
  * with absolute URLs that keep the query.
  */
-export function paginate<T>(url: URL, items: readonly T[], present: (item: T) => unknown = (item) => item): HttpAnswer {
-  const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 20) || 20));
+export function paginate<T>(url: URL, items: readonly T[], present: (item: T) => unknown = (item) => item, maxPerPage = 100): HttpAnswer {
+  const perPage = Math.min(maxPerPage, Math.max(1, Number(url.searchParams.get("per_page") ?? 20) || 20));
   const totalPages = Math.max(1, Math.ceil(items.length / perPage));
   const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
   // Only the page's items are presented: a listing of a thousand runners answers a hundred.

@@ -141,6 +141,11 @@ export class FakeGitLab {
   tokenExpiresAt: string | null = null;
   /** Milliseconds every API answer waits, so concurrent clients overlap as on a busy instance. */
   latencyMs = 0;
+  /**
+   * The most runners a listing page holds, whatever per_page asks: GitLab's 100. A test of how requests
+   * grow with pages sets it lower, so that its sizes reach a second page with a tenth of the runners.
+   */
+  maxRunnersPerPage = 100;
   /** Runs just before POST /user/runners stores its runner (another client acting at that moment). */
   beforeCreate?: () => void;
   /**
@@ -581,7 +586,7 @@ export class FakeGitLab {
       .filter((runner) => status === null || runnerStatus(runner) === status || (status === "paused" && runner.paused) || (status === "active" && !runner.paused))
       .sort((a, b) => a.id - b.id);
     // Summaries of the requested page only (a listing next to a thousand runners is ten pages).
-    return paginate(url, matching, (runner) => this.summary(runner));
+    return paginate(url, matching, (runner) => this.summary(runner), this.maxRunnersPerPage);
   }
 
 
