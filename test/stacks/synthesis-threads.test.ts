@@ -20,9 +20,13 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** Runs node with `argv` (`-e <code>`, then its arguments); its stdout. */
+/**
+ * Runs node with `argv` (`-e <code>`, then its arguments); its stdout. Without TurboFan, as the commands
+ * and the cdktf app run synthesis (bin/load-command.js): the threads then use the synthesis bundle's code
+ * cache, which is made under those flags.
+ */
 function runNode(argv: string[]): string {
-  const run = spawnSync(process.execPath, argv, { encoding: "utf8", cwd: PROJECT_ROOT });
+  const run = spawnSync(process.execPath, ["--no-turbofan", ...argv], { encoding: "utf8", cwd: PROJECT_ROOT });
   if (run.status !== 0) throw new Error(`child node failed (${run.status}):\n${run.stderr}`);
   return run.stdout;
 }
