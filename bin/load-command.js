@@ -81,7 +81,10 @@ function runWithCodeCache(file) {
   // The bundle's text is the function Node's wrapper would make of a module (build/bundle-commands.js),
   // its value while this mark is set; required plainly, it runs itself.
   const script = new vm.Script(source, { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected) process.once("exit", () => writeCodeCache(script, cacheFile, identity));
+  if (cachedData === undefined || script.cachedDataRejected) {
+    if (pendingCodeCaches.length === 0) process.once("exit", writeCodeCachesNow);
+    pendingCodeCaches.push(() => writeCodeCache(script, cacheFile, identity));
+  }
   const module = new Module(file, require.main);
   module.filename = file;
   module.paths = Module._nodeModulePaths(dirname(file));
@@ -133,9 +136,27 @@ function cacheFor(cacheFile, identity) {
   return bytes.length > header.length && bytes.subarray(0, header.length).equals(header) ? bytes.subarray(header.length) : undefined;
 }
 
+/** The code caches this process (or thread) has still to write: at exit, or when its work is done (below). */
+const pendingCodeCaches = [];
+
+/**
+ * Writes the pending code caches now. A synthesis thread calls it (through WRITE_CODE_CACHES) once it has
+ * written its last stack, before it answers: the thread that started it then terminates it, and a
+ * terminated thread runs no 'exit' handler, so its bundle's cache was never written and every later run
+ * compiled dist/bundle/synthesis.js again on each thread.
+ */
+function writeCodeCachesNow() {
+  for (const write of pendingCodeCaches.splice(0)) write();
+}
+module.exports.writeCodeCachesNow = writeCodeCachesNow;
+/** Where a bundle finds writeCodeCachesNow: the bundles do not require this file. */
+globalThis[Symbol.for("runner-fleet.write-code-caches")] = writeCodeCachesNow;
+
 /** At exit, so the cache holds every function this run compiled. A cache that cannot be written is only slower. */
 function writeCodeCache(script, cacheFile, identity) {
-  const partial = `${cacheFile}.${process.pid}`;
+  // Its own name in each thread (the synthesis threads of one process may write the same cache at once),
+  // without loading worker_threads for a threadId.
+  const partial = `${cacheFile}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
   try {
     writeFileSync(partial, Buffer.concat([Buffer.from(identity, "latin1"), script.createCachedData()]));
     // Renamed into place: a command running at the same moment reads the old cache or the new one, never half.

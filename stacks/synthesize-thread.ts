@@ -37,12 +37,21 @@ function serveSynthesisThread(start: ThreadStart): void {
       } else {
         if (!synthesis) throw new Error("asked to write before any stack was built");
         const cells = synthesis.write({ manifest: false });
+        // Its last step: the thread that started this one terminates it after the answer, and a terminated
+        // thread runs no 'exit' handler, so the bundle's code cache (when this thread made one) is written now.
+        writeCodeCaches();
         answer({ ok: true, cells, manifestStacks: synthesis.manifestStacks });
       }
     } catch (error) {
       answer({ ok: false, message: error instanceof Error ? error.message : String(error) });
     }
   });
+}
+
+/** bin/load-command.js's writeCodeCachesNow, where this thread runs from a bundle it loaded; nothing otherwise. */
+function writeCodeCaches(): void {
+  const write = (globalThis as Record<symbol, unknown>)[Symbol.for("runner-fleet.write-code-caches")];
+  if (typeof write === "function") write();
 }
 
 // Only in a synthesis thread: dist/bundle/synthesis.js, which holds this module, also runs the bench's synthesis.

@@ -7,7 +7,7 @@
  * bundles that ask V8 whether a function it was told to optimize was.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../support/cli";
@@ -137,4 +137,33 @@ test("the cache's V8 data starts 8-byte aligned after the identity line, so V8 u
   const written = statSync(cacheFile).mtimeMs;
   expect(hello()).toBe("hello fleet from hello.js\n");
   expect(statSync(cacheFile).mtimeMs).toBe(written);
+});
+
+test("a thread that is terminated once its work is done (a synthesis thread) leaves its bundle's cache when it wrote it before answering", () => {
+  // GIVEN a bundle that, run in a worker thread, answers "done" (after writing its code caches, when told to)
+  writeCommand("threaded", "command", [
+    `exports.command = () => ({});`,
+    `const { parentPort, workerData } = require("node:worker_threads");`,
+    `if (workerData.writeFirst) globalThis[Symbol.for("runner-fleet.write-code-caches")]();`,
+    `parentPort.postMessage("done");`,
+  ]);
+  const threadedCache = join(root, "dist", "bundle", "threaded.js.v8-cache");
+  const runThread = (writeFirst: boolean) => {
+    rmSync(threadedCache, { force: true });
+    // WHEN a thread loads it through the loader, and the thread that started it terminates it at its answer (stacks/synthesis-threads.ts)
+    const code = [
+      `const { Worker } = require("node:worker_threads");`,
+      `const loader = ${JSON.stringify(`require(${JSON.stringify(join(root, "bin", "load-command.js"))}).loadBundle(${JSON.stringify(join(root, "dist", "bundle", "threaded.js"))})`)};`,
+      `const worker = new Worker(loader, { eval: true, workerData: { writeFirst: ${writeFirst} } });`,
+      `worker.on("message", () => void worker.terminate());`,
+    ].join("\n");
+    const result = spawnSync(process.execPath, ["-e", code], { encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    return readdirSync(join(root, "dist", "bundle")).filter((name) => name.startsWith("threaded.js.v8-cache"));
+  };
+  // THEN the cache is there when the thread wrote it before answering, and only then (no partial file left)
+  expect(runThread(true)).toEqual(["threaded.js.v8-cache"]);
+  expect(readFileSync(threadedCache).toString("latin1")).toMatch(/^runner-fleet bundle \d+:\d+:\d+:\d+:\d+ *\n/);
+  expect(runThread(false)).toEqual([]);
 });
