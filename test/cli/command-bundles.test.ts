@@ -32,9 +32,10 @@ const RECORD_GITLAB_CLIENT_BUILTINS = `require(${JSON.stringify(RECORD_LOADED_MO
  * A dry run through bin/provision with every probe the tests below read, each printing one line on stderr at exit:
  * the GitLab client's built-ins and the SDK modules it loaded; code compiled at run time (new Function: the
  * templates come precompiled and zod runs jitless); stack traces formatted (V8 calls Error.prepareStackTrace for
- * each); Intl formatters built (localeCompare builds a collator on its first call); built-ins it does not use.
+ * each); Intl formatters built (localeCompare builds a collator on its first call); built-ins it does not use
+ * (cdktf's assert among them: its checks pass).
  */
-const UNUSED_BUILTINS = ["child_process", "readline/promises", "worker_threads"];
+const UNUSED_BUILTINS = ["child_process", "readline/promises", "worker_threads", "assert"];
 const probedDryRun = (out: string) => `${RECORD_GITLAB_CLIENT_BUILTINS}
   const compiled = [];
   globalThis.Function = new Proxy(Function, {
