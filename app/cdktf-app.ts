@@ -1,31 +1,22 @@
 /**
  * The cdktf app entry (`cdktf.json` runs `node dist/app/cdktf-app.js`), so that
- * `cdktf synth`, `cdktf diff <cell>` and `cdktf deploy <cell>` work as usual.
+ * `cdktf synth`, `cdktf diff <cell>` and `cdktf deploy <cell>` work as usual (./cdktf-app-main.ts).
  *
- * Which models: $RUNNER_MODELS (comma-separated names or paths, e.g. `RUNNER_MODELS=cell-1 cdktf diff cell-1`),
- * else every model in the models directory ($RUNNER_MODELS_DIR or ./models).
- * Relative local state paths resolve against the workspace, the models directory's parent
- * (lib/files/workspace.ts); the output goes to $CDKTF_OUTDIR, which the cdktf CLI sets and reads back.
+ * It runs from the synthesis bundle when the build made one (dist/bundle/synthesis.js, with its code
+ * cache, as bin/* run their commands and the synthesis threads run theirs): a one-cell `cdktf synth`
+ * then loads one file instead of ~1,000 compiled ones. Without it (a ref a review compiled with tsc
+ * alone), from the compiled modules. Only Node's own modules, lib/files/project-root and bin/load-command.js
+ * load before.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { reportError } from "./cli/run-command";
 import { PROJECT_ROOT } from "../lib/files/project-root";
-import { listModelFiles, modelsDir, resolveModelArgument } from "../lib/model/model-files";
-import { synthesizeModelFiles } from "../stacks/synthesize";
+import type * as AppMain from "./cdktf-app-main";
 
-function main(): void {
-  // As the commands run (bin/load-command.js), before the synthesis threads start and load their bundle.
-  (require(join(PROJECT_ROOT, "bin", "load-command.js")) as { withoutOptimizingCompiler: () => void }).withoutOptimizingCompiler();
-  const dir = modelsDir();
-  const named = (process.env.RUNNER_MODELS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
-  const files = named.length > 0 ? named.map((name) => resolveModelArgument(name, dir)) : listModelFiles(dir);
-  // Each synthesis thread loads and checks its own share of the models.
-  const cells = synthesizeModelFiles(files);
-  for (const cell of cells) process.stderr.write(`synthesized ${cell.cell}: ${cell.resourceCount} resources in ${cell.stackDir}\n`);
-}
+const SYNTHESIS_BUNDLE = join(PROJECT_ROOT, "dist", "bundle", "synthesis.js");
 
-try {
-  main();
-} catch (error) {
-  process.exitCode = reportError(error);
-}
+const loader = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { withoutOptimizingCompiler: () => void; loadBundle: (file: string) => unknown };
+// As the commands run (bin/load-command.js), before anything compiles and the synthesis threads start.
+loader.withoutOptimizingCompiler();
+const { runCdktfApp } = (existsSync(SYNTHESIS_BUNDLE) ? loader.loadBundle(SYNTHESIS_BUNDLE) : require("./cdktf-app-main")) as typeof AppMain;
+process.exitCode = runCdktfApp();

@@ -275,7 +275,8 @@ async function synthesis() {
   const outfile = join(OUT_DIR, `${SYNTHESIS_BUNDLE}.js`);
   await esbuild.build({
     stdin: {
-      contents: `import "./stacks/synthesize-thread";\nexport { synthesizeCells, synthesizeModelFiles } from "./stacks/synthesize";\nexport { synthThreadCount } from "./stacks/synthesis-threads";\n`,
+      // runCdktfApp: the cdktf app entry runs from this bundle too (app/cdktf-app.ts).
+      contents: `import "./stacks/synthesize-thread";\nexport { synthesizeCells, synthesizeModelFiles } from "./stacks/synthesize";\nexport { synthThreadCount } from "./stacks/synthesis-threads";\nexport { runCdktfApp } from "./app/cdktf-app-main";\n`,
       resolveDir: ROOT,
       sourcefile: `${SYNTHESIS_BUNDLE}.js`,
       loader: "ts",

@@ -34,14 +34,18 @@ describe("cdktf.json app", () => {
     }
   });
 
-  it("synthesizes without V8's optimizing compiler, as the commands do (bin/load-command.js)", () => {
-    // Asked of V8 once the app is done, by a module loaded before it: the %-calls need --allow-natives-syntax.
+  it("synthesizes from the synthesis bundle, as the commands and threads do, without V8's optimizing compiler (bin/load-command.js)", () => {
+    // Asked once the app is done, by a module loaded before it: which of this checkout's compiled files
+    // were loaded (the bundle holds the rest), and V8 (the %-calls need --allow-natives-syntax).
     const probe = join(outdir, "optimizes-at-exit.js");
     writeFileSync(
       probe,
       [
         `const TURBOFAN_OPTIMIZED = 1 << 4;`,
         `process.on("exit", () => { function sum(a, b) { return a + b; } %PrepareFunctionForOptimization(sum); sum(1, 2); sum(3, 4); %OptimizeFunctionOnNextCall(sum); sum(5, 6);`,
+        `  const dist = ${JSON.stringify(join(REPO_ROOT, "dist"))};`,
+        `  const compiled = Object.keys(require.cache).filter((file) => file.startsWith(dist) && !file.startsWith(dist + "/bundle/")).map((file) => file.slice(dist.length + 1));`,
+        `  process.stderr.write("compiled files loaded: " + JSON.stringify(compiled.sort()) + "\\n");`,
         `  process.stderr.write((%GetOptimizationStatus(sum) & TURBOFAN_OPTIMIZED) !== 0 ? "optimized" : "not optimized"); });`,
       ].join("\n"),
     );
@@ -53,7 +57,9 @@ describe("cdktf.json app", () => {
       });
     const plain = run([]);
     expect(plain.status).toBe(0);
-    expect(plain.stderr).toMatch(/synthesized cell-2: .*\nnot optimized$/);
+    // The entry and the module that finds the checkout's root; the synthesis ran from the bundle.
+    expect(plain.stderr).toContain('compiled files loaded: ["app/cdktf-app.js","lib/files/project-root.js"]\n');
+    expect(plain.stderr).toMatch(/synthesized cell-2: .*\ncompiled files loaded: .*\nnot optimized$/);
     // A node started with a TurboFan flag of its own keeps its choice.
     expect(run(["--turbofan"]).stderr).toMatch(/\noptimized$/);
   });
