@@ -54,13 +54,22 @@ module.exports = function loadCommand(command, factory, options = {}) {
 const OPTIMIZED_COMMANDS = new Set(["simulate"]);
 
 /**
- * Turns TurboFan off for the rest of this process, its threads included, unless node was started with
- * a TurboFan flag of its own. Called before any bundle is compiled: by loadCommand, and by the other
- * entries that synthesize (the cdktf app, the bench), so that the synthesis bundle's code cache is made
- * and used under the same flags whichever of them runs it.
+ * Turns TurboFan on or off for the rest of this process, its threads included, unless node was started
+ * with a TurboFan flag of its own, which then holds. The test suite sets it per test file
+ * (test/support/compiler-per-test-file.js).
+ */
+function setOptimizingCompiler(optimized, execArgv = process.execArgv) {
+  if (!execArgv.some((arg) => /^--(no[-_]?)?(opt|turbofan)(=|$)/.test(arg))) setFlagsFromString(optimized ? "--turbofan" : "--no-turbofan");
+}
+module.exports.setOptimizingCompiler = setOptimizingCompiler;
+
+/**
+ * TurboFan off (setOptimizingCompiler). Called before any bundle is compiled: by loadCommand, and by the
+ * other entries that synthesize (the cdktf app, the bench), so that the synthesis bundle's code cache is
+ * made and used under the same flags whichever of them runs it.
  */
 function withoutOptimizingCompiler(execArgv = process.execArgv) {
-  if (!execArgv.some((arg) => /^--(no[-_]?)?(opt|turbofan)(=|$)/.test(arg))) setFlagsFromString("--no-turbofan");
+  setOptimizingCompiler(false, execArgv);
 }
 module.exports.withoutOptimizingCompiler = withoutOptimizingCompiler;
 
@@ -140,7 +149,7 @@ function cacheFor(cacheFile, identity) {
 const pendingCodeCaches = [];
 
 /**
- * Writes the pending code caches now. A synthesis thread calls it (through WRITE_CODE_CACHES) once it has
+ * Writes the pending code caches now. A synthesis thread calls it (through the global below) once it has
  * written its last stack, before it answers: the thread that started it then terminates it, and a
  * terminated thread runs no 'exit' handler, so its bundle's cache was never written and every later run
  * compiled dist/bundle/synthesis.js again on each thread.
@@ -148,7 +157,6 @@ const pendingCodeCaches = [];
 function writeCodeCachesNow() {
   for (const write of pendingCodeCaches.splice(0)) write();
 }
-module.exports.writeCodeCachesNow = writeCodeCachesNow;
 /** Where a bundle finds writeCodeCachesNow: the bundles do not require this file. */
 globalThis[Symbol.for("runner-fleet.write-code-caches")] = writeCodeCachesNow;
 

@@ -15,22 +15,15 @@
  * in a worker). A jest started with a TurboFan flag of its own (`node --turbofan node_modules/.bin/jest`)
  * keeps it for every file.
  */
-const { sep } = require("node:path");
-const { setFlagsFromString } = require("node:v8");
+const { join, sep } = require("node:path");
+const { setOptimizingCompiler } = require(join(__dirname, "..", "..", "bin", "load-command.js"));
 
 /** Test folders whose code the product runs with TurboFan: the simulator's (see OPTIMIZED_COMMANDS). */
 const OPTIMIZED_TEST_FOLDERS = [`${sep}test${sep}simulate${sep}`];
 
-/** True when node was started with a TurboFan flag of its own, which then holds for every file. */
-function startedWithOwnTurbofanFlag(execArgv = process.execArgv) {
-  return execArgv.some((arg) => /^--(no[-_]?)?(opt|turbofan)(=|$)/.test(arg));
-}
-
-/** Sets TurboFan on or off for the test file about to run in this worker. */
+/** Sets TurboFan on or off for the test file about to run in this worker (as the product's loader does). */
 function setCompilerForTestFile(testPath) {
-  if (startedWithOwnTurbofanFlag()) return;
-  const optimized = OPTIMIZED_TEST_FOLDERS.some((folder) => testPath.includes(folder));
-  setFlagsFromString(optimized ? "--turbofan" : "--no-turbofan");
+  setOptimizingCompiler(OPTIMIZED_TEST_FOLDERS.some((folder) => testPath.includes(folder)));
 }
 
 module.exports = { setCompilerForTestFile };
