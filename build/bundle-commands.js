@@ -21,7 +21,7 @@
  */
 const { readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require("node:fs");
 const { isBuiltin } = require("node:module");
-const { join, relative } = require("node:path");
+const { dirname, join, relative } = require("node:path");
 const esbuild = require("esbuild");
 const { dropRedundantNames } = require("./drop-redundant-names");
 const { precompiledTemplatesModule } = require("./precompile-templates");
@@ -162,6 +162,28 @@ const stableJsonForCdktf = {
   },
 };
 
+/**
+ * esbuild plugin: zod's `locales` namespace (its error messages in ~45 languages, ~300 KB of every
+ * bundle) becomes English alone. zod itself configures English (zod/v4/classic/schemas.js imports
+ * locales/en.js directly), the toolkit words its own messages, and nothing here reads `z.locales`:
+ * a bundle that named another language would fail to build, not fall back.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]v4[\\/](core|classic)$/.test(args.resolveDir)) return undefined;
+      // Relative: the bundle names no path of the machine that built it.
+      return { path: relative(ROOT, join(args.resolveDir, "..", "locales", "english-only.js")), namespace: "zod-english-only" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+      contents: `export { default as en } from "./en.js";\n`,
+      loader: "js",
+      resolveDir: join(ROOT, dirname(args.path)),
+    }));
+  },
+};
+
 /** Every template, precompiled by the engine tsc just built, as the module lib/templates/precompiled-templates.ts exports. */
 function everyTemplatePrecompiled() {
   const { handlebars, COMPILE_OPTIONS } = require(join(ROOT, "dist", "lib", "templates", "template-engine.js"));
@@ -253,7 +275,7 @@ async function bundle(command) {
     },
     ...SHARED_OPTIONS,
     outfile,
-    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, gitlabClientBundle],
+    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, gitlabClientBundle, zodEnglishOnly],
   });
   postProcess(outfile);
   return relative(ROOT, outfile);
@@ -283,7 +305,7 @@ async function synthesis() {
     },
     ...SHARED_OPTIONS,
     outfile,
-    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates],
+    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, zodEnglishOnly],
   });
   postProcess(outfile);
   return relative(ROOT, outfile);

@@ -150,3 +150,13 @@ test("every bundle is ASCII, so bin/ decodes it as latin1 (several times faster 
   // A character beyond ASCII in a regular expression is kept as written: write it as \uXXXX.
   expect(bundles.filter((name) => !isAscii(readFileSync(join(dir, name))))).toEqual([]);
 });
+
+test("a bundle carries zod's English messages and no other language's (build/bundle-commands.js zodEnglishOnly)", () => {
+  const dir = join(REPO_ROOT, "dist", "bundle");
+  for (const name of ["provision.js", "prepare.js", "synthesis.js"]) {
+    const { sources } = JSON.parse(readFileSync(join(dir, `${name}.map`), "utf8")) as { sources: string[] };
+    const locales = sources.filter((source) => /node_modules\/zod\/v4\/locales\//.test(source)).map((source) => source.replace(/.*\/locales\//, ""));
+    // english-only.js: the plugin's stand-in for locales/index.js, which names en.js alone.
+    expect({ name, locales }).toEqual({ name, locales: ["en.js", "english-only.js"] });
+  }
+});
