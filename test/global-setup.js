@@ -19,7 +19,7 @@
  * All go with the run's directory in test/global-teardown.js.
  *
  * And one variable goes: NODE_EXTRA_CA_CERTS. Node 20 reads that file and builds its root store as each
- * process starts, whether the process makes a TLS connection or not; with a machine's whole CA bundle
+ * process starts, whether the process makes a TLS connection or not (nodejs/node#40524); with a machine's whole CA bundle
  * there (144 certificates on the machine the budgets are measured on) a bare `node -e 0` takes 70 ms
  * instead of 20, and the suite starts some 400 node processes (the commands, the fake terraform, npm).
  * No process a test starts reaches a server beyond this machine, and the tests of private CAs set the

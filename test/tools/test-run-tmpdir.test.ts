@@ -22,6 +22,12 @@ test("review's synth cache is inside it, so it goes with the run", () => {
   expect(dirname(process.env.RUNNER_FLEET_SYNTH_CACHE ?? "")).toBe(runDir);
 });
 
+test("the processes a test starts do not load the machine's NODE_EXTRA_CA_CERTS (Node 20 reads it at every start)", () => {
+  expect(process.env.NODE_EXTRA_CA_CERTS).toBeUndefined();
+  const child = spawnSync("bash", ["-c", 'echo "${NODE_EXTRA_CA_CERTS-unset}"'], { encoding: "utf8" });
+  expect(child.stdout.trim()).toBe("unset");
+});
+
 describe("the run's directory in memory (test/support/memory-tmpdir.js)", () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { mountedNoexec } = require("../support/memory-tmpdir") as { mountedNoexec: (mountPoint: string, mounts: string) => boolean };
