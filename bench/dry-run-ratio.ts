@@ -22,12 +22,16 @@ export interface DryRunRatio {
   readonly dryRunRangeMs: readonly [number, number];
 }
 
-export function measureDryRunRatio(runs: number): DryRunRatio {
+/**
+ * `env` sets both processes' environment (default: this one's). Node 20 reads NODE_EXTRA_CA_CERTS as
+ * every process starts (nodejs/node#40524): where it names a machine's CA bundle, both runs pay for it.
+ */
+export function measureDryRunRatio(runs: number, env: NodeJS.ProcessEnv = process.env): DryRunRatio {
   const out = mkdtempSync(join(tmpdir(), "runner-fleet-bench-dry-run-"));
   try {
     const dryRun = () =>
-      timeProcess(process.execPath, [join(PROJECT_ROOT, "bin", "provision"), "--model", "cell-1.yaml", "--dry-run", "--out", out], { cwd: PROJECT_ROOT });
-    const nodeStart = () => timeProcess(process.execPath, ["-e", "0"], { cwd: PROJECT_ROOT });
+      timeProcess(process.execPath, [join(PROJECT_ROOT, "bin", "provision"), "--model", "cell-1.yaml", "--dry-run", "--out", out], { cwd: PROJECT_ROOT, env });
+    const nodeStart = () => timeProcess(process.execPath, ["-e", "0"], { cwd: PROJECT_ROOT, env });
     dryRun();
     nodeStart();
     const dryRuns: number[] = [];
