@@ -4,6 +4,7 @@
  * plans only that cell.
  */
 import { TerraformOutput, type TerraformStack } from "cdktf";
+import { invokeAspects } from "cdktf/lib/synthesize/synthesizer";
 import type { Construct } from "constructs";
 import { TOOLKIT_VERSION_OUTPUT, toolkitVersion } from "../lib/files/toolkit-version";
 import { stackName } from "../lib/model/names";
@@ -85,8 +86,29 @@ export class CellStack extends ResolvedOnceStack {
    */
   resourcePaths: ResourcePaths | undefined;
 
+  /** What resolveAhead resolved, for the next toTerraform: cdktf's synth. */
+  private resolvedAhead: unknown;
+
+  /**
+   * Resolves the stack now, as cdktf's synth will: its aspects first (the literal-text escape, this
+   * stack's only aspect, which marks what it has wrapped and so runs once however often it is invoked),
+   * then toTerraform. The next toTerraform (the synth's) returns this JSON, and forgets it. Synthesis
+   * threads (stacks/cell-synthesis.ts) resolve in the step that builds the stacks, before the step in
+   * which every thread writes: resolving is most of a cell's synthesis, and a thread whose cells build
+   * quickly but resolve slowly (or the other way round) no longer waits for another twice.
+   */
+  resolveAhead(): void {
+    invokeAspects(this);
+    this.resolvedAhead = this.toTerraform();
+  }
+
   /** cdktf's toTerraform without its second resolve of the whole, already resolved, stack (stacks/resolve-once.ts). */
   override toTerraform(): unknown {
+    if (this.resolvedAhead !== undefined) {
+      const ahead = this.resolvedAhead;
+      this.resolvedAhead = undefined;
+      return ahead;
+    }
     const json = super.toTerraform();
     this.resourcePaths = resourcePathsOf(json as ResourcePaths);
     return json;

@@ -2,7 +2,7 @@
  * The synthesis of a group of cells in one cdktf App, in two steps, so that cells split between
  * threads (stacks/synthesis-threads.ts) are all built, and any model a construct refuses is found,
  * before any of them writes a stack:
- * 1. construct: a CellStack per cell;
+ * 1. construct: a CellStack per cell, each resolved to its Terraform JSON (CellStack.resolveAhead);
  * 2. write: cdktf writes each stack; beside it go what reviewers and the summaries need:
  *    - rendered/<shard>/...: each manager's config.toml and startup script, token-free;
  *    - resource-shards.json: which shard each resource address belongs to;
@@ -58,11 +58,12 @@ export class CellSynthesis {
     // Stack traces on every construct and token cost more than the rest of synth; nobody reads them here.
     skipTokenStackTraces();
     this.app = new App({ outdir, stackTraces: false });
-    this.stacks = jobs.map((job) => {
-      const stack = new CellStack(this.app, { model: job.loaded.model, workDir, heldManagerSlots: job.heldManagerSlots, rendered: job.rendered });
+    this.stacks = jobs.map((job) => ({ job, stack: new CellStack(this.app, { model: job.loaded.model, workDir, heldManagerSlots: job.heldManagerSlots, rendered: job.rendered }) }));
+    // Resolved in this step, not while writing: see CellStack.resolveAhead.
+    for (const { stack } of this.stacks) {
+      stack.resolveAhead();
       progress();
-      return { job, stack };
-    });
+    }
   }
 
   /**

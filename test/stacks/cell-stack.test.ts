@@ -81,3 +81,19 @@ describe("CellStack", () => {
     expect(backend.password).toBeUndefined();
   });
 });
+
+describe("CellStack.resolveAhead (the synthesis threads resolve while they build, before any writes)", () => {
+  // That a synth with it writes byte for byte what cdktf's own path writes: test/stacks/synthesize.test.ts.
+  it("hands cdktf's synth the JSON it resolved, once, with the literal-text escape applied", () => {
+    // cell-1: Google's startup scripts are plain text in the JSON (AWS's user data is compressed).
+    const model = exampleModel("cell-1");
+    const ahead = new CellStack(Testing.app(), { model, workDir: "/srv/fleet" });
+    ahead.resolveAhead();
+    const first = ahead.toTerraform();
+    // Handed out once: the next call resolves afresh, to the same JSON.
+    expect(ahead.toTerraform()).not.toBe(first);
+    expect(ahead.toTerraform()).toEqual(first);
+    // Escaped as the synth's own aspect pass escapes it: `$${` for a literal `${` in the boot scripts.
+    expect(JSON.stringify(first).includes("$${")).toBe(true);
+  });
+});
