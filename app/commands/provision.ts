@@ -25,6 +25,7 @@
  * plan-cell, reviewed-plan, apply-cell, provision-roll, provision-result).
  */
 import { createInterface } from "node:readline/promises";
+import { isatty } from "node:tty";
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
@@ -206,7 +207,9 @@ export function provisionCommand(): Command {
     .action(async (flags: { json?: boolean }, command: Command) => {
       // zod is loaded here, once commander has parsed: --help and --version do not pay for it.
       const { parseProvisionOptions } = require("./provision-options") as typeof ProvisionOptionsModule;
-      const result = await runProvision({ ...parseProvisionOptions(command), confirm: process.stdin.isTTY ? askOnTerminal : undefined });
+      // isatty(0), not process.stdin.isTTY: reading process.stdin makes its stream (a socket for a pipe), which
+      // a run that asks nothing (a dry run, a pipeline's --auto-approve) does not need.
+      const result = await runProvision({ ...parseProvisionOptions(command), confirm: isatty(0) ? askOnTerminal : undefined });
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatProvisionResult(result));
       // Not an error: the check ran and found drift. The one error handler passes this code through.
       if (result.mode === "drift" && driftedCells(result).length > 0) process.exitCode = DRIFT_EXIT_CODE;

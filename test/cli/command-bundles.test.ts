@@ -60,11 +60,15 @@ const probedDryRun = (out: string) => `${RECORD_GITLAB_CLIENT_BUILTINS}
     if (Module.isBuiltin(request)) asked.add(request.replace(/^node:/, ""));
     return load.call(this, request, ...rest);
   };
+  let stdinRead = false;
+  const stdin = Object.getOwnPropertyDescriptor(process, "stdin");
+  Object.defineProperty(process, "stdin", { configurable: true, enumerable: stdin.enumerable, get() { stdinRead = true; return stdin.get.call(process); } });
   process.argv = [process.argv[0], "provision", "--model", "cell-1.yaml", "--dry-run", "--out", ${JSON.stringify(out)}];
   process.on("exit", () => process.stderr.write(
     "compiled at run time: " + JSON.stringify(compiled) + "\\n" +
     "stack traces formatted: " + formatted + "\\nIntl formatters built: " + JSON.stringify(built) + "\\n" +
-    "built-ins loaded: " + JSON.stringify(${JSON.stringify(UNUSED_BUILTINS)}.filter((name) => asked.has(name))) + "\\n"));
+    "built-ins loaded: " + JSON.stringify(${JSON.stringify(UNUSED_BUILTINS)}.filter((name) => asked.has(name))) + "\\n" +
+    "stdin read: " + stdinRead + "\\n"));
   require("./bin/provision");
 `;
 
@@ -113,6 +117,10 @@ describe("a dry run through bin/provision, first without bash -n verdicts, then 
     expect(runs[0].stderr).toContain('built-ins loaded: ["child_process"]\n');
     expect(runs[1].stderr).toContain("built-ins loaded: []\n");
     expect(runs[1].stdout).toBe(runs[0].stdout);
+  });
+
+  test("makes no stdin stream: nothing is asked, and process.stdin would open a socket or a file stream for nothing", () => {
+    for (const run of runs) expect(run.stderr).toContain("stdin read: false\n");
   });
 });
 
