@@ -8,15 +8,11 @@
  * alone), from the compiled modules. Only Node's own modules, lib/files/project-root and bin/load-command.js
  * load before.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../lib/files/project-root";
 import type * as AppMain from "./cdktf-app-main";
 
-const SYNTHESIS_BUNDLE = join(PROJECT_ROOT, "dist", "bundle", "synthesis.js");
-
-const loader = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { withoutOptimizingCompiler: () => void; loadBundle: (file: string) => unknown };
-// As the commands run (bin/load-command.js), before anything compiles and the synthesis threads start.
-loader.withoutOptimizingCompiler();
-const { runCdktfApp } = (existsSync(SYNTHESIS_BUNDLE) ? loader.loadBundle(SYNTHESIS_BUNDLE) : require("./cdktf-app-main")) as typeof AppMain;
+const { loadSynthesisBundle } = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { loadSynthesisBundle: () => unknown };
+// Loaded as the commands run it (bin/load-command.js), before anything compiles and the synthesis threads start.
+const { runCdktfApp } = (loadSynthesisBundle() ?? require("./cdktf-app-main")) as typeof AppMain;
 process.exitCode = runCdktfApp();

@@ -12,10 +12,11 @@ import { listModelFiles } from "../lib/model/model-files";
 import type * as SynthesisThreadsModule from "../stacks/synthesis-threads";
 import type * as SynthesizeModule from "../stacks/synthesize";
 
-const { loadBundle, withoutOptimizingCompiler } = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { loadBundle: (file: string) => unknown; withoutOptimizingCompiler: () => void };
-// As the commands and the cdktf app run synthesis: without TurboFan (bin/load-command.js).
-withoutOptimizingCompiler();
-const { synthesizeModelFiles, synthThreadCount } = loadBundle(join(PROJECT_ROOT, "dist", "bundle", "synthesis.js")) as typeof SynthesizeModule & typeof SynthesisThreadsModule;
+const { loadSynthesisBundle } = require(join(PROJECT_ROOT, "bin", "load-command.js")) as { loadSynthesisBundle: () => unknown };
+// As the commands and the cdktf app run synthesis: from the bundle, without TurboFan (bin/load-command.js).
+const synthesis = loadSynthesisBundle() as (typeof SynthesizeModule & typeof SynthesisThreadsModule) | undefined;
+if (!synthesis) throw new Error("dist/bundle/synthesis.js is missing: run `npm run build` first");
+const { synthesizeModelFiles, synthThreadCount } = synthesis;
 
 const [modelsDir, outdir] = process.argv.slice(2);
 const started = performance.now();

@@ -73,6 +73,22 @@ function withoutOptimizingCompiler(execArgv = process.execArgv) {
 }
 module.exports.withoutOptimizingCompiler = withoutOptimizingCompiler;
 
+/** The synthesis threads' bundle (build/bundle-commands.js), which bin/synthesis-thread.js runs in each thread. */
+const SYNTHESIS_BUNDLE = join(__dirname, "..", "dist", "bundle", "synthesis.js");
+module.exports.SYNTHESIS_BUNDLE = SYNTHESIS_BUNDLE;
+
+/**
+ * For the entries that synthesize outside a command (the cdktf app, the bench): TurboFan off, as the
+ * commands and threads run (withoutOptimizingCompiler), then the synthesis bundle's exports, or
+ * undefined where the build made no bundle (a checkout compiled with tsc alone: the caller runs the
+ * compiled modules, under the same flags).
+ */
+function loadSynthesisBundle() {
+  withoutOptimizingCompiler();
+  return existsSync(SYNTHESIS_BUNDLE) ? loadBundle(SYNTHESIS_BUNDLE) : undefined;
+}
+module.exports.loadSynthesisBundle = loadSynthesisBundle;
+
 /** A bundle's exports, run as described above. The command bundles load their shared parts with it (dist/bundle/gitlab-client.js). */
 function loadBundle(file) {
   return process.sourceMapsEnabled ? require(file) : runWithCodeCache(file);

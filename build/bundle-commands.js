@@ -222,6 +222,9 @@ function asciiLicenseNotes(text) {
   return text.slice(0, notes) + text.slice(notes).replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** What every bundle of the project's own sources is built with (the command bundles add gitlabClientBundle). */
+const SOURCE_PLUGINS = [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, zodEnglishOnly];
+
 /** Each bin/<command> runs app/commands/<command>.ts. */
 function commandNames() {
   return readdirSync(join(ROOT, "bin")).filter((name) => !name.includes(".") && statSync(join(ROOT, "bin", name)).isFile());
@@ -275,7 +278,7 @@ async function bundle(command) {
     },
     ...SHARED_OPTIONS,
     outfile,
-    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, gitlabClientBundle, zodEnglishOnly],
+    plugins: [...SOURCE_PLUGINS, gitlabClientBundle],
   });
   postProcess(outfile);
   return relative(ROOT, outfile);
@@ -305,7 +308,7 @@ async function synthesis() {
     },
     ...SHARED_OPTIONS,
     outfile,
-    plugins: [loadOnFirstUse, stableJsonForCdktf, precompiledTemplates, zodEnglishOnly],
+    plugins: SOURCE_PLUGINS,
   });
   postProcess(outfile);
   return relative(ROOT, outfile);

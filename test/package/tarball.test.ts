@@ -56,6 +56,10 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
+/** The version the installed package pins an optional peer at (its package.json peerDependencies). */
+function installedPeerVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { peerDependencies: Record<string, string> }).peerDependencies[name];
+}
 test("the tarball ships what runs and nothing of the repository's own (tests, fixtures, sources, synth output, source maps)", () => {
   const files = packed.files;
   for (const needed of [
@@ -115,10 +119,9 @@ test("init, then a dry run of the cell it wrote: output beside the models, nothi
   expect(init.stdout).toMatch(/^ +updated +package\.json$/m);
   expect(init.stdout).toContain("note: package-lock.json left as it is (--no-lockfile)");
   // The SDK of the example's store (Google Secret Manager), an optional peer the install above left out.
-  const { peerDependencies } = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
   expect(JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).dependencies).toEqual({
     "runner-fleet": `file:${packed.tarball}`,
-    "@google-cloud/secret-manager": peerDependencies["@google-cloud/secret-manager"],
+    "@google-cloud/secret-manager": installedPeerVersion("@google-cloud/secret-manager"),
   });
   expect(readFileSync(join(repo, ".gitlab-ci.yml"), "utf8")).toContain(`component: $CI_SERVER_FQDN/platform/runner-fleet/runner-fleet@${VERSION}`);
 
@@ -182,12 +185,11 @@ test("models anywhere: the current directory's models/, --models-dir or RUNNER_M
 });
 
 test("onboard without its store's SDK stops before any call to GitLab, naming the package and the command that installs it", () => {
-  const { peerDependencies } = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
   // With a token, the next step would be GitLab (cell-1.gitlab.example.com, which does not resolve): a different error.
   const onboard = bin(["onboard", "--model", "cell-1"], repo, { ...process.env, GITLAB_TOKEN: "glpat-never-sent" });
   expect(onboard.stderr).toBe(
     "error: secrets.store google-secret-manager needs @google-cloud/secret-manager, which is not installed: it is an optional peer dependency of runner-fleet, " +
-      `installed beside it by the models repository (npm install --save-exact @google-cloud/secret-manager@${peerDependencies["@google-cloud/secret-manager"]})\n`,
+      `installed beside it by the models repository (npm install --save-exact @google-cloud/secret-manager@${installedPeerVersion("@google-cloud/secret-manager")})\n`,
   );
   expect(onboard.status).toBe(1);
 });
