@@ -31,7 +31,7 @@ module.exports = function loadCommand(command, factory, options = {}) {
     process.stderr.write(`error: ${bundle} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
     process.exit(1);
   }
-  if (!OPTIMIZED_COMMANDS.has(command)) withoutOptimizingCompiler();
+  if (!OPTIMIZED_COMMANDS.has(command)) setOptimizingCompiler(false);
   const exports = loadBundle(bundle);
   const program = exports[factory]();
   if (options.name !== undefined) program.name(options.name);
@@ -55,23 +55,15 @@ const OPTIMIZED_COMMANDS = new Set(["simulate"]);
 
 /**
  * Turns TurboFan on or off for the rest of this process, its threads included, unless node was started
- * with a TurboFan flag of its own, which then holds. The test suite sets it per test file
- * (test/support/compiler-per-test-file.js).
+ * with a TurboFan flag of its own, which then holds. Off before any bundle is compiled: by loadCommand,
+ * and by loadSynthesisBundle for the other entries that synthesize (the cdktf app, the bench), so that the
+ * synthesis bundle's code cache is made and used under the same flags whichever of them runs it. The
+ * test suite sets it per test file (test/support/compiler-per-test-file.js).
  */
-function setOptimizingCompiler(optimized, execArgv = process.execArgv) {
-  if (!execArgv.some((arg) => /^--(no[-_]?)?(opt|turbofan)(=|$)/.test(arg))) setFlagsFromString(optimized ? "--turbofan" : "--no-turbofan");
+function setOptimizingCompiler(optimized) {
+  if (!process.execArgv.some((arg) => /^--(no[-_]?)?(opt|turbofan)(=|$)/.test(arg))) setFlagsFromString(optimized ? "--turbofan" : "--no-turbofan");
 }
 module.exports.setOptimizingCompiler = setOptimizingCompiler;
-
-/**
- * TurboFan off (setOptimizingCompiler). Called before any bundle is compiled: by loadCommand, and by the
- * other entries that synthesize (the cdktf app, the bench), so that the synthesis bundle's code cache is
- * made and used under the same flags whichever of them runs it.
- */
-function withoutOptimizingCompiler(execArgv = process.execArgv) {
-  setOptimizingCompiler(false, execArgv);
-}
-module.exports.withoutOptimizingCompiler = withoutOptimizingCompiler;
 
 /** The synthesis threads' bundle (build/bundle-commands.js), which bin/synthesis-thread.js runs in each thread. */
 const SYNTHESIS_BUNDLE = join(__dirname, "..", "dist", "bundle", "synthesis.js");
@@ -79,12 +71,12 @@ module.exports.SYNTHESIS_BUNDLE = SYNTHESIS_BUNDLE;
 
 /**
  * For the entries that synthesize outside a command (the cdktf app, the bench): TurboFan off, as the
- * commands and threads run (withoutOptimizingCompiler), then the synthesis bundle's exports, or
+ * commands and threads run (setOptimizingCompiler), then the synthesis bundle's exports, or
  * undefined where the build made no bundle (a checkout compiled with tsc alone: the caller runs the
  * compiled modules, under the same flags).
  */
 function loadSynthesisBundle() {
-  withoutOptimizingCompiler();
+  setOptimizingCompiler(false);
   return existsSync(SYNTHESIS_BUNDLE) ? loadBundle(SYNTHESIS_BUNDLE) : undefined;
 }
 module.exports.loadSynthesisBundle = loadSynthesisBundle;

@@ -60,6 +60,7 @@ function filesUnder(dir: string): string[] {
 function installedPeerVersion(name: string): string {
   return (JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { peerDependencies: Record<string, string> }).peerDependencies[name];
 }
+
 test("the tarball ships what runs and nothing of the repository's own (tests, fixtures, sources, synth output, source maps)", () => {
   const files = packed.files;
   for (const needed of [
