@@ -15,11 +15,14 @@ module.exports = {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },
   // The second records each file's CPU time, only for `npm run bench -- --suite` (bench/suite-time.ts).
-  // As in the command bundles, cdktf's archiver loads on first use (test/support/archiver-on-first-use.js)
-  // and cdktf writes its JSON with lib/text/stable-json.ts (test/support/stable-json-for-cdktf.js).
+  // As in the command bundles, cdktf's archiver loads on first use (test/support/archiver-on-first-use.js),
+  // cdktf writes its JSON with lib/text/stable-json.ts (test/support/stable-json-for-cdktf.js), and zod's
+  // locales are English alone (test/support/zod-english-only.js: zod is the only package that requires a
+  // "../locales/index.cjs").
   moduleNameMapper: {
     "^archiver$": "<rootDir>/test/support/archiver-on-first-use.js",
     "^json-stable-stringify$": "<rootDir>/test/support/stable-json-for-cdktf.js",
+    "^\\.\\./locales/index\\.cjs$": "<rootDir>/test/support/zod-english-only.js",
   },
   setupFilesAfterEnv: ["<rootDir>/test/setup-jest.js", "<rootDir>/test/support/suite-cpu-recorder.ts"],
   // One temporary directory per run (TMPDIR, removed at the end) and one synth cache for the review

@@ -168,3 +168,11 @@ test("a bundle carries zod's English messages and no other language's (build/bun
     expect({ name, locales }).toEqual({ name, locales: ["en.js", "english-only.js"] });
   }
 });
+
+test("the suite loads zod as the bundles have it, with English alone (test/support/zod-english-only.js), and its messages in English", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { z } = require("zod") as typeof import("zod");
+  // Had zod's own index of ~45 languages loaded (a moved file, a changed name), this would list them all.
+  expect(Object.keys(z.locales)).toEqual(["en"]);
+  expect(z.string().safeParse(12).error?.issues[0].message).toBe("Invalid input: expected string, received number");
+});
