@@ -55,10 +55,14 @@ describe("the component's place in the repository", () => {
     expect(files).toEqual(expect.arrayContaining(["templates/config.toml.hbs", "templates/ci/cells.gitlab-ci.yml.hbs", "templates/ci/trigger-runner-fleet.yml"]));
   });
 
-  it("is what this repository's .gitlab-ci.yml includes, from the local tree", () => {
+  it("is what this repository's .gitlab-ci.yml includes, from the local tree, with its own releases after it", () => {
     const root = loadConfigFile(readFileSync(join(ROOT, ".gitlab-ci.yml"), "utf8"), ".gitlab-ci.yml").content;
-    expect(root.include).toEqual([{ local: COMPONENT, inputs: { toolkit_command: "./bin/runner-fleet.js", toolkit_dir: "." } }]);
-    // Nothing but the include: what runs here is what teams get.
+    expect(root.include).toEqual([
+      { local: COMPONENT, inputs: { toolkit_command: "./bin/runner-fleet.js", toolkit_dir: "." } },
+      // Jobs for version tags only (test/ci/release-pipeline.test.ts: no other pipeline gets them).
+      { local: "ci/release/release.gitlab-ci.yml" },
+    ]);
+    // Nothing but the includes: what runs here is what teams get.
     expect(Object.keys(root)).toEqual(["include"]);
   });
 });

@@ -182,18 +182,19 @@ function signRelease(dir: string, archive: string): { fingerprint: string; files
 }
 
 describe("shell in the pipelines", () => {
-  /** Every script line of every job, as the sh -e of a job would run them. */
+  /**
+   * Every script line of every job, as the sh -e of a job would run them: each job in a subshell of its
+   * own (as each job is a shell of its own), so that one job's `exit` leaves the next reachable.
+   */
   function scriptsOf(yamlText: string): string {
     const pipeline = parse(yamlText) as Record<string, Record<string, unknown>>;
-    const lines: string[] = [];
+    const jobs: string[] = [];
     for (const job of Object.values(pipeline)) {
       if (typeof job !== "object" || job === null || Array.isArray(job)) continue;
-      for (const key of ["before_script", "script"]) {
-        const value = job[key];
-        if (Array.isArray(value)) lines.push(...value.map(String));
-      }
+      const lines = ["before_script", "script"].flatMap((key) => (Array.isArray(job[key]) ? (job[key] as unknown[]).map(String) : []));
+      if (lines.length > 0) jobs.push(`(\n${lines.join("\n")}\n)`);
     }
-    return `#!/bin/sh\nset -e\n${lines.join("\n")}\n`;
+    return `#!/bin/sh\nset -e\n${jobs.join("\n")}\n`;
   }
 
   it.each([
