@@ -7,6 +7,7 @@
  * Pure: no GitLab, no files written. The runners' tokens come back beside the model, never in it.
  */
 import { UserInputError } from "../../lib/process/errors";
+import { importedNetwork } from "./imported-network";
 import { KeyLedger, type UnmappedKey } from "./key-ledger";
 import type { MachineCloud } from "./machine-options";
 import { readRunnerShard, runnerExecutor, type RunnerShard, type RunnerToken } from "./runner-shard";
@@ -68,6 +69,7 @@ export function importModel(sources: readonly TomlSource[], flags: ImportFlags):
   const gitlabUrl = agreeingValue(runners, (runner) => runner.gitlabUrl.replace(/\/+$/, ""), "url", "the runners talk to different GitLab instances; import each instance's runners into its own cell");
   const cloneUrl = agreeingValue(runners, (runner) => runner.cloneUrl, "clone_url", "the runners clone from different addresses");
   const cloud = resolveCloud(runners, flags, notes);
+  const network = importedNetwork(runners, cloud.provider, notes);
 
   const groups = new Map<string, RunnerShard[]>();
   for (const runner of runners) {
@@ -104,6 +106,7 @@ export function importModel(sources: readonly TomlSource[], flags: ImportFlags):
     cell: { id: flags.cell },
     gitlab: { url: gitlabUrl, ...(cloneUrl ? { clone_url: cloneUrl } : {}) },
     cloud: cloud.model,
+    ...(network ? { network: { existing: network } } : {}),
     secrets: { store: flags.secretsStore ?? (cloud.provider === "google" ? "google-secret-manager" : "aws-ssm") },
     shards: shards.map((shard) => shard.shard),
   };

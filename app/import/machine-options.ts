@@ -10,6 +10,14 @@
  *
  * Options with no place in the model are returned by name only: several hold secrets
  * (amazonec2-access-key, amazonec2-secret-key), so no value is ever repeated.
+ *
+ * The network the machines ran in is the model's network.existing when the options name it whole, as
+ * the drivers read them (docker/machine drivers/amazonec2/amazonec2.go, drivers/google): on AWS the VPC
+ * and the subnet (without a subnet the driver took the zone's default one, whose id the file does not
+ * say; a subnet without the VPC leaves the model's network unnamed), on Google the subnetwork, in
+ * `google-network` or else the driver's default network, "default" (without a subnetwork the driver
+ * used the network's own subnetwork of the region, which the file does not name). The AWS zone is then
+ * the driver's default, "a", when the options name none: the subnet is in the zone the machines asked for.
  */
 
 export interface MachineCloud {
@@ -20,6 +28,10 @@ export interface MachineCloud {
   readonly machineType?: string;
   readonly diskSizeGb?: number;
   readonly spot?: boolean;
+  /** The VPC id (AWS) or network (Google) the machines ran in, when the options name it with a subnet. */
+  readonly network?: string;
+  /** That network's subnet id (AWS) or subnetwork (Google). */
+  readonly subnet?: string;
 }
 
 export interface MachineOptionsReading {
@@ -33,20 +45,27 @@ export interface MachineOptionsReading {
 const WHY: Record<string, string> = {
   "amazonec2-access-key": "cloud credentials never go into a model: the managers use an IAM role",
   "amazonec2-secret-key": "cloud credentials never go into a model: the managers use an IAM role",
-  "amazonec2-vpc-id": "the model creates its own network; to use this VPC, set network.existing",
-  "amazonec2-subnet-id": "the model creates its own network; to use this subnet, set network.existing",
   "amazonec2-security-group": "the model creates the workers' security group itself",
   "amazonec2-spot-price": "the model bids no maximum price: spot workers pay the current spot price (price-capacity-optimized)",
   "amazonec2-ami": "docker-machine provisioned this image itself; the model's default worker image ships Docker (set workers.image to choose another)",
   "amazonec2-use-private-address": "workers never get a public address in the model",
   "amazonec2-private-address-only": "workers never get a public address in the model",
-  "google-network": "the model creates its own network; to use this one, set network.existing",
-  "google-subnetwork": "the model creates its own network; to use this one, set network.existing",
   "google-use-internal-ip": "workers never get a public address in the model",
   "google-use-internal-ip-only": "workers never get a public address in the model",
   "google-machine-image": "docker-machine provisioned this image itself; the model's default worker image gets Docker at boot (set workers.image to choose another)",
   "google-tags": "the model sets the workers' network tags itself",
 };
+
+/** Docker Machine's defaults where an option is left out (drivers/amazonec2 defaultZone, drivers/google defaultNetwork). */
+const DRIVER_DEFAULT_AWS_ZONE = "a";
+const DRIVER_DEFAULT_GOOGLE_NETWORK = "default";
+
+/** A network option's place in MachineOptions, for the one that cannot be used without the other. */
+interface NetworkOption {
+  readonly index: number;
+  readonly name: string;
+  readonly value: string;
+}
 
 /** "true", "1", "yes" as Docker Machine's boolean flags read them (a bare flag is true). */
 function flagValue(value: string | undefined): boolean | undefined {
@@ -63,6 +82,7 @@ export function readMachineOptions(driver: string | undefined, options: readonly
   if (driver === "amazonec2") cloud.provider = "aws";
   if (driver === "google") cloud.provider = "google";
   let awsZoneLetter: string | undefined;
+  const network: { vpc?: NetworkOption; subnet?: NetworkOption; googleNetwork?: NetworkOption; googleSubnetwork?: NetworkOption } = {};
   options.forEach((option, index) => {
     const equals = option.indexOf("=");
     const name = (equals === -1 ? option : option.slice(0, equals)).replace(/^--/, "");
@@ -112,10 +132,45 @@ export function readMachineOptions(driver: string | undefined, options: readonly
       case "google-machine-type":
         cloud.machineType = need("a Google Cloud machine type such as n2d-standard-2", (text) => /^[a-z0-9-]+$/.test(text));
         return;
+      case "amazonec2-vpc-id":
+      case "amazonec2-subnet-id":
+      case "google-network":
+      case "google-subnetwork": {
+        const accepted = need(NETWORK_OPTIONS[name].expected, (text) => NETWORK_OPTIONS[name].pattern.test(text));
+        if (accepted !== undefined) network[NETWORK_OPTIONS[name].key] = { index, name, value: accepted };
+        return;
+      }
       default:
         unmapped.push({ index, name, reason: WHY[name] ?? "no equivalent in the model" });
     }
   });
+  if (network.vpc && network.subnet) {
+    cloud.network = network.vpc.value;
+    cloud.subnet = network.subnet.value;
+    awsZoneLetter ??= DRIVER_DEFAULT_AWS_ZONE;
+  } else if (network.vpc) {
+    unmapped.push({ ...network.vpc, reason: "a VPC without amazonec2-subnet-id: docker+machine took the zone's default subnet, which the file does not name; to keep this VPC, set network.existing with its subnets" });
+  } else if (network.subnet) {
+    unmapped.push({ ...network.subnet, reason: "a subnet without amazonec2-vpc-id: to keep it, set network.existing with its VPC" });
+  }
+  if (network.googleSubnetwork) {
+    cloud.network = network.googleNetwork?.value ?? DRIVER_DEFAULT_GOOGLE_NETWORK;
+    cloud.subnet = network.googleSubnetwork.value;
+  } else if (network.googleNetwork) {
+    unmapped.push({
+      ...network.googleNetwork,
+      reason: "a network without google-subnetwork: docker+machine used the network's subnetwork of the region, which the file does not name; to keep this network, set network.existing with its subnetwork",
+    });
+  }
   if (awsZoneLetter && cloud.region) cloud.zones = [`${cloud.region}${awsZoneLetter}`];
-  return { cloud, unmapped, invalid };
+  return { cloud, unmapped: unmapped.sort((a, b) => a.index - b.index), invalid };
 }
+
+/** The network options: what each must look like, and where it goes. */
+const NETWORK_OPTIONS: Record<string, { readonly expected: string; readonly pattern: RegExp; readonly key: "vpc" | "subnet" | "googleNetwork" | "googleSubnetwork" }> = {
+  "amazonec2-vpc-id": { expected: "an AWS VPC id such as vpc-0123456789abcdef0", pattern: /^vpc-[0-9a-f]+$/, key: "vpc" },
+  "amazonec2-subnet-id": { expected: "an AWS subnet id such as subnet-0123456789abcdef0", pattern: /^subnet-[0-9a-f]+$/, key: "subnet" },
+  // A name, or a self link (projects/<p>/global/networks/<name>, with or without https://www.googleapis.com/compute/v1/).
+  "google-network": { expected: "a Google Cloud network name or self link", pattern: /^[a-z0-9./:_-]+$/i, key: "googleNetwork" },
+  "google-subnetwork": { expected: "a Google Cloud subnetwork name or self link", pattern: /^[a-z0-9./:_-]+$/i, key: "googleSubnetwork" },
+};

@@ -31,6 +31,8 @@ describe("docker+machine on AWS", () => {
     expect(model.gitlab).toEqual({ url: "https://gitlab.example.com" });
     // amazonec2-region, and amazonec2-zone's letter joined to it.
     expect(model.cloud).toEqual({ provider: "aws", region: "eu-west-1", availability_zones: ["eu-west-1b"] });
+    // amazonec2-vpc-id with amazonec2-subnet-id: the network the machines ran in, kept.
+    expect(model.network).toEqual({ existing: { network: "vpc-0123456789abcdef0", subnets: ["subnet-0123456789abcdef0"] } });
     expect(model.secrets).toEqual({ store: "aws-ssm" });
     expect(shard.name).toBe("aws-autoscale");
     expect(shard.description).toBe("aws-autoscale");
@@ -64,8 +66,6 @@ describe("docker+machine on AWS", () => {
       "28:5: runners[0].machine.MachineName: runner-fleet names its instances itself",
       "30:7: runners[0].machine.MachineOptions[0] (amazonec2-access-key): cloud credentials never go into a model",
       "31:7: runners[0].machine.MachineOptions[1] (amazonec2-secret-key): cloud credentials never go into a model",
-      "33:7: runners[0].machine.MachineOptions[3] (amazonec2-vpc-id): the model creates its own network",
-      "34:7: runners[0].machine.MachineOptions[4] (amazonec2-subnet-id): ",
       "36:7: runners[0].machine.MachineOptions[6] (amazonec2-use-private-address): ",
       "37:7: runners[0].machine.MachineOptions[7] (amazonec2-security-group): ",
       "41:7: runners[0].machine.MachineOptions[11] (amazonec2-spot-price): ",
@@ -76,9 +76,9 @@ describe("docker+machine on AWS", () => {
       expect(listing).toHaveLength(expected.length);
       expected.forEach((entry, index) => expect(listing[index]).toContain(`${config.file}:${entry}`));
     }
-    expect(text).toContain("# Not imported (15 keys with no place in the model):");
+    expect(text).toContain("# Not imported (13 keys with no place in the model):");
     // The model's own warnings, as prepare prints them: privileged jobs on reused machines (MaxBuilds 10).
-    expect(run.stdout).toContain(`${out}:69:19: warning: shards[0].docker.privileged: expected workers.max_use_count: 1 with privileged jobs`);
+    expect(run.stdout).toContain(`${out}:72:19: warning: shards[0].docker.privileged: expected workers.max_use_count: 1 with privileged jobs`);
     for (const secret of ["MACHINE_ACCESS_KEY", "MACHINE_SECRET_KEY", "CACHE_ACCESS_KEY", "CACHE_SECRET_KEY", config.tokens[0]]) {
       expect(text).not.toContain(secret);
       expect(run.stderr + run.stdout).not.toContain(secret);
