@@ -3,7 +3,7 @@
 /**
  * Before a release of runner-fleet is published (ci/release/release.gitlab-ci.yml, a tag pipeline of
  * this repository): the tag is the version in package.json, and CHANGELOG.md has that version's
- * section, dated, with its "For running fleets" part. The section's text is written to NOTES_FILE:
+ * section, dated, with its "For running fleets" part. The section's text is written to the notes file:
  * the release's description on GitLab, and so the CI/CD catalog's page of the version.
  *
  *   node ci/release/release-check.js <tag> <notes file>      (in the checkout, after `npm ci`)
