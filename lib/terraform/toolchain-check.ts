@@ -56,8 +56,10 @@ const engineAnswers = new Map<string, EngineInfo | undefined>();
 
 /** `terraform version -json` and `tofu version -json` both answer {"terraform_version": "..."}. */
 export function probeEngine(name: EngineName, env: NodeJS.ProcessEnv = process.env): EngineInfo | undefined {
-  // Where no executable is found here, the spawn still decides (as it did before answers were kept).
   const executable = executableOnPath(name, env);
+  // No such file on PATH: not found, without a process started to learn it (prepare asks for both engines,
+  // and most machines have one). Without PATH, execvp searches a default path of its own: the spawn decides.
+  if (executable === undefined && env.PATH !== undefined) return undefined;
   const key = executable && JSON.stringify([name, executable, Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   if (key && engineAnswers.has(key)) return engineAnswers.get(key);
   const result = spawnSync(name, ["version", "-json"], { env, encoding: "utf8", timeout: 15_000 });

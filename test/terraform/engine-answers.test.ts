@@ -3,7 +3,7 @@
  * again when either changes: a program that runs many commands in one process (the package's API, the
  * test suite) should not start a 100 MB binary for every command, and must never keep an old answer.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeEngine } from "../../lib/terraform/toolchain-check";
@@ -65,16 +65,22 @@ describe("probeEngine's answers", () => {
     expect(after?.version).toBe("1.11.4");
   });
 
-  it("finds no engine where PATH has none, and keeps nothing for it", () => {
-    // GIVEN a PATH without terraform
+  it("finds no engine where PATH has none, without starting a process, and keeps nothing for it", () => {
+    // GIVEN a PATH without terraform (a folder of that name is no executable, for execvp either)
     const empty = mkdtempSync(join(tmpdir(), "engine-answers-empty-"));
+    mkdirSync(join(empty, "terraform"));
+    // The module object itself (an `import *` would be a copy the code under test does not call through).
+    const spawns = jest.spyOn(require("node:child_process") as typeof import("node:child_process"), "spawnSync");
     try {
       // WHEN it is probed, then the engine is put there and probed again
       expect(probeEngine("terraform", { PATH: empty })).toBeUndefined();
+      expect(spawns).not.toHaveBeenCalled();
+      rmSync(join(empty, "terraform"), { recursive: true });
       writeEngine(empty);
       // THEN the second probe finds it
       expect(probeEngine("terraform", { PATH: empty })?.version).toBe("1.9.0");
     } finally {
+      spawns.mockRestore();
       rmSync(empty, { recursive: true, force: true });
     }
   });
