@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AWS_PROVIDER_DIR_ENV, findAwsProvider } from "../support/real-engine/aws-provider";
 import { describeWithRealEngine, SKIP_REAL_ENGINE_ENV } from "../support/real-engine/availability";
+import { TERRAFORM_BINARY_ENV } from "../support/real-engine/terraform-cli";
 import { REPO_ROOT } from "../support/cli";
 
 const AWS_TEST = "test/real-engine/aws-offline-plan.test.ts";
@@ -28,7 +29,12 @@ describe("real-engine tests without their engine", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("fail, naming the missing provider and the opt-out", () => {
-    const { status, output } = jest({ [AWS_PROVIDER_DIR_ENV]: join(dir, "absent"), [SKIP_REAL_ENGINE_ENV]: "" });
+    // terraform is found (a stand-in answering `version -json`, all the check asks of it), so the provider
+    // is what is missing, on a machine with terraform or without it (a release job's image).
+    const terraform = join(dir, "terraform");
+    writeFileSync(terraform, `#!/bin/sh\necho '{"terraform_version": "1.11.4"}'\n`);
+    chmodSync(terraform, 0o755);
+    const { status, output } = jest({ [AWS_PROVIDER_DIR_ENV]: join(dir, "absent"), [SKIP_REAL_ENGINE_ENV]: "", [TERRAFORM_BINARY_ENV]: terraform });
     expect(status).toBe(1);
     expect(output).toContain(`no terraform-provider-aws binary: $${AWS_PROVIDER_DIR_ENV} (${join(dir, "absent")}) does not exist`);
     expect(output).toContain(`set $${SKIP_REAL_ENGINE_ENV}=1 to skip them knowingly`);
