@@ -27,6 +27,12 @@ case "$(basename "$tarball")" in
   *) echo "publish-npm: $tarball is not runner-fleet-$version.tgz: refusing to publish another version under tag $version" >&2; exit 2 ;;
 esac
 
+# npm reads "release/x.tgz" as a GitHub repository (user/repo); a path must say it is one.
+case "$tarball" in
+  /* | ./* | ../*) ;;
+  *) tarball="./$tarball" ;;
+esac
+
 registry="${CI_API_V4_URL%/}/projects/$CI_PROJECT_ID/packages/npm/"
 case "$version" in
   *-*) dist_tag="next" ;;

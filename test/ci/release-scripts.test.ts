@@ -3,8 +3,10 @@
  * ci/release/release-check.js in a checkout, ci/release/publish-npm.sh with GitLab's predefined
  * variables and an `npm` stand-in that records what it was asked and what its config file held.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validatorPath } from "../support/validators";
@@ -150,7 +152,8 @@ describe("publish-npm.sh", () => {
     const result = publish("1.2.0");
     expect(result.status).toBe(0);
     const registry = "https://gitlab.example.com/api/v4/projects/42/packages/npm/";
-    expect(result.args).toEqual(["publish", "release/runner-fleet-1.2.0.tgz", "--registry", registry, "--tag", "latest", "--userconfig", expect.stringMatching(/^\//)]);
+    // "./": npm reads "release/x.tgz" as a GitHub repository.
+    expect(result.args).toEqual(["publish", "./release/runner-fleet-1.2.0.tgz", "--registry", registry, "--tag", "latest", "--userconfig", expect.stringMatching(/^\//)]);
     expect(result.config).toBe(`//gitlab.example.com/api/v4/projects/42/packages/npm/:_authToken=${TOKEN}\n`);
     // The config file is gone, and the token was never an argument nor in the output.
     expect(existsSync(result.args![7]!)).toBe(false);
@@ -158,6 +161,46 @@ describe("publish-npm.sh", () => {
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
     expect(result.stdout).toContain(`publish-npm: runner-fleet 1.2.0 to ${registry} (dist-tag latest)`);
   });
+
+  it("publishes through the real npm: one PUT of the package at the project's registry, the job token as its bearer, never in the output", async () => {
+    // A registry stand-in that answers npm publish's PUT (npm's registry API: PUT /<name> with the
+    // package document) and records what arrived; the tarball is a package as npm pack lays it out.
+    const arrived: Array<{ method?: string; url?: string; authorization?: string; document?: { "dist-tags"?: unknown; versions?: object; _attachments?: object } }> = [];
+    const server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      request.on("end", () => {
+        arrived.push({ method: request.method, url: request.url, authorization: request.headers.authorization, document: body ? JSON.parse(body) : undefined });
+        response.writeHead(request.method === "PUT" ? 201 : 404, { "content-type": "application/json" }).end(request.method === "PUT" ? '{"ok":true}' : "{}");
+      });
+    });
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      mkdirSync(join(dir, "package"));
+      writeFileSync(join(dir, "package", "package.json"), JSON.stringify({ name: "runner-fleet", version: "1.2.0" }));
+      mkdirSync(join(dir, "release"));
+      expect(spawnSync("tar", ["-czf", "release/runner-fleet-1.2.0.tgz", "package"], { cwd: dir }).status).toBe(0);
+      const env = { ...process.env, CI_API_V4_URL: `http://127.0.0.1:${port}/api/v4`, CI_PROJECT_ID: "42", CI_JOB_TOKEN: TOKEN, npm_config_cache: join(dir, "npm-cache") };
+      const result = await new Promise<{ status: number | null; output: string }>((done) => {
+        const child = spawn("sh", [PUBLISH_NPM, "1.2.0", "release/runner-fleet-1.2.0.tgz"], { cwd: dir, env });
+        let output = "";
+        child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+        child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+        child.on("close", (status) => done({ status, output }));
+      });
+      expect(result.output).not.toContain(TOKEN);
+      expect(result.status).toBe(0);
+      const puts = arrived.filter((request) => request.method === "PUT");
+      expect(puts).toHaveLength(1);
+      expect(puts[0]).toMatchObject({ url: "/api/v4/projects/42/packages/npm/runner-fleet", authorization: `Bearer ${TOKEN}` });
+      expect(puts[0]!.document).toMatchObject({ "dist-tags": { latest: "1.2.0" } });
+      expect(Object.keys(puts[0]!.document!.versions!)).toEqual(["1.2.0"]);
+      expect(Object.keys(puts[0]!.document!._attachments!)).toEqual(["runner-fleet-1.2.0.tgz"]);
+    } finally {
+      server.close();
+    }
+  }, 60_000);
 
   it("publishes a prerelease under the dist-tag next, leaving latest on the newest release", () => {
     expect(publish("1.3.0-rc.1").args).toEqual(expect.arrayContaining(["--tag", "next"]));
