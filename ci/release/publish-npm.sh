@@ -45,4 +45,5 @@ trap 'rm -f "$userconfig"' EXIT
 printf '%s:_authToken=%s\n' "${registry#*:}" "$CI_JOB_TOKEN" >"$userconfig"
 
 echo "publish-npm: runner-fleet $version to $registry (dist-tag $dist_tag)"
-npm publish "$tarball" --registry "$registry" --tag "$dist_tag" --userconfig "$userconfig"
+# --update-notifier=false: npm would otherwise ask this registry (with the token) for the package "npm".
+npm publish "$tarball" --registry "$registry" --tag "$dist_tag" --userconfig "$userconfig" --update-notifier=false

@@ -153,7 +153,7 @@ describe("publish-npm.sh", () => {
     expect(result.status).toBe(0);
     const registry = "https://gitlab.example.com/api/v4/projects/42/packages/npm/";
     // "./": npm reads "release/x.tgz" as a GitHub repository.
-    expect(result.args).toEqual(["publish", "./release/runner-fleet-1.2.0.tgz", "--registry", registry, "--tag", "latest", "--userconfig", expect.stringMatching(/^\//)]);
+    expect(result.args).toEqual(["publish", "./release/runner-fleet-1.2.0.tgz", "--registry", registry, "--tag", "latest", "--userconfig", expect.stringMatching(/^\//), "--update-notifier=false"]);
     expect(result.config).toBe(`//gitlab.example.com/api/v4/projects/42/packages/npm/:_authToken=${TOKEN}\n`);
     // The config file is gone, and the token was never an argument nor in the output.
     expect(existsSync(result.args![7]!)).toBe(false);
@@ -191,6 +191,9 @@ describe("publish-npm.sh", () => {
       });
       expect(result.output).not.toContain(TOKEN);
       expect(result.status).toBe(0);
+      // Only the package's own requests: no update check asking this registry for the package "npm".
+      expect(arrived.map((request) => request.url)).toEqual(expect.arrayContaining(["/api/v4/projects/42/packages/npm/runner-fleet"]));
+      expect(arrived.filter((request) => request.url !== "/api/v4/projects/42/packages/npm/runner-fleet")).toEqual([]);
       const puts = arrived.filter((request) => request.method === "PUT");
       expect(puts).toHaveLength(1);
       expect(puts[0]).toMatchObject({ url: "/api/v4/projects/42/packages/npm/runner-fleet", authorization: `Bearer ${TOKEN}` });
