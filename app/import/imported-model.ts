@@ -7,6 +7,7 @@
  * Pure: no GitLab, no files written. The runners' tokens come back beside the model, never in it.
  */
 import { UserInputError } from "../../lib/process/errors";
+import { agreeingValue } from "./agreeing-value";
 import { importedNetwork } from "./imported-network";
 import { KeyLedger, type UnmappedKey } from "./key-ledger";
 import type { MachineCloud } from "./machine-options";
@@ -112,18 +113,6 @@ export function importModel(sources: readonly TomlSource[], flags: ImportFlags):
   };
   const unmapped = ledgers.flatMap((ledger) => ledger.unmapped());
   return { model, shards, unmapped, notes };
-}
-
-function agreeingValue(runners: readonly RunnerShard[], pick: (runner: RunnerShard) => string | undefined, key: string, problem: string): string | undefined {
-  const values = new Map<string, string>();
-  for (const runner of runners) {
-    const value = pick(runner);
-    if (value !== undefined && !values.has(value)) values.set(value, runner.where);
-  }
-  if (values.size > 1) {
-    throw new UserInputError(`${problem}: ${[...values].map(([value, where]) => `${where} ${key} = ${JSON.stringify(value)}`).join("; ")}`);
-  }
-  return [...values.keys()][0];
 }
 
 interface ResolvedCloud {

@@ -72,7 +72,7 @@ describe("AWS", () => {
     expect(run.status).toBe(2);
     expect(existsSync(out)).toBe(false);
     expect(run.stderr).toContain("the runners use different networks; a cell has one: import them into separate cells");
-    expect(run.stderr).toContain(`${configs[0]}:4:1 runners[0]: vpc-0123456789abcdef0; ${configs[1]}:4:1 runners[0]: vpc-0aaaabbbbccccdddd`);
+    expect(run.stderr).toContain(`${configs[0]}:4:1 runners[0] network = "vpc-0123456789abcdef0"; ${configs[1]}:4:1 runners[0] network = "vpc-0aaaabbbbccccdddd"`);
   });
 
   it("says a runner that names no network moves into the one the others name", async () => {
@@ -111,6 +111,7 @@ describe("Google Cloud", () => {
     const second = googleWith("google-network=ci-network", "google-subnetwork=ci-runners-2").replace('name = "gce-autoscale"', 'name = "gce-autoscale-2"');
     const { run } = await imported([googleWith("google-network=ci-network", "google-subnetwork=ci-runners"), second], "google");
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain("the runners use different subnetworks of one network; a cell on Google Cloud uses one: import them into separate cells");
+    expect(run.stderr).toContain("the runners use different subnetworks of one network; a cell on Google Cloud uses one: import them into separate cells: ");
+    expect(run.stderr).toMatch(/runners\[0\] subnetwork = "ci-runners"; .*runners\[0\] subnetwork = "ci-runners-2"/);
   });
 });
