@@ -1,12 +1,14 @@
 /**
- * status's flags, parsed once: which models, and whether the stored tokens are checked with GitLab.
+ * status's flags, parsed once: which models, whether the stored tokens are checked with GitLab, and
+ * whether remote states are read.
  * status has one mode, so its schema is one strict object. Loaded inside the action (it imports zod):
  * see app/cli/parse-options.ts.
  */
 import type { Command } from "commander";
 import { z } from "zod";
 import { isDuration, isRequestRate } from "../cli/gitlab-settings";
-import { parseOptions } from "../cli/parse-options";
+import { listOf, parseOptions } from "../cli/parse-options";
+import { ENGINE_NAMES, type EngineName } from "../../lib/terraform/toolchain-check";
 
 /** What status's command line decides; runStatus's options add what only a program passes. */
 export interface StatusCliOptions {
@@ -21,6 +23,10 @@ export interface StatusCliOptions {
   readonly rateLimit?: string;
   /** Cells checked at once. @default 4 */
   readonly cellConcurrency?: number;
+  /** Read the applied version from remote states too, with the engine (--read-state). */
+  readonly readState: boolean;
+  /** The engine --read-state runs. @default the first supported one on PATH */
+  readonly engine?: EngineName;
 }
 
 const optionsSchema = z
@@ -35,6 +41,8 @@ const optionsSchema = z
       .transform(Number)
       .refine((value) => Number.isInteger(value) && value >= 1 && value <= 64, { error: "must be a whole number from 1 to 64" })
       .optional(),
+    readState: z.boolean().optional(),
+    engine: z.enum(ENGINE_NAMES, { error: `must be ${listOf(ENGINE_NAMES, "or")}` }).optional(),
     json: z.boolean().optional(),
   })
   .transform(
@@ -45,6 +53,8 @@ const optionsSchema = z
       ...(flags.retryTimeout === undefined ? {} : { retryTimeout: flags.retryTimeout }),
       ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit }),
       ...(flags.cellConcurrency === undefined ? {} : { cellConcurrency: flags.cellConcurrency }),
+      readState: flags.readState === true,
+      ...(flags.engine === undefined ? {} : { engine: flags.engine }),
     }),
   );
 

@@ -25,6 +25,10 @@ import { collectShardStatus, type ManagerStatus, type ShardStatus } from "../../
 import type { TokenCheck } from "../../lib/gitlab/verify-token";
 import { relativeTime } from "../../lib/time/relative-time";
 import { recordedToolkitVersion, type RecordedVersion } from "../../lib/terraform/recorded-version";
+import { readAppliedVersion } from "../../lib/terraform/state-version";
+import { detectEngine } from "../../lib/terraform/detect-engine";
+import { engineEnvironment, GITLAB_CREDENTIAL_NAMES } from "../../lib/terraform/engine-env";
+import { ENGINE_NAMES, type EngineName } from "../../lib/terraform/toolchain-check";
 import { shardHealth } from "../../lib/fleet/shard-health";
 import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
@@ -60,6 +64,15 @@ export interface StatusOptions {
   readonly secretsBaseDir?: string;
   /** Resolves a relative local state path (the version that applied each cell). @default - the workspace */
   readonly workDir?: string;
+  /**
+   * Read the applied version from remote states (gcs, s3, http) too: the engine inits a workspace of the
+   * cell's backend alone and reads its outputs, with the backend's credentials. @default false: local states only
+   */
+  readonly readState?: boolean;
+  /** The engine readState runs. @default the first supported of terraform and tofu on PATH */
+  readonly engine?: EngineName;
+  /** Path of the engine's executable, for stand-ins. @default - its name on PATH */
+  readonly engineExecutable?: string;
   /** @default Date.now */
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -96,7 +109,7 @@ export interface CellReport {
   readonly cell: string;
   readonly model: string;
   readonly gitlabUrl: string;
-  /** The runner-fleet version that last applied the cell (its stack's runner_fleet_version output), where the state can be read offline. */
+  /** The runner-fleet version that last applied the cell (its stack's runner_fleet_version output): from a local state, or with readState from any. */
   readonly provisionedBy: RecordedVersion;
   /** False when GitLab could not be asked at all (no token). */
   readonly checked: boolean;
@@ -120,6 +133,8 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusRepo
   const now = options.now ?? Date.now;
   // Every model is loaded (and refused, exit 2) before GitLab is asked anything.
   const models = options.runnerModels ?? loadModels(options);
+  // The engine is found (or its absence reported, exit 1) before anything is asked too.
+  const engine = options.readState && models.some(({ model }) => model.state.backend !== "local") ? detectEngine(options.engine, engineEnvironment(env, { withhold: GITLAB_CREDENTIAL_NAMES })).name : undefined;
   const budgetMs = retryBudgetMs(options.retryTimeout ?? env[RETRY_TIMEOUT_ENV]);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sleep = options.sleep ?? SYSTEM_CLOCK.sleep;
@@ -130,7 +145,7 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusRepo
   const limit = pLimit(options.cellConcurrency ?? DEFAULT_CELL_CONCURRENCY);
   const workspace = workspaceDir(options.modelsDir);
   const where = { secretsBaseDir: options.secretsBaseDir ?? workspace, workDir: options.workDir ?? workspace };
-  const cells = await Promise.all(models.map(({ file, model }) => limit(() => cellStatus(file, model, { ...options, ...where, env, now, sleep, budgetMs, log, traffic }))));
+  const cells = await Promise.all(models.map(({ file, model }) => limit(() => cellStatus(file, model, { ...options, ...where, env, now, sleep, budgetMs, log, traffic, stateEngine: engine }))));
   const attention = cells.flatMap((cell) => cell.attention);
   const exitCode = attention.length > 0 ? 1 : 0;
   const requests = traffic.tally();
@@ -151,10 +166,12 @@ interface CellContext extends StatusOptions {
   readonly traffic: GitLabTraffic;
   readonly budgetMs: number;
   readonly log: (line: string) => void;
+  /** The engine that reads remote states; unset: local states only. */
+  readonly stateEngine?: EngineName;
 }
 
 async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): Promise<CellReport> {
-  const head = { cell: model.cell.id, model: file, gitlabUrl: model.gitlab.url, provisionedBy: recordedToolkitVersion(model, ctx.workDir) };
+  const head = { cell: model.cell.id, model: file, gitlabUrl: model.gitlab.url, provisionedBy: await provisionedBy(model, ctx) };
   const adminToken = ctx.env[model.gitlab.token_env];
   if (!adminToken) {
     const why = `cell ${model.cell.id}: not checked: $${model.gitlab.token_env} is not set (a GitLab token with the api scope)`;
@@ -213,6 +230,22 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
   });
   const attention = shards.flatMap((shard) => shard.attention.map((problem) => `cell ${model.cell.id}, shard ${shard.shard}: ${problem}`));
   return { ...head, checked: true, shards, attention };
+}
+
+/** The version that applied the cell: offline from a local state, through the engine from a remote one when asked. */
+async function provisionedBy(model: RunnerModel, ctx: CellContext): Promise<RecordedVersion> {
+  if (ctx.stateEngine === undefined || model.state.backend === "local") return recordedToolkitVersion(model, ctx.workDir);
+  ctx.log(`cell ${model.cell.id}: reading the applied version from its ${model.state.backend} state (${ctx.stateEngine} init)...`);
+  const tokens = [model.gitlab.token_env, ...GITLAB_CREDENTIAL_NAMES].map((name) => ctx.env[name]);
+  return readAppliedVersion(model, {
+    engine: ctx.stateEngine,
+    executable: ctx.engineExecutable,
+    env: ctx.env,
+    workDir: ctx.workDir!,
+    // The GitLab token status holds stays out of the engine's environment, and out of its words.
+    withholdEnv: [model.gitlab.token_env],
+    redact: (line) => tokens.reduce((out: string, token) => redactValue(out, token), redactSecrets(line)),
+  });
 }
 
 function shardReport(
@@ -289,6 +322,8 @@ export function statusCommand(): Command {
     .addOption(modelsOption("every model in the models directory"))
     .addOption(modelsDirOption())
     .option("--no-verify", "do not check the stored tokens with GitLab (POST /runners/verify refreshes the runner's contact time)")
+    .option("--read-state", "read which runner-fleet version applied each cell from remote states (gcs, s3, http) too: runs the engine's init on the backend alone, with its credentials")
+    .addOption(withDefault(new Option("--engine <engine>", "the engine --read-state runs").choices([...ENGINE_NAMES]), "detected on PATH"))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 30s"), `$${RETRY_TIMEOUT_ENV} or 2m`))
     .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to each GitLab, shared by its cells (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
     .addOption(withDefault(new Option("--cell-concurrency <n>", "cells checked at once"), String(DEFAULT_CELL_CONCURRENCY)))

@@ -5,7 +5,7 @@
 import { OperationalError } from "../process/errors";
 import type { EngineName } from "./toolchain-check";
 
-export type EngineStep = "init" | "plan" | "show" | "apply";
+export type EngineStep = "init" | "plan" | "show" | "apply" | "output";
 
 export interface EngineStepFailure {
   readonly step: EngineStep;

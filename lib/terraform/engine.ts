@@ -147,6 +147,20 @@ export class EngineDriver {
     }
   }
 
+  /**
+   * The state's outputs (`output -json`): {} when the state is empty or holds none (`output` exits 0
+   * either way; named, it would fail without saying which). Its values, sensitive ones included, are
+   * never streamed or logged.
+   */
+  async outputs(): Promise<Readonly<Record<string, { readonly value?: unknown }>>> {
+    const result = await this.run("output", [...this.colorFlags(), "-json"], { captureStdout: true });
+    const outputs = jsonOrUndefined(result.stdout);
+    if (outputs === null || typeof outputs !== "object" || Array.isArray(outputs)) {
+      throw new EngineStepError({ step: "output", engine: this.engine, cwd: this.cwd, engineExitCode: result.exitCode, outputTail: [], reason: "printed no JSON object of outputs" });
+    }
+    return outputs as Record<string, { value?: unknown }>;
+  }
+
   /** Applies exactly the saved plan; the engine refuses a plan that is stale against the state. */
   async apply(planFile: string): Promise<void> {
     await this.run("apply", [...this.commonFlags(), `-lock-timeout=${this.lockTimeout}`, resolve(this.cwd, planFile)]);
@@ -222,5 +236,13 @@ export class EngineDriver {
       `cannot run ${this.engine} ${step} in ${this.cwd}: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
+  }
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

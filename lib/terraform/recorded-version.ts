@@ -2,7 +2,7 @@
  * Which toolkit version last applied a cell: the stack's `runner_fleet_version` output, as the state
  * holds it (Terraform writes outputs to the state at apply). Read here without the engine, so only
  * from a local state file; a remote state (gcs, s3, http) needs the backend's credentials and an
- * `init`, which `status` does not do: it says where to look instead.
+ * `init`, which `status --read-state` does (./state-version.ts): without it, this says so.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -18,7 +18,7 @@ export type RecordedVersion =
 export function recordedToolkitVersion(model: RunnerModel, workDir: string = process.cwd()): RecordedVersion {
   const state = stateWithDefaults(model);
   if (state.backend !== "local") {
-    return { version: null, reason: `in the ${state.backend} state: \`terraform output ${TOOLKIT_VERSION_OUTPUT}\` in cdktf.out/stacks/${model.cell.id} after \`init\`` };
+    return { version: null, reason: `in the ${state.backend} state, which \`status --read-state\` reads with the engine and the backend's credentials` };
   }
   const file = resolve(workDir, state.path);
   let text: string;

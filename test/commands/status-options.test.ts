@@ -8,13 +8,23 @@ const parse = (args: readonly string[]) => parseStatusOptions(parsedCommandLine(
 
 describe("status's options", () => {
   it("checks tokens unless --no-verify, and acts on every model unless some are named", () => {
-    expect(parse([])).toEqual({ models: [], verifyTokens: true });
+    expect(parse([])).toEqual({ models: [], verifyTokens: true, readState: false });
     expect(parse(["--no-verify", "-m", "cell-1", "-m", "cell-2", "--models-dir", "m", "--retry-timeout", "30s", "--json"])).toEqual({
       models: ["cell-1", "cell-2"],
       modelsDir: "m",
       verifyTokens: false,
       retryTimeout: "30s",
+      readState: false,
     });
+  });
+
+  it("reads remote states only with --read-state, through the engine named or found", async () => {
+    expect(parse(["--read-state"])).toMatchObject({ readState: true });
+    expect(parse(["--read-state", "--engine", "tofu"])).toMatchObject({ readState: true, engine: "tofu" });
+    const result = await runCommandLine(statusCommand(), ["--read-state", "--engine", "terraformx", "--models-dir", "/nonexistent-models-dir"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe("error: option '--engine <engine>' argument 'terraformx' is invalid. Allowed choices are terraform, tofu.\n");
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
   });
 
   it("refuses a retry timeout that is not a duration: exit 2, the option, the value and what it expects, before GitLab is asked", async () => {

@@ -32,9 +32,9 @@ test("each cell's line says which runner-fleet version applied it, or why it can
 
   expect(report.cells.map((cell) => cell.provisionedBy)).toEqual([
     { version: "0.2.0", source: "states/cell-1.tfstate" },
-    { version: null, reason: "in the s3 state: `terraform output runner_fleet_version` in cdktf.out/stacks/cell-2 after `init`" },
+    { version: null, reason: "in the s3 state, which `status --read-state` reads with the engine and the backend's credentials" },
   ]);
   const text = formatStatusReport(report);
   expect(text).toContain("cell-1  https://cell-1.gitlab.example.com  (not checked)  applied by runner-fleet 0.2.0\n");
-  expect(text).toContain("cell-2  https://cell-2.gitlab.example.com  (not checked)  applied by runner-fleet ? (in the s3 state: `terraform output runner_fleet_version` in cdktf.out/stacks/cell-2 after `init`)\n");
+  expect(text).toContain("cell-2  https://cell-2.gitlab.example.com  (not checked)  applied by runner-fleet ? (in the s3 state, which `status --read-state` reads with the engine and the backend's credentials)\n");
 });

@@ -222,6 +222,16 @@ describe("bin/status", () => {
     expect(result.stdout).toContain("cell cell-1: not checked: $GITLAB_TOKEN is not set");
   });
 
+  it("with --read-state and no engine on PATH, fails with 1 naming what it looked for, before GitLab is asked", async () => {
+    const asked = fake.requests.length;
+    const result = await runInProcess("status", ["--models-dir", fleet.dir, "--read-state"], { env: { ...fleet.env, PATH: "/nonexistent-bin" } });
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("no usable Terraform engine: looked for terraform (not found on PATH");
+    expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(fake.requests.length).toBe(asked);
+  });
+
   it("fails with 2 on an unknown model, without a stack trace", async () => {
     const result = await runInProcess("status", ["--models-dir", fleet.dir, "--model", "cell-9"], { env: fleet.env });
 

@@ -43,5 +43,5 @@ test("a state applied before the version was recorded, a cell never applied from
 test("remote state is not read offline: the answer says which output to read and where", () => {
   const gcs = modelWith("cell-1", () => {});
   expect(gcs.state.backend).toBe("gcs");
-  expect(recordedToolkitVersion(gcs, dir)).toEqual({ version: null, reason: "in the gcs state: `terraform output runner_fleet_version` in cdktf.out/stacks/cell-1 after `init`" });
+  expect(recordedToolkitVersion(gcs, dir)).toEqual({ version: null, reason: "in the gcs state, which `status --read-state` reads with the engine and the backend's credentials" });
 });
