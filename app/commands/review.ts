@@ -15,11 +15,13 @@ import { describeTally } from "../../lib/gitlab/request-pacer";
 import { formatMs } from "../../lib/gitlab/retry";
 import { listModelFiles, modelsDir as resolveModelsDir } from "../../lib/model/model-files";
 import { changedCells, type ChangedCellsResult } from "../../lib/review/changed-cells";
+import { CommittedFiles } from "../../lib/review/committed-files";
 import { costChanges } from "../../lib/review/cost-change";
 import { queueChanges } from "../../lib/review/queue-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
 import { modelWarnings } from "../../lib/review/model-warnings";
 import { importedModelNotes } from "../../lib/review/imported-models";
+import { reviewedFiles } from "../../lib/review/reviewed-files";
 import { diffStacks } from "../../lib/review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 import { toolkitUpgrade } from "../../lib/review/toolkit-upgrade";
@@ -55,7 +57,10 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
   // Missing CI variables are a usage error found before minutes of synthesis.
   const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
 
-  const changed = await changedCells({ base: options.base, head: options.head, cwd, modelsDir: options.modelsDir });
+  // Each model and trace the review reads at either side, read once (most in one git process).
+  const files = new CommittedFiles(cwd);
+  const changed = await changedCells({ base: options.base, head: options.head, cwd, modelsDir: options.modelsDir }, files);
+  await files.prefetch(reviewedFiles(changed, options.head));
   const cells = options.changedOnly ? changed.cells.map((entry) => entry.cell) : undefined;
   const nothingToSynth = cells !== undefined && cells.length === 0;
   const synthOptions = { cwd, cells, modelsDir: options.modelsDir };
@@ -74,10 +79,10 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
     changedCells: changed,
     changedOnly: Boolean(options.changedOnly),
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
-    costs: await costChanges(changed, { cwd, head: options.head }),
-    modelWarnings: await modelWarnings(changed, { cwd, head: options.head }),
-    importNotes: await importedModelNotes(changed, { cwd, head: options.head }),
-    queues: await queueChanges(changed, { cwd, head: options.head }),
+    costs: await costChanges(changed, { cwd, head: options.head, files }),
+    modelWarnings: await modelWarnings(changed, { cwd, head: options.head, files }),
+    importNotes: await importedModelNotes(changed, { cwd, head: options.head, files }),
+    queues: await queueChanges(changed, { cwd, head: options.head, files }),
     ...(upgrade ? { toolkitUpgrade: upgrade } : {}),
   };
   const markdown = renderReviewMarkdown(report);

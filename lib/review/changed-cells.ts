@@ -9,6 +9,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { OperationalError, UserInputError } from "../process/errors";
 import { DEFAULT_MODELS_DIR } from "../model/model-files";
+import { CommittedFiles } from "./committed-files";
 
 /** Paths (relative to the repository root) whose change can alter every cell's stack. */
 export const SHARED_CODE_PREFIXES: readonly string[] = ["app/", "lib/", "constructs/", "stacks/", "templates/"];
@@ -94,7 +95,7 @@ export async function repositoryRoot(cwd: string): Promise<string> {
   return (await git(["rev-parse", "--show-toplevel"], cwd)).trim();
 }
 
-export async function changedCells(options: ChangedCellsOptions): Promise<ChangedCellsResult> {
+export async function changedCells(options: ChangedCellsOptions, files: CommittedFiles = new CommittedFiles(resolve(options.cwd))): Promise<ChangedCellsResult> {
   const cwd = resolve(options.cwd);
   const root = await repositoryRoot(cwd);
   const baseSha = await resolveCommit(options.base, cwd);
@@ -111,9 +112,11 @@ export async function changedCells(options: ChangedCellsOptions): Promise<Change
     for (const path of splitNul(await git(["ls-files", "--others", "--exclude-standard", "-z"], root))) changed.add(path);
   }
 
-  const exists = async (path: string): Promise<boolean> =>
-    headSha ? existsInCommit(root, headSha, path) : existsSync(join(root, path));
-  const existedAtBase = (path: string) => existsInCommit(root, baseSha, path);
+  const exists = async (path: string): Promise<boolean> => (headSha ? files.exists(headSha, path) : existsSync(join(root, path)));
+  const existedAtBase = (path: string) => files.exists(baseSha, path);
+  // Whether each changed model and trace is there at either side: asked of git at once.
+  const cellFiles = [...changed].filter((path) => traceCellOf(path, modelsPath) || modelCellOf(path, modelsPath));
+  await files.prefetch(cellFiles.flatMap((path) => [[baseSha, path] as const, ...(headSha ? [[headSha, path] as const] : [])]));
 
   const modelReasons = new Map<string, { file: string; reason: string }>();
   const removed: RemovedCell[] = [];
@@ -189,11 +192,6 @@ function modelsDirInRepository(root: string, cwd: string, explicit?: string): st
   const inRepository = relative(root, absolute).split("\\").join("/");
   if (inRepository.startsWith("..")) throw new UserInputError(`models directory ${dir} is outside the git repository ${root}`);
   return inRepository;
-}
-
-async function existsInCommit(root: string, sha: string, path: string): Promise<boolean> {
-  const type = await git(["cat-file", "-t", `${sha}:${path}`], root, { allowFailure: true });
-  return type.trim() !== "";
 }
 
 async function listModelsAtHead(root: string, modelsPath: string, headSha?: string): Promise<{ cell: string; file: string }[]> {

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { estimateCellCost } from "../cost/estimate";
 import { parseModel } from "../model/load";
 import type { ChangedCellsResult } from "./changed-cells";
-import { git, repositoryRoot } from "./changed-cells";
+import { repositoryRoot } from "./changed-cells";
+import { CommittedFiles } from "./committed-files";
 
 export interface MonthlyCost {
   readonly idle: number | null;
@@ -26,12 +27,13 @@ export interface CellCostChange {
   readonly partial?: boolean;
 }
 
-export async function costChanges(changed: ChangedCellsResult, options: { readonly cwd: string; readonly head?: string }): Promise<CellCostChange[]> {
+export async function costChanges(changed: ChangedCellsResult, given: ReviewReadOptions): Promise<CellCostChange[]> {
+  const options = committedFilesOf(given);
   const root = await repositoryRoot(options.cwd);
   const out: CellCostChange[] = [];
   for (const cell of changed.cells) {
-    const baseText = await git(["show", `${changed.baseSha}:${cell.file}`], root, { allowFailure: true });
-    const headText = await headModelText(root, cell.file, options.head);
+    const baseText = (await options.files.read(changed.baseSha, cell.file)) ?? "";
+    const headText = await headModelText(options.files, root, cell.file, options.head);
     const before = estimate(baseText, cell.file);
     const after = estimate(headText, cell.file);
     // A partly priced side compares by what is priced, so its line is kept (and marked) rather than "unknown".
@@ -42,9 +44,21 @@ export async function costChanges(changed: ChangedCellsResult, options: { readon
   return out;
 }
 
+/** What the review's readers of models are given: where, the head ref (the working tree without one), and the files the commits hold. */
+export interface ReviewReadOptions {
+  readonly cwd: string;
+  readonly head?: string;
+  /** Shared by a review's readers, so each file is read once. @default - a set of the call's own */
+  readonly files?: CommittedFiles;
+}
+
+export function committedFilesOf(options: ReviewReadOptions): ReviewReadOptions & { readonly files: CommittedFiles } {
+  return options.files ? (options as ReviewReadOptions & { readonly files: CommittedFiles }) : { ...options, files: new CommittedFiles(options.cwd) };
+}
+
 /** A model file at the head ref, or in the working tree without one; "" when it is not there. */
-export async function headModelText(root: string, file: string, head?: string): Promise<string> {
-  return head ? git(["show", `${head}:${file}`], root, { allowFailure: true }) : readOrEmpty(join(root, file));
+export async function headModelText(files: CommittedFiles, root: string, file: string, head?: string): Promise<string> {
+  return head ? ((await files.read(head, file)) ?? "") : readOrEmpty(join(root, file));
 }
 
 function estimate(text: string, file: string) {

@@ -8,19 +8,20 @@
 import { ADOPTED_RUNNERS_HEADING, IMPORTED_MODEL_MARKER } from "../model/import-marker";
 import type { ChangedCellsResult } from "./changed-cells";
 import { repositoryRoot } from "./changed-cells";
-import { headModelText } from "./cost-change";
+import { committedFilesOf, headModelText, type ReviewReadOptions } from "./cost-change";
 
 export interface CellImportNote {
   readonly cell: string;
   readonly note: string;
 }
 
-export async function importedModelNotes(changed: ChangedCellsResult, options: { readonly cwd: string; readonly head?: string }): Promise<CellImportNote[]> {
+export async function importedModelNotes(changed: ChangedCellsResult, given: ReviewReadOptions): Promise<CellImportNote[]> {
+  const options = committedFilesOf(given);
   const root = await repositoryRoot(options.cwd);
   const out: CellImportNote[] = [];
   for (const cell of changed.cells) {
     if (!cell.reasons.includes(`${cell.file} added`)) continue;
-    const note = importNote(await headModelText(root, cell.file, options.head));
+    const note = importNote(await headModelText(options.files, root, cell.file, options.head));
     if (note) out.push({ cell: cell.cell, note });
   }
   return out;

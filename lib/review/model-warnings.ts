@@ -6,7 +6,7 @@
 import { formatIssue } from "../model/issues";
 import { parseModel } from "../model/load";
 import type { ChangedCellsResult } from "./changed-cells";
-import { headModelText } from "./cost-change";
+import { committedFilesOf, headModelText, type ReviewReadOptions } from "./cost-change";
 import { repositoryRoot } from "./changed-cells";
 
 export interface CellModelWarnings {
@@ -15,11 +15,12 @@ export interface CellModelWarnings {
   readonly warnings: readonly string[];
 }
 
-export async function modelWarnings(changed: ChangedCellsResult, options: { readonly cwd: string; readonly head?: string }): Promise<CellModelWarnings[]> {
+export async function modelWarnings(changed: ChangedCellsResult, given: ReviewReadOptions): Promise<CellModelWarnings[]> {
+  const options = committedFilesOf(given);
   const root = await repositoryRoot(options.cwd);
   const out: CellModelWarnings[] = [];
   for (const cell of changed.cells) {
-    const text = await headModelText(root, cell.file, options.head);
+    const text = await headModelText(options.files, root, cell.file, options.head);
     const warnings = warningsOf(text, cell.file);
     if (warnings.length > 0) out.push({ cell: cell.cell, warnings });
   }

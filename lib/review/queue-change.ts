@@ -6,7 +6,6 @@
  * whose simulated settings changed are simulated; a model either side cannot read is left out (the
  * review says what it can).
  */
-import { dirname, join } from "node:path";
 import { parseModel } from "../model/load";
 import type { RunnerModel, Shard } from "../model/schema";
 import type { JobTrace } from "../simulate/job-trace";
@@ -16,8 +15,9 @@ import { simulateModel, type ShardSimulation } from "../simulate/simulate-model"
 import { chartSeries, mermaidWeekChart } from "../simulate/week-chart";
 import type { ChangedCellsResult, ChangedTrace } from "./changed-cells";
 import { repositoryRoot } from "./changed-cells";
-import { headModelText } from "./cost-change";
-import { git } from "./changed-cells";
+import { committedFilesOf, headModelText, type ReviewReadOptions } from "./cost-change";
+import type { CommittedFiles } from "./committed-files";
+import { cellTraceFile } from "./reviewed-files";
 
 /** The p95 wait a review calls out when a change raises a shard above it (simulate's --target-wait default). */
 export const REVIEW_TARGET_WAIT_SECONDS = 30;
@@ -46,18 +46,19 @@ export interface CellQueueChange {
   readonly charts: readonly string[];
 }
 
-export async function queueChanges(changed: ChangedCellsResult, options: { readonly cwd: string; readonly head?: string; readonly targetWaitSeconds?: number }): Promise<CellQueueChange[]> {
+export async function queueChanges(changed: ChangedCellsResult, given: ReviewReadOptions & { readonly targetWaitSeconds?: number }): Promise<CellQueueChange[]> {
+  const options = { ...committedFilesOf(given), targetWaitSeconds: given.targetWaitSeconds };
   const root = await repositoryRoot(options.cwd);
   const target = options.targetWaitSeconds ?? REVIEW_TARGET_WAIT_SECONDS;
   const out: CellQueueChange[] = [];
   for (const cell of changed.cells) {
-    const before = readModel(await git(["show", `${changed.baseSha}:${cell.file}`], root, { allowFailure: true }), cell.file);
-    const after = readModel(await headModelText(root, cell.file, options.head), cell.file);
+    const before = readModel((await options.files.read(changed.baseSha, cell.file)) ?? "", cell.file);
+    const after = readModel(await headModelText(options.files, root, cell.file, options.head), cell.file);
     if (!before || !after) continue;
     const shards = changedShards(before, after);
     if (shards.length === 0) continue;
-    const traceFile = join(dirname(cell.file), "traces", `${cell.cell}.csv`);
-    const traceText = await headModelText(root, traceFile, options.head);
+    const traceFile = cellTraceFile(cell.file, cell.cell);
+    const traceText = await headModelText(options.files, root, traceFile, options.head);
     const trace: JobTrace = traceText ? parseTrace(traceText, traceFile) : syntheticTraceFor(after);
     const load = `${traceText ? traceFile : "the synthetic office week"} (${trace.count.toLocaleString("en-US")} jobs)`;
     const simulate = (model: RunnerModel) => {
@@ -77,7 +78,7 @@ export async function queueChanges(changed: ChangedCellsResult, options: { reado
   for (const trace of changed.traces ?? []) {
     // A cell simulated above (its model changed too) ran on the head's trace already.
     if (out.some((entry) => entry.cell === trace.cell)) continue;
-    const change = await loadChange(root, changed.baseSha, trace, options.head, target);
+    const change = await loadChange(options.files, root, changed.baseSha, trace, options.head, target);
     if (change) out.push(change);
   }
   return out;
@@ -88,12 +89,12 @@ export async function queueChanges(changed: ChangedCellsResult, options: { reado
  * synthetic week) and on the head's, every shard. What the team learns is whether the fleet as it
  * is still meets the target on the load it now records.
  */
-async function loadChange(root: string, baseSha: string, trace: ChangedTrace, head: string | undefined, target: number): Promise<CellQueueChange | undefined> {
-  const model = readModel(await headModelText(root, trace.modelFile, head), trace.modelFile);
+async function loadChange(files: CommittedFiles, root: string, baseSha: string, trace: ChangedTrace, head: string | undefined, target: number): Promise<CellQueueChange | undefined> {
+  const model = readModel(await headModelText(files, root, trace.modelFile, head), trace.modelFile);
   if (!model) return undefined;
-  const baseText = await git(["show", `${baseSha}:${trace.file}`], root, { allowFailure: true });
+  const baseText = (await files.read(baseSha, trace.file)) ?? "";
   const before = baseText ? parseTrace(baseText, trace.file) : syntheticTraceFor(model);
-  const after = parseTrace(await headModelText(root, trace.file, head), trace.file);
+  const after = parseTrace(await headModelText(files, root, trace.file, head), trace.file);
   const shards = model.shards.map((shard) => shard.name);
   const baseRun = simulateModel(model, before, { shards });
   const headRun = simulateModel(model, after, { shards });
