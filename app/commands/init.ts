@@ -17,6 +17,7 @@ import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { CLOUDS, PLACEHOLDER_COMPONENT_PROJECT, scaffoldFiles, type Cloud } from "../init/scaffold-files";
 import { packageManifest, readIfPresent } from "../init/package-manifest";
 import { writeLockfile } from "../init/lockfile";
+import { NPM_TOKEN_VARIABLE, npmRegistryUrl } from "../init/npmrc";
 
 export interface InitOptions {
   /** @default "." */
@@ -32,6 +33,8 @@ export interface InitOptions {
   readonly lockfile?: boolean;
   /** The toolkit version to pin. @default this package's version */
   readonly version?: string;
+  /** A GitLab project's npm registry runner-fleet is installed from: a `.npmrc` for it (app/init/npmrc.ts). @default - none */
+  readonly npmRegistry?: string;
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -51,9 +54,10 @@ export function runInit(options: InitOptions = {}): InitResult {
   if (!/^[\w.-]+(\/[\w.-]+)+$/.test(componentProject)) {
     throw new UserInputError(`--component-project: expected a GitLab project's full path such as platform/runner-fleet, received ${JSON.stringify(componentProject)}`);
   }
+  const npmRegistry = options.npmRegistry === undefined ? undefined : npmRegistryUrl(options.npmRegistry);
   if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new UserInputError(`${dir}: expected a directory (or a path to create one at), received a file`);
   const force = options.force ?? false;
-  const { files, packages } = scaffoldFiles({ cloud: options.cloud ?? "google", cell: options.cell ?? "cell-1", version, componentProject });
+  const { files, packages } = scaffoldFiles({ cloud: options.cloud ?? "google", cell: options.cell ?? "cell-1", version, componentProject, npmRegistry });
 
   const existing = new Map(files.map((file) => [file.path, readIfPresent(join(dir, file.path))]));
   const inTheWay = files.filter((file) => existing.get(file.path) !== undefined && file.merge === undefined).map((file) => file.path);
@@ -78,6 +82,12 @@ export function runInit(options: InitOptions = {}): InitResult {
   if (manifest.keptSpec !== undefined) notes.push(`package.json keeps runner-fleet at ${manifest.keptSpec}; --force pins it at ${version}`);
   if (componentProject === PLACEHOLDER_COMPONENT_PROJECT) {
     notes.push(`.gitlab-ci.yml includes the component from ${PLACEHOLDER_COMPONENT_PROJECT}: replace it with the project that hosts runner-fleet on your GitLab (or run init again with --force --component-project <group/project>)`);
+  }
+  if (npmRegistry !== undefined) {
+    notes.push(
+      `.npmrc installs runner-fleet from ${npmRegistry}: for a private project, export $${NPM_TOKEN_VARIABLE} (a token with read_package_registry) before npm install here, ` +
+        "and let this repository's pipelines in with their job token (that project's Settings > CI/CD > Job token permissions)",
+    );
   }
   const lockfile = join(dir, "package-lock.json");
   const hasLockfile = readIfPresent(lockfile) !== undefined;
@@ -130,8 +140,9 @@ export function initCommand(): Command {
     .addOption(withDefault(new Option("--component-project <path>", "the GitLab project hosting the runner-fleet component"), PLACEHOLDER_COMPONENT_PROJECT))
     .option("--force", "overwrite the files init writes, and pin runner-fleet at this version in package.json")
     .option("--no-lockfile", "do not run `npm install --package-lock-only` (no registry needed)")
+    .option("--npm-registry <url>", "install runner-fleet from this npm registry (a GitLab project's: https://<gitlab>/api/v4/projects/<id>/packages/npm/): a .npmrc for it, with the token from $RUNNER_FLEET_NPM_TOKEN")
     .addHelpText("after", "\nExit codes: 0 ok, 2 a file in the way (nothing written) or bad input, 1 npm could not write the lockfile.")
-    .action((dir: string, flags: { cloud: Cloud; cell: string; componentProject?: string; force?: boolean; lockfile: boolean }) => {
+    .action((dir: string, flags: { cloud: Cloud; cell: string; componentProject?: string; force?: boolean; lockfile: boolean; npmRegistry?: string }) => {
       const result = runInit({ dir, ...flags });
       process.stdout.write(formatInitReport(result));
     });

@@ -11,6 +11,7 @@ import { UserInputError } from "../../lib/process/errors";
 import { toolkitPeerVersion } from "../../lib/files/toolkit-version";
 import { STORE_SDKS } from "../../lib/secrets/store-sdk";
 import type { RunnerModel } from "../../lib/model/schema";
+import { mergeNpmrc, npmrcLines } from "./npmrc";
 
 export const CLOUDS = ["google", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -26,6 +27,8 @@ export interface ScaffoldSettings {
   readonly version: string;
   /** Full path of the GitLab project hosting the component, e.g. `platform/runner-fleet`. */
   readonly componentProject: string;
+  /** The npm registry runner-fleet is installed from, as npmRegistryUrl gives it: a `.npmrc` for it. @default - none written */
+  readonly npmRegistry?: string;
 }
 
 export interface ScaffoldFile {
@@ -60,7 +63,13 @@ function filesAround(model: string, modelPath: string, context: ScaffoldSettings
     { path: ".gitlab-ci.yml", content: template<typeof context>("init/gitlab-ci.yml.hbs")(context) },
     { path: "README.md", content: template<typeof context>("init/README.md.hbs")(context) },
     { path: ".gitignore", content: GITIGNORE, merge: (existing) => withLines(existing, GITIGNORE) },
+    ...(context.npmRegistry ? [npmrcFile(context.npmRegistry)] : []),
   ];
+}
+
+/** A `.npmrc` of the team's is merged into: its registry and that registry's token become these, its other lines stay. */
+function npmrcFile(registry: string): ScaffoldFile {
+  return { path: ".npmrc", content: `${npmrcLines(registry).join("\n")}\n`, merge: (existing) => mergeNpmrc(existing, registry) };
 }
 
 /** What the commands write beside models/, and what npm installs: none of it belongs in git. */
