@@ -22,7 +22,9 @@ describe("Node LTS", () => {
   it("runs every job of the root and child pipelines that runs node on a Node 22 or 24 image", () => {
     // The one job that runs no node: the release of a tag, which GitLab runs with its own CLI (ci/release/release.gitlab-ci.yml).
     const { "release:catalog": releaseCatalog, ...config } = resolvePipelineConfig(ROOT) as Record<string, { image?: string; script?: string[] }>;
-    expect(releaseCatalog.image).toBe("registry.gitlab.com/gitlab-org/cli:latest");
+    expect(releaseCatalog.image).toMatch(/^registry\.gitlab\.com\/gitlab-org\/cli:v1\.(\d+)\.\d+$/);
+    // The `release` keyword needs glab 1.58 or later.
+    expect(Number(/:v1\.(\d+)\./.exec(releaseCatalog.image!)![1])).toBeGreaterThanOrEqual(58);
     expect(JSON.stringify(releaseCatalog.script)).not.toMatch(/\b(node|npm|npx)\b/);
     const found = [
       ...images(config),
