@@ -244,6 +244,8 @@ async function provisionedBy(model: RunnerModel, ctx: CellContext): Promise<Reco
     workDir: ctx.workDir!,
     // The GitLab token status holds stays out of the engine's environment, and out of its words.
     withholdEnv: [model.gitlab.token_env],
+    // The same bound as one GitLab call's: a status run ends, whatever a backend does.
+    stepTimeoutMs: ctx.budgetMs,
     redact: (line) => tokens.reduce((out: string, token) => redactValue(out, token), redactSecrets(line)),
   });
 }

@@ -47,6 +47,8 @@ export interface EngineDriverOptions {
    * plan during an apply waits instead of failing. A duration such as "5m", "90s". @default DEFAULT_LOCK_TIMEOUT
    */
   readonly lockTimeout?: string;
+  /** How long one step may run before it is stopped and fails. @default - no limit (plan and apply take what they take) */
+  readonly stepTimeoutMs?: number;
 }
 
 /** Long enough for a cell's apply to finish, short enough that a stuck lock fails the job. */
@@ -90,6 +92,7 @@ export class EngineDriver {
   private readonly redact?: EngineDriverOptions["redact"];
   private readonly onProgress?: EngineDriverOptions["onProgress"];
   readonly lockTimeout: string;
+  private readonly stepTimeoutMs?: number;
 
   constructor(options: EngineDriverOptions) {
     this.engine = options.engine;
@@ -105,6 +108,7 @@ export class EngineDriver {
     this.onOutput = options.onOutput;
     this.onProgress = options.onProgress;
     this.lockTimeout = options.lockTimeout ?? DEFAULT_LOCK_TIMEOUT;
+    this.stepTimeoutMs = options.stepTimeoutMs;
   }
 
   async init(options: InitOptions = {}): Promise<void> {
@@ -196,12 +200,25 @@ export class EngineDriver {
         onLine: this.onOutput,
         redact: this.redact,
         captureStdout: options.captureStdout,
+        timeoutMs: this.stepTimeoutMs,
       });
     } catch (error) {
       this.onProgress?.(`${this.engine} ${step} could not start`);
       throw this.startFailure(step, error);
     }
 
+    if (result.timedOut) {
+      this.onProgress?.(`${this.engine} ${step} stopped after ${elapsed()}`);
+      throw new EngineStepError({
+        step,
+        engine: this.engine,
+        cwd: this.cwd,
+        engineExitCode: result.exitCode,
+        signal: result.signal,
+        outputTail: [],
+        reason: `did not finish within ${Math.round(this.stepTimeoutMs! / 1000)}s and was stopped`,
+      });
+    }
     const successCodes = options.successCodes ?? [0];
     if (result.exitCode === null || !successCodes.includes(result.exitCode)) {
       this.onProgress?.(`${this.engine} ${step} failed after ${elapsed()}`);

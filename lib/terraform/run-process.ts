@@ -26,6 +26,11 @@ export interface ProcessRunOptions {
   readonly captureStdout?: boolean;
   /** @default 20 */
   readonly tailLines?: number;
+  /**
+   * How long the process may run: then SIGTERM (terraform stops as on Ctrl-C and releases its lock),
+   * and SIGKILL 10 s later. @default - no limit
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface ProcessResult {
@@ -39,6 +44,8 @@ export interface ProcessResult {
   readonly stderrTail: readonly string[];
   /** The first signal this process received and forwarded while the child ran. */
   readonly interruptedBy?: NodeJS.Signals;
+  /** Stopped because it ran past timeoutMs. */
+  readonly timedOut?: boolean;
 }
 
 const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM"] as const;
@@ -102,8 +109,20 @@ export function runProcess(options: ProcessRunOptions): Promise<ProcessResult> {
       stopForwarding();
       reject(error);
     });
+    let timedOut = false;
+    let killer: NodeJS.Timeout | undefined;
+    const limit =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill("SIGTERM");
+            killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+          }, options.timeoutMs);
     // "close" comes after both streams ended, so every line has been emitted.
     child.once("close", (exitCode, signal) => {
+      clearTimeout(limit);
+      clearTimeout(killer);
       stopForwarding();
       resolve({
         exitCode,
@@ -112,6 +131,7 @@ export function runProcess(options: ProcessRunOptions): Promise<ProcessResult> {
         stdoutTail: tails.stdout,
         stderrTail: tails.stderr,
         interruptedBy,
+        ...(timedOut ? { timedOut } : {}),
       });
     });
   });

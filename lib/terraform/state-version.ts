@@ -32,6 +32,8 @@ export interface StateReadOptions {
   readonly redact: (line: string) => string;
   /** Variables never passed to the engine (the GitLab tokens the caller holds). */
   readonly withholdEnv?: readonly string[];
+  /** How long each engine step may wait on the backend: an unanswering one would hold init for good. */
+  readonly stepTimeoutMs: number;
 }
 
 export async function readAppliedVersion(model: RunnerModel, options: StateReadOptions): Promise<RecordedVersion> {
@@ -58,6 +60,7 @@ export async function readAppliedVersion(model: RunnerModel, options: StateReadO
       addEnv: { ...credentials, TF_DATA_DIR: join(dir, ".terraform") },
       withholdEnv: options.withholdEnv,
       redact: (line) => redactValue(options.redact(line), credentials.TF_HTTP_PASSWORD),
+      stepTimeoutMs: options.stepTimeoutMs,
       color: false,
     });
     await driver.init();
@@ -80,6 +83,7 @@ export async function readAppliedVersion(model: RunnerModel, options: StateReadO
  * draws around a diagnostic, -no-color or not), else how it ended.
  */
 function engineWords(error: EngineStepError): string {
+  if (error.outputTail.length === 0) return error.message.split("\n")[0].replace(/ in \S+$/, "");
   const summary = error.outputTail.map((line) => line.replace(/^[\s\u2502\u2575\u2577]+/, "").trim()).find((line) => line.startsWith("Error: "));
   return `${error.engine} ${error.step} failed${summary ? `: ${summary.slice("Error: ".length)}` : ` (exit ${error.engineExitCode ?? error.signal})`}`;
 }

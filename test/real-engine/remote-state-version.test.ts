@@ -109,6 +109,23 @@ describeWithRealEngine("status --read-state, with the real terraform and GitLab-
     expect(everything).not.toContain(TOKEN);
   });
 
+  it("stops a read the backend never answers after the retry timeout, and says so", async () => {
+    gitlab.neverAnswer(PROJECT, "cell-h");
+    const started = Date.now();
+    const stuck = await runStatus({
+      runnerModels: [{ file: "models/cell-h.yaml", model: httpCell("cell-h") }],
+      env: isolatedEnv({ STATE_TOKEN: TOKEN }),
+      readState: true,
+      engine: "terraform",
+      engineExecutable: terraformBinary(),
+      workDir: dir,
+      retryTimeout: "2s",
+      log: () => {},
+    });
+    expect(stuck.cells[0].provisionedBy).toEqual({ version: null, reason: `the http state ${stateAddress("cell-h")} not read: terraform init did not finish within 2s and was stopped` });
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+
   it("reads a local state offline, without the engine", () => {
     expect(versionOf("cell-f")).toEqual({ version: "0.0.9", source: "cell-f.tfstate" });
     expect(logged.filter((line) => line.includes("cell-f"))).toEqual([]);

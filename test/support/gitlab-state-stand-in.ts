@@ -24,6 +24,8 @@ export class GitLabStateStandIn {
   readonly requests: StateRequest[] = [];
   private readonly states = new Map<string, string>();
   private readonly locks = new Map<string, string>();
+  /** States whose reads are never answered (a GitLab behind a proxy that holds the connection). */
+  private readonly unanswered = new Set<string>();
   private server?: Server;
 
   constructor(private readonly token: string) {}
@@ -38,6 +40,10 @@ export class GitLabStateStandIn {
     this.states.set(statePath(projectId, name), state);
   }
 
+  neverAnswer(projectId: string, name: string): void {
+    this.unanswered.add(statePath(projectId, name));
+  }
+
   stateOf(projectId: string, name: string): string | undefined {
     return this.states.get(statePath(projectId, name));
   }
@@ -48,6 +54,7 @@ export class GitLabStateStandIn {
       request.setEncoding("utf8");
       request.on("data", (chunk: string) => (body += chunk));
       request.on("end", () => {
+        if (this.unanswered.has(new URL(request.url ?? "/", "http://stand-in").pathname)) return;
         const { status, text } = this.answer(request, body);
         response.writeHead(status, { "content-type": "application/json" }).end(text);
       });
@@ -56,6 +63,7 @@ export class GitLabStateStandIn {
   }
 
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
