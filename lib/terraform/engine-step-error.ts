@@ -31,6 +31,8 @@ export class EngineStepError extends OperationalError {
   readonly signal: NodeJS.Signals | null;
   readonly interruptedBy?: NodeJS.Signals;
   readonly outputTail: readonly string[];
+  /** Set when the step failed for a reason of its own (unusable output, a time limit) rather than an exit code. */
+  readonly reason?: string;
 
   constructor(failure: EngineStepFailure, options?: { cause?: unknown }) {
     super(describeFailure(failure), options);
@@ -42,6 +44,7 @@ export class EngineStepError extends OperationalError {
     this.signal = failure.signal ?? null;
     this.interruptedBy = failure.interruptedBy;
     this.outputTail = failure.outputTail;
+    this.reason = failure.reason;
   }
 }
 

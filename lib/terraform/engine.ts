@@ -207,22 +207,11 @@ export class EngineDriver {
       throw this.startFailure(step, error);
     }
 
-    if (result.timedOut) {
-      this.onProgress?.(`${this.engine} ${step} stopped after ${elapsed()}`);
-      throw new EngineStepError({
-        step,
-        engine: this.engine,
-        cwd: this.cwd,
-        engineExitCode: result.exitCode,
-        signal: result.signal,
-        outputTail: [],
-        reason: `did not finish within ${Math.round(this.stepTimeoutMs! / 1000)}s and was stopped`,
-      });
-    }
     const successCodes = options.successCodes ?? [0];
-    if (result.exitCode === null || !successCodes.includes(result.exitCode)) {
-      this.onProgress?.(`${this.engine} ${step} failed after ${elapsed()}`);
+    if (result.timedOut || result.exitCode === null || !successCodes.includes(result.exitCode)) {
+      this.onProgress?.(`${this.engine} ${step} ${result.timedOut ? "stopped" : "failed"} after ${elapsed()}`);
       throw new EngineStepError({
+        ...(result.timedOut ? { reason: `did not finish within ${Math.round(this.stepTimeoutMs! / 1000)}s and was stopped` } : {}),
         step,
         engine: this.engine,
         cwd: this.cwd,

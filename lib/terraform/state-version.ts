@@ -79,11 +79,11 @@ export async function readAppliedVersion(model: RunnerModel, options: StateReadO
 }
 
 /**
- * One line for a failed step: the engine's own `Error:` line (its summary, inside the box terraform
- * draws around a diagnostic, -no-color or not), else how it ended.
+ * One line for a failed step: its own reason (a time limit), else the engine's `Error:` line (its summary,
+ * inside the box terraform draws around a diagnostic, -no-color or not), else how it ended.
  */
 function engineWords(error: EngineStepError): string {
-  if (error.outputTail.length === 0) return error.message.split("\n")[0].replace(/ in \S+$/, "");
+  if (error.reason) return `${error.engine} ${error.step} ${error.reason}`;
   const summary = error.outputTail.map((line) => line.replace(/^[\s\u2502\u2575\u2577]+/, "").trim()).find((line) => line.startsWith("Error: "));
   return `${error.engine} ${error.step} failed${summary ? `: ${summary.slice("Error: ".length)}` : ` (exit ${error.engineExitCode ?? error.signal})`}`;
 }
