@@ -47,6 +47,11 @@ export class CommittedFiles {
     return this.texts.get(name);
   }
 
+  /** The file's text at `commit`, or "" where there is none (what `git show` prints then, on stdout). */
+  async text(commit: string, path: string): Promise<string> {
+    return (await this.read(commit, path)) ?? "";
+  }
+
   async exists(commit: string, path: string): Promise<boolean> {
     return (await this.read(commit, path)) !== undefined;
   }

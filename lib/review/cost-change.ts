@@ -27,13 +27,13 @@ export interface CellCostChange {
   readonly partial?: boolean;
 }
 
-export async function costChanges(changed: ChangedCellsResult, given: ReviewReadOptions): Promise<CellCostChange[]> {
-  const options = committedFilesOf(given);
+export async function costChanges(changed: ChangedCellsResult, options: ReviewReadOptions): Promise<CellCostChange[]> {
+  const files = committedFilesOf(options);
   const root = await repositoryRoot(options.cwd);
   const out: CellCostChange[] = [];
   for (const cell of changed.cells) {
-    const baseText = (await options.files.read(changed.baseSha, cell.file)) ?? "";
-    const headText = await headModelText(options.files, root, cell.file, options.head);
+    const baseText = await files.text(changed.baseSha, cell.file);
+    const headText = await headModelText(files, root, cell.file, options.head);
     const before = estimate(baseText, cell.file);
     const after = estimate(headText, cell.file);
     // A partly priced side compares by what is priced, so its line is kept (and marked) rather than "unknown".
@@ -52,13 +52,13 @@ export interface ReviewReadOptions {
   readonly files?: CommittedFiles;
 }
 
-export function committedFilesOf(options: ReviewReadOptions): ReviewReadOptions & { readonly files: CommittedFiles } {
-  return options.files ? (options as ReviewReadOptions & { readonly files: CommittedFiles }) : { ...options, files: new CommittedFiles(options.cwd) };
+export function committedFilesOf(options: ReviewReadOptions): CommittedFiles {
+  return options.files ?? new CommittedFiles(options.cwd);
 }
 
 /** A model file at the head ref, or in the working tree without one; "" when it is not there. */
 export async function headModelText(files: CommittedFiles, root: string, file: string, head?: string): Promise<string> {
-  return head ? ((await files.read(head, file)) ?? "") : readOrEmpty(join(root, file));
+  return head ? files.text(head, file) : readOrEmpty(join(root, file));
 }
 
 function estimate(text: string, file: string) {

@@ -15,13 +15,13 @@ export interface CellImportNote {
   readonly note: string;
 }
 
-export async function importedModelNotes(changed: ChangedCellsResult, given: ReviewReadOptions): Promise<CellImportNote[]> {
-  const options = committedFilesOf(given);
+export async function importedModelNotes(changed: ChangedCellsResult, options: ReviewReadOptions): Promise<CellImportNote[]> {
+  const files = committedFilesOf(options);
   const root = await repositoryRoot(options.cwd);
   const out: CellImportNote[] = [];
   for (const cell of changed.cells) {
     if (!cell.reasons.includes(`${cell.file} added`)) continue;
-    const note = importNote(await headModelText(options.files, root, cell.file, options.head));
+    const note = importNote(await headModelText(files, root, cell.file, options.head));
     if (note) out.push({ cell: cell.cell, note });
   }
   return out;

@@ -15,12 +15,12 @@ export interface CellModelWarnings {
   readonly warnings: readonly string[];
 }
 
-export async function modelWarnings(changed: ChangedCellsResult, given: ReviewReadOptions): Promise<CellModelWarnings[]> {
-  const options = committedFilesOf(given);
+export async function modelWarnings(changed: ChangedCellsResult, options: ReviewReadOptions): Promise<CellModelWarnings[]> {
+  const files = committedFilesOf(options);
   const root = await repositoryRoot(options.cwd);
   const out: CellModelWarnings[] = [];
   for (const cell of changed.cells) {
-    const text = await headModelText(options.files, root, cell.file, options.head);
+    const text = await headModelText(files, root, cell.file, options.head);
     const warnings = warningsOf(text, cell.file);
     if (warnings.length > 0) out.push({ cell: cell.cell, warnings });
   }

@@ -46,19 +46,19 @@ export interface CellQueueChange {
   readonly charts: readonly string[];
 }
 
-export async function queueChanges(changed: ChangedCellsResult, given: ReviewReadOptions & { readonly targetWaitSeconds?: number }): Promise<CellQueueChange[]> {
-  const options = { ...committedFilesOf(given), targetWaitSeconds: given.targetWaitSeconds };
+export async function queueChanges(changed: ChangedCellsResult, options: ReviewReadOptions & { readonly targetWaitSeconds?: number }): Promise<CellQueueChange[]> {
+  const files = committedFilesOf(options);
   const root = await repositoryRoot(options.cwd);
   const target = options.targetWaitSeconds ?? REVIEW_TARGET_WAIT_SECONDS;
   const out: CellQueueChange[] = [];
   for (const cell of changed.cells) {
-    const before = readModel((await options.files.read(changed.baseSha, cell.file)) ?? "", cell.file);
-    const after = readModel(await headModelText(options.files, root, cell.file, options.head), cell.file);
+    const before = readModel(await files.text(changed.baseSha, cell.file), cell.file);
+    const after = readModel(await headModelText(files, root, cell.file, options.head), cell.file);
     if (!before || !after) continue;
     const shards = changedShards(before, after);
     if (shards.length === 0) continue;
     const traceFile = cellTraceFile(cell.file, cell.cell);
-    const traceText = await headModelText(options.files, root, traceFile, options.head);
+    const traceText = await headModelText(files, root, traceFile, options.head);
     const trace: JobTrace = traceText ? parseTrace(traceText, traceFile) : syntheticTraceFor(after);
     const load = `${traceText ? traceFile : "the synthetic office week"} (${trace.count.toLocaleString("en-US")} jobs)`;
     const simulate = (model: RunnerModel) => {
@@ -78,7 +78,7 @@ export async function queueChanges(changed: ChangedCellsResult, given: ReviewRea
   for (const trace of changed.traces ?? []) {
     // A cell simulated above (its model changed too) ran on the head's trace already.
     if (out.some((entry) => entry.cell === trace.cell)) continue;
-    const change = await loadChange(options.files, root, changed.baseSha, trace, options.head, target);
+    const change = await loadChange(files, root, changed.baseSha, trace, options.head, target);
     if (change) out.push(change);
   }
   return out;
@@ -92,7 +92,7 @@ export async function queueChanges(changed: ChangedCellsResult, given: ReviewRea
 async function loadChange(files: CommittedFiles, root: string, baseSha: string, trace: ChangedTrace, head: string | undefined, target: number): Promise<CellQueueChange | undefined> {
   const model = readModel(await headModelText(files, root, trace.modelFile, head), trace.modelFile);
   if (!model) return undefined;
-  const baseText = (await files.read(baseSha, trace.file)) ?? "";
+  const baseText = await files.text(baseSha, trace.file);
   const before = baseText ? parseTrace(baseText, trace.file) : syntheticTraceFor(model);
   const after = parseTrace(await headModelText(files, root, trace.file, head), trace.file);
   const shards = model.shards.map((shard) => shard.name);
