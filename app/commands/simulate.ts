@@ -120,7 +120,7 @@ export function simulateCommand(): Command {
     .addHelpText(
       "after",
       "\nA job goes to the first shard (in the model's order) whose tags include all of its tags; an untagged job only to a\n" +
-        "shard with run_untagged. Jobs no shard takes are counted, not simulated. See README, \"Simulating a fleet\".\n" +
+        "shard with run_untagged. Jobs no shard takes are counted, not simulated. See docs/operations/simulate.md.\n" +
         "Exit codes: 0 done, 1 GitLab failed (--export), 2 invalid model, trace or usage.",
     )
     .action(async (flags: { json?: boolean }, command: Command) => {

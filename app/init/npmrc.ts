@@ -4,7 +4,7 @@
  * token read from $RUNNER_FLEET_NPM_TOKEN, which the CI/CD component sets to the job's own token.
  *
  * - `registry=`, not `@scope:registry=`: the package name is unscoped, so every package is asked of
- *   that registry, and GitLab forwards the others to npmjs.org (README "Releasing runner-fleet").
+ *   that registry, and GitLab forwards the others to npmjs.org (docs/development/releasing.md).
  * - `${RUNNER_FLEET_NPM_TOKEN?}`: npm (11) sends an unset `${NAME}` as the literal text, a bearer token
  *   GitLab refuses even for a public project; with `?` an unset one sends no token at all. Checked with
  *   the real npm against a registry stand-in (test/commands/init-npm-registry.test.ts).

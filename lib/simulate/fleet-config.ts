@@ -42,7 +42,7 @@ export interface FleetConfig {
  * job on the instance (VM boot, Docker ready, the connector through). Rough figures: the AWS default
  * image (ECS-optimized Amazon Linux) has Docker in it; the Google Cloud default image (Ubuntu) installs
  * Docker at boot, so it takes longer. A team overrides them with --boot-time from what it measures
- * (README, "Calibrating the boot time").
+ * (docs/operations/simulate.md, "Calibrating the boot time").
  */
 export const DEFAULT_BOOT_SECONDS: Readonly<Record<CloudName, number>> = { aws: 60, google: 90 };
 

@@ -28,7 +28,7 @@
  *
  * Spot instances (optional): each is reclaimed after an exponentially distributed lifetime at
  * `spotInterruptionsPerHour`; its jobs fail and are retried, as `retry: when: runner_system_failure`
- * does (README, "Spot workers and retries"): a retry is a new job in GitLab's queue from the moment of
+ * does (docs/operations/workers.md, "Spot workers and retries"): a retry is a new job in GitLab's queue from the moment of
  * the reclaim. A job's wait adds up its waits over its attempts.
  *
  * Times inside are seconds from the window's start. Deterministic: the same jobs, fleet and seed give

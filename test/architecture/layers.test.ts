@@ -1,5 +1,5 @@
 /**
- * The layers of docs/ARCHITECTURE.md, enforced on the real import map: an import
+ * The layers of docs/development/architecture.md, enforced on the real import map: an import
  * points down the list or stays in its own zone, and no file reaches itself again.
  */
 import { readFileSync } from "node:fs";
@@ -90,8 +90,8 @@ describe("layers", () => {
     expect([...new Set(importers)]).toEqual(["lib/gitlab/client.ts"]);
   });
 
-  it("is the drawing of docs/ARCHITECTURE.md: one line per layer, top down", () => {
-    const doc = readFileSync(join(ROOT, "docs", "ARCHITECTURE.md"), "utf8");
+  it("is the drawing of docs/development/architecture.md: one line per layer, top down", () => {
+    const doc = readFileSync(join(ROOT, "docs", "development", "architecture.md"), "utf8");
     const drawing = (/```text\n([\s\S]*?)```/.exec(doc)?.[1] ?? "").split("\n");
     // `lib/review/` names a folder; `lib/*` (or `lib/ ...`) the root files of lib.
     const lineOf = (zone: string): number =>

@@ -89,8 +89,8 @@ describe("the models project's pipeline (.gitlab-ci.yml)", () => {
   });
 });
 
-describe("the README's \"Running it in GitLab\" section", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+describe("docs/guide/pipeline.md's \"Running it in GitLab\" section", () => {
+  const readme = readFileSync(join(ROOT, "docs", "guide", "pipeline.md"), "utf8");
   const section = readme.slice(readme.indexOf("## Running it in GitLab"), readme.indexOf("\n## ", readme.indexOf("## Running it in GitLab") + 5));
 
   it("documents every variable the pipeline declares, and every pipeline kind", () => {
@@ -283,9 +283,9 @@ describe("the component as a models repository includes it, with inputs other th
 });
 
 describe("a team's own stages", () => {
-  it("replace the component's list (an include is merged key by key, arrays replaced), so the README says to name the component's stages in them", () => {
+  it("replace the component's list (an include is merged key by key, arrays replaced), so the docs say to name the component's stages in them", () => {
     const config = resolvePipelineText(ROOT, "include:\n  - local: templates/runner-fleet.yml\nstages: [build, prepare, review, cells, provision, deploy]\n");
     expect(config.stages).toEqual(["build", "prepare", "review", "cells", "provision", "deploy"]);
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("name the component's four stages in it too");
+    expect(readFileSync(join(ROOT, "docs", "guide", "pipeline.md"), "utf8")).toContain("name the component's four stages in it too");
   });
 });

@@ -1,11 +1,11 @@
 /**
- * Every prepare, provision, review, status, import and simulate command line the README, the pipeline (.gitlab-ci.yml
+ * Every prepare, provision, review, status, import and simulate command line the README and docs/, the pipeline (.gitlab-ci.yml
  * with the CI/CD component it includes, and the component as a models repository includes it) and
  * the child pipelines show is one the options parsers accept: refusing combinations that mean
  * nothing must not refuse one a person or a pipeline is told to run.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { prepareCommand } from "../../app/commands/prepare";
 import { parsePrepareOptions } from "../../app/commands/prepare-options";
@@ -21,6 +21,7 @@ import { simulateCommand } from "../../app/commands/simulate";
 import { parseSimulateOptions } from "../../app/commands/simulate-options";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { REPO_ROOT } from "../support/cli";
+import { markdownFilesUnder } from "../support/markdown-files";
 import { parsedCommandLine } from "../support/command-line";
 import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
 
@@ -63,8 +64,12 @@ function pipelineScripts(yaml: string): string {
   return jobs.flatMap((job) => (Array.isArray(job?.script) ? job.script.map(String) : [])).join("\n");
 }
 
-const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-const shellBlocks = [...readme.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((match) => match[1].replace(/\\\n/g, " ")).join("\n");
+/** The sh and bash blocks of a Markdown file, continuation lines joined. */
+function shellBlocksOf(file: string): string {
+  const text = readFileSync(join(REPO_ROOT, file), "utf8");
+  return [...text.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((match) => match[1].replace(/\\\n/g, " ")).join("\n");
+}
+const documents = ["README.md", ...markdownFilesUnder(join(REPO_ROOT, "docs")).map((file) => relative(REPO_ROOT, file))];
 const ciFile = pipelineScripts(resolvePipeline(REPO_ROOT)).replace(/\\\n/g, " ");
 const componentDefaults = pipelineScripts(pipelineYaml(resolvePipelineText(REPO_ROOT, "include:\n  - local: templates/runner-fleet.yml\n"))).replace(/\\\n/g, " ");
 const installedToolkit = { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" };
@@ -74,7 +79,7 @@ const childPipelines = (["plan", "apply", "drift"] as const).flatMap((mode) => [
 ]);
 
 const LINES = [
-  ...commandLines(shellBlocks, "README.md"),
+  ...documents.flatMap((file) => commandLines(shellBlocksOf(file), file === "README.md" ? "README.md" : "docs")),
   ...commandLines(ciFile, ".gitlab-ci.yml"),
   ...commandLines(componentDefaults, "component"),
   ...childPipelines.flatMap((text, index) => commandLines(text, `child pipeline (${["plan", "apply", "drift"][Math.floor(index / 2)]})`)),
@@ -82,7 +87,7 @@ const LINES = [
 
 test("finds the command lines it checks", () => {
   const seen = new Set(LINES.map((line) => `${line.command} in ${line.origin.replace(/ \(.*/, "")}`));
-  for (const expected of ["prepare in README.md", "provision in README.md", "review in README.md", "status in README.md", "import in README.md", "simulate in README.md", "review in .gitlab-ci.yml", "prepare in component", "review in component", "provision in child pipeline"]) {
+  for (const expected of ["provision in README.md", "prepare in docs", "provision in docs", "review in docs", "status in docs", "import in docs", "simulate in docs", "review in .gitlab-ci.yml", "prepare in component", "review in component", "provision in child pipeline"]) {
     expect(seen).toContain(expected);
   }
   expect(LINES.length).toBeGreaterThan(20);
