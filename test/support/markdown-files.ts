@@ -1,5 +1,5 @@
 /** The Markdown files of the documentation, and what a reader can link to in them. */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /** Every .md file under a directory, sorted, depth first. */
