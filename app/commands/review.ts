@@ -19,6 +19,8 @@ import { CommittedFiles } from "../../lib/review/committed-files";
 import { costChanges } from "../../lib/review/cost-change";
 import { queueChanges } from "../../lib/review/queue-change";
 import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
+import { gitlabChanges } from "../../lib/review/gitlab-changes";
+import { readCellSides } from "../../lib/review/model-sides";
 import { modelWarnings } from "../../lib/review/model-warnings";
 import { importedModelNotes } from "../../lib/review/imported-models";
 import { reviewedFiles } from "../../lib/review/reviewed-files";
@@ -73,16 +75,20 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
 
   // A moved runner-fleet pin (a models repository's upgrade): shown first, with its changelog.
   const upgrade = await toolkitUpgrade({ cwd, baseSha: changed.baseSha, head: options.head });
+  // One picture of each side: every changed cell's model at the base and the head, parsed once for every part below.
+  const sides = await readCellSides(changed, { cwd, head: options.head, files });
+  const read = { cwd, head: options.head, files, sides };
   const report: ReviewReport = {
     base: { ref: options.base, sha: changed.baseSha },
     head: { ref: changed.head },
     changedCells: changed,
     changedOnly: Boolean(options.changedOnly),
     diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
-    costs: await costChanges(changed, { cwd, head: options.head, files }),
-    modelWarnings: await modelWarnings(changed, { cwd, head: options.head, files }),
-    importNotes: await importedModelNotes(changed, { cwd, head: options.head, files }),
-    queues: await queueChanges(changed, { cwd, head: options.head, files }),
+    gitlab: gitlabChanges(sides),
+    costs: await costChanges(changed, read),
+    modelWarnings: await modelWarnings(changed, read),
+    importNotes: await importedModelNotes(changed, read),
+    queues: await queueChanges(changed, read),
     ...(upgrade ? { toolkitUpgrade: upgrade } : {}),
   };
   const markdown = renderReviewMarkdown(report);

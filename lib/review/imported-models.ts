@@ -7,8 +7,7 @@
  */
 import { ADOPTED_RUNNERS_HEADING, IMPORTED_MODEL_MARKER } from "../model/import-marker";
 import type { ChangedCellsResult } from "./changed-cells";
-import { repositoryRoot } from "./changed-cells";
-import { committedFilesOf, headModelText, type ReviewReadOptions } from "./cost-change";
+import { cellSidesOf, type ReviewReadOptions } from "./model-sides";
 
 export interface CellImportNote {
   readonly cell: string;
@@ -16,15 +15,11 @@ export interface CellImportNote {
 }
 
 export async function importedModelNotes(changed: ChangedCellsResult, options: ReviewReadOptions): Promise<CellImportNote[]> {
-  const files = committedFilesOf(options);
-  const root = await repositoryRoot(options.cwd);
-  const out: CellImportNote[] = [];
-  for (const cell of changed.cells) {
-    if (!cell.reasons.includes(`${cell.file} added`)) continue;
-    const note = importNote(await headModelText(files, root, cell.file, options.head));
-    if (note) out.push({ cell: cell.cell, note });
-  }
-  return out;
+  return (await cellSidesOf(changed, options)).flatMap(({ cell, head }) => {
+    if (!cell.reasons.includes(`${cell.file} added`)) return [];
+    const note = importNote(head.text);
+    return note ? [{ cell: cell.cell, note }] : [];
+  });
 }
 
 /** What the review says of a model's text, or undefined when import did not write it. */

@@ -4,10 +4,8 @@
  * Read from the head side (the working tree or --head), for the cells the change plans.
  */
 import { formatIssue } from "../model/issues";
-import { parseModel } from "../model/load";
 import type { ChangedCellsResult } from "./changed-cells";
-import { committedFilesOf, headModelText, type ReviewReadOptions } from "./cost-change";
-import { repositoryRoot } from "./changed-cells";
+import { cellSidesOf, type ReviewReadOptions } from "./model-sides";
 
 export interface CellModelWarnings {
   readonly cell: string;
@@ -16,23 +14,8 @@ export interface CellModelWarnings {
 }
 
 export async function modelWarnings(changed: ChangedCellsResult, options: ReviewReadOptions): Promise<CellModelWarnings[]> {
-  const files = committedFilesOf(options);
-  const root = await repositoryRoot(options.cwd);
-  const out: CellModelWarnings[] = [];
-  for (const cell of changed.cells) {
-    const text = await headModelText(files, root, cell.file, options.head);
-    const warnings = warningsOf(text, cell.file);
-    if (warnings.length > 0) out.push({ cell: cell.cell, warnings });
-  }
-  return out;
-}
-
-function warningsOf(text: string, file: string): string[] {
-  if (!text) return [];
-  try {
-    return parseModel(text, file).warnings.map(formatIssue);
-  } catch {
-    // An invalid model fails the synth of that side, which the review already reports.
-    return [];
-  }
+  return (await cellSidesOf(changed, options)).flatMap(({ cell, head }) => {
+    const warnings = head.loaded?.warnings.map(formatIssue) ?? [];
+    return warnings.length > 0 ? [{ cell: cell.cell, warnings }] : [];
+  });
 }

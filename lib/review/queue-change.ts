@@ -15,7 +15,7 @@ import { simulateModel, type ShardSimulation } from "../simulate/simulate-model"
 import { chartSeries, mermaidWeekChart } from "../simulate/week-chart";
 import type { ChangedCellsResult, ChangedTrace } from "./changed-cells";
 import { repositoryRoot } from "./changed-cells";
-import { committedFilesOf, headModelText, type ReviewReadOptions } from "./cost-change";
+import { cellSidesOf, committedFilesOf, headModelText, type ReviewReadOptions } from "./model-sides";
 import type { CommittedFiles } from "./committed-files";
 import { cellTraceFile } from "./reviewed-files";
 
@@ -51,9 +51,10 @@ export async function queueChanges(changed: ChangedCellsResult, options: ReviewR
   const root = await repositoryRoot(options.cwd);
   const target = options.targetWaitSeconds ?? REVIEW_TARGET_WAIT_SECONDS;
   const out: CellQueueChange[] = [];
-  for (const cell of changed.cells) {
-    const before = readModel(await files.text(changed.baseSha, cell.file), cell.file);
-    const after = readModel(await headModelText(files, root, cell.file, options.head), cell.file);
+  for (const sides of await cellSidesOf(changed, options)) {
+    const { cell } = sides;
+    const before = sides.base.loaded?.model;
+    const after = sides.head.loaded?.model;
     if (!before || !after) continue;
     const shards = changedShards(before, after);
     if (shards.length === 0) continue;

@@ -10,6 +10,7 @@ import type { ChangedCellsResult } from "./changed-cells";
 import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";
 import type { CellModelWarnings } from "./model-warnings";
+import { describeRunnerChange, type CellGitLabChange } from "./gitlab-changes";
 import type { CellImportNote } from "./imported-models";
 import type { CellQueueChange } from "./queue-change";
 import { queueMarkdown, queueTextLines } from "./render-queue";
@@ -31,6 +32,8 @@ export interface ReviewReport {
   /** True when only the changed cells were synthesized. */
   readonly changedOnly: boolean;
   readonly diff: StackDiff;
+  /** What onboarding changes in GitLab after the merge, per cell, derived from the models (./gitlab-changes.ts). */
+  readonly gitlab?: readonly CellGitLabChange[];
   /** Monthly cost estimate before and after, per planned cell (today's price table for both). */
   readonly costs?: readonly CellCostChange[];
   /** The model warnings of each planned cell at the head (as `prepare` prints them). */
@@ -50,11 +53,12 @@ const ATTRIBUTES_PER_ENTRY = 25;
 
 export function reviewSummaryLine(report: ReviewReport): string {
   const { summary } = report.diff;
+  const changed = summary.changed.length + gitlabOnlyCells(report).length;
   const parts = [
-    `${summary.changed.length} cell${summary.changed.length === 1 ? "" : "s"} changed`,
+    `${changed} cell${changed === 1 ? "" : "s"} changed`,
     `${summary.added.length} added`,
     `${summary.removed.length} removed`,
-    `${summary.unchanged.length} unchanged`,
+    `${unchangedCells(report).length} unchanged`,
   ];
   const removedModels = report.changedCells.removed.length;
   if (removedModels > 0) parts.push(`${removedModels} model${removedModels === 1 ? "" : "s"} deleted (not destroyed)`);
@@ -73,6 +77,7 @@ export function renderReviewText(report: ReviewReport): string {
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
     for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) lines.push(`  ${entry.note}`);
+    lines.push(...gitlabTextLines(report, cell.cell));
     const cost = costLine(report, cell.cell);
     if (cost) lines.push(`  ${cost}`);
     const queue = report.queues?.find((entry) => entry.cell === cell.cell);
@@ -100,11 +105,16 @@ export function renderReviewText(report: ReviewReport): string {
       }
     }
   }
+  for (const cell of gitlabOnlyCells(report)) {
+    lines.push("", `${cell}: runners change in GitLab, no infrastructure change`, ...gitlabTextLines(report, cell));
+    const queue = report.queues?.find((entry) => entry.cell === cell);
+    if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
+  }
   for (const removed of report.changedCells.removed) {
     lines.push("", `${removed.cell}: model deleted (${removed.file}); NOT planned for destroy. ${destroyHint(removed.cell)}`);
   }
   for (const queue of loadOnlyQueues(report)) lines.push("", `${queue.cell}: load changed, no infrastructure change`, ...queueTextLines(queue).map((line) => `  ${line}`));
-  const unchanged = report.diff.summary.unchanged;
+  const unchanged = unchangedCells(report);
   if (unchanged.length > 0) lines.push("", `no changes: ${unchanged.join(", ")}`);
   return redactSecrets(`${lines.join("\n")}\n`);
 }
@@ -122,6 +132,7 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     const reasons = reasonsOf(report, cell.cell);
     if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
     for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) out.push("", `> :information_source: This model was ${escapeCell(entry.note)}.`);
+    out.push(...gitlabMarkdown(report, cell.cell));
     const cost = costLine(report, cell.cell);
     if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
     const queue = report.queues?.find((entry) => entry.cell === cell.cell);
@@ -143,6 +154,11 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     if (cell.renderedFiles.length > 0) out.push("", "**Files the VMs boot with**", "", ...renderedMarkdown(cell.renderedFiles));
   }
 
+  for (const cell of gitlabOnlyCells(report)) {
+    out.push("", `#### \`${cell}\` — runners change in GitLab, no infrastructure change`, ...gitlabMarkdown(report, cell));
+    const queue = report.queues?.find((entry) => entry.cell === cell);
+    if (queue) out.push("", ...queueMarkdown(queue));
+  }
   if (report.changedCells.removed.length > 0) {
     out.push("", "#### Deleted models", "");
     for (const removed of report.changedCells.removed) {
@@ -150,7 +166,7 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     }
   }
   for (const queue of loadOnlyQueues(report)) out.push("", `#### \`${queue.cell}\` — load changed, no infrastructure change`, "", ...queueMarkdown(queue));
-  const unchanged = report.diff.summary.unchanged;
+  const unchanged = unchangedCells(report);
   if (unchanged.length > 0) out.push("", `No changes: ${unchanged.map((cell) => `\`${cell}\``).join(", ")}.`);
   return redactSecrets(`${out.join("\n")}\n`);
 }
@@ -262,10 +278,40 @@ function renderedMarkdown(files: readonly RenderedFileChange[]): string[] {
   return out;
 }
 
-/** Queue changes of cells whose section above is not shown (a trace changed, the stack did not). */
+/** Queue changes of cells whose section above is not shown (a trace changed; the stack and the runners did not). */
 function loadOnlyQueues(report: ReviewReport): readonly CellQueueChange[] {
-  const shown = new Set(report.diff.cells.filter((cell) => cell.status !== "unchanged").map((cell) => cell.cell));
+  const shown = new Set([...report.diff.cells.filter((cell) => cell.status !== "unchanged").map((cell) => cell.cell), ...gitlabOnlyCells(report)]);
   return (report.queues ?? []).filter((queue) => !shown.has(queue.cell));
+}
+
+/** Cells whose stack does not change but whose runners do in GitLab: onboarding reroutes their jobs all the same. */
+function gitlabOnlyCells(report: ReviewReport): string[] {
+  const unchanged = new Set(report.diff.summary.unchanged);
+  return (report.gitlab ?? []).filter((entry) => unchanged.has(entry.cell)).map((entry) => entry.cell);
+}
+
+/** Cells nothing changes: no stack change, no runner change in GitLab, no load change. */
+function unchangedCells(report: ReviewReport): string[] {
+  const touched = new Set([...gitlabOnlyCells(report), ...(report.queues ?? []).map((queue) => queue.cell)]);
+  return report.diff.summary.unchanged.filter((cell) => !touched.has(cell));
+}
+
+function gitlabTextLines(report: ReviewReport, cell: string): string[] {
+  const change = report.gitlab?.find((entry) => entry.cell === cell);
+  if (!change) return [];
+  return [
+    ...(change.shards.length > 0 ? ["  in GitLab, when onboard runs after the merge:", ...change.shards.map((shard) => `    ${describeRunnerChange(shard, cell)}`)] : []),
+    ...change.warnings.map((warning) => `  WARNING: ${warning}`),
+  ];
+}
+
+function gitlabMarkdown(report: ReviewReport, cell: string): string[] {
+  const change = report.gitlab?.find((entry) => entry.cell === cell);
+  if (!change) return [];
+  return [
+    ...(change.shards.length > 0 ? ["", "**In GitLab**, when onboard runs after the merge:", "", ...change.shards.map((shard) => `- ${escapeCell(describeRunnerChange(shard, cell))}`)] : []),
+    ...change.warnings.map((warning) => `\n> :warning: ${escapeCell(warning)}.`),
+  ];
 }
 
 function reasonsOf(report: ReviewReport, cell: string): readonly string[] {

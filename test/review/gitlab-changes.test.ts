@@ -1,0 +1,117 @@
+/**
+ * The review shows what onboarding will change in GitLab after the merge, from the models alone (a merge
+ * request pipeline has no admin token): the runner settings desiredRunner (lib/gitlab/runner-spec.ts)
+ * derives, which onboard reconciles; runners created, and runners left registered by a removed shard;
+ * jobs that lose their runner, and untagged jobs two shards now race for.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ChangedCellsResult } from "../../lib/review/changed-cells";
+import { gitlabChanges } from "../../lib/review/gitlab-changes";
+import { sideOf, type CellSides } from "../../lib/review/model-sides";
+import { renderReviewMarkdown, renderReviewText, type ReviewReport } from "../../lib/review/render-review";
+import { diffStacks } from "../../lib/review/stack-diff";
+import { MODELS_DIR } from "../support/models";
+
+const FILE = "models/cell-1.yaml";
+const CELL_1 = readFileSync(join(MODELS_DIR, "cell-1.yaml"), "utf8");
+const LARGE_TAGS = "    tags: [saas-linux-large-amd64]\n    run_untagged: false\n";
+
+function sides(before: string, after: string): CellSides[] {
+  expect(before === "" || before.includes("name: large-amd64")).toBe(true);
+  return [{ cell: { cell: "cell-1", file: FILE, reasons: [`${FILE} changed`] }, base: sideOf(before, FILE), head: sideOf(after, FILE) }];
+}
+
+describe("gitlabChanges", () => {
+  it("shows a tag added and run_untagged turned on as an update of the same runner, and warns of the untagged race", () => {
+    expect(CELL_1).toContain(LARGE_TAGS);
+    const after = CELL_1.replace(LARGE_TAGS, "    tags: [saas-linux-large-amd64, gpu]\n    run_untagged: true\n");
+    expect(gitlabChanges(sides(CELL_1, after))).toEqual([
+      {
+        cell: "cell-1",
+        shards: [
+          {
+            shard: "large-amd64",
+            kind: "update",
+            settings: [
+              { setting: "tag_list", before: "[saas-linux-large-amd64, runner-fleet:cell-1]", after: "[saas-linux-large-amd64, gpu, runner-fleet:cell-1]" },
+              { setting: "run_untagged", before: "false", after: "true" },
+            ],
+          },
+        ],
+        warnings: [
+          "shards small-amd64 and large-amd64 both take untagged jobs after this change: GitLab gives each untagged job to whichever of their managers asks first, so untagged jobs land on either shard's workers",
+        ],
+      },
+    ]);
+  });
+
+  it("fails when a tag is taken away from every shard: the jobs that ask for it stay pending", () => {
+    const after = CELL_1.replace(LARGE_TAGS, "    tags: [saas-linux-xl-amd64]\n    run_untagged: false\n");
+    const [change] = gitlabChanges(sides(CELL_1, after));
+    expect(change.warnings).toEqual([
+      'jobs tagged "saas-linux-large-amd64" (shard large-amd64 took them) find no runner of cell cell-1 after this change: they stay pending until a runner with that tag takes them',
+    ]);
+  });
+
+  it("says a removed shard's runner stays registered until onboard --prune, and a new shard's runner is created", () => {
+    const removed = CELL_1.replace("name: large-amd64", "name: xlarge-amd64");
+    const [change] = gitlabChanges(sides(CELL_1, removed));
+    expect(change.shards).toEqual([
+      { shard: "xlarge-amd64", kind: "create", runner: "tags [saas-linux-large-amd64, runner-fleet:cell-1], access not_protected, maximum timeout 10800 s" },
+      { shard: "large-amd64", kind: "left-registered", tags: ["saas-linux-large-amd64"] },
+    ]);
+    const text = renderReviewText(reviewOf(gitlabChanges(sides(CELL_1, removed))));
+    expect(text).toContain(
+      "    shard large-amd64 is gone from the model: its runner (tags [saas-linux-large-amd64]) stays registered in GitLab, with no manager once the apply removes them, until `onboard --model cell-1 --prune` deletes it\n",
+    );
+  });
+
+  it("finds nothing to say for a change GitLab does not see", () => {
+    expect(gitlabChanges(sides(CELL_1, CELL_1.replace("team: runner-platform", "team: platform")))).toEqual([]);
+  });
+
+  it("lists every shard of a new cell as a runner to create", () => {
+    const [change] = gitlabChanges(sides("", CELL_1));
+    expect(change.shards.map((shard) => [shard.shard, shard.kind])).toEqual([
+      ["small-amd64", "create"],
+      ["large-amd64", "create"],
+    ]);
+  });
+});
+
+const changedCells: ChangedCellsResult = {
+  base: "main",
+  baseSha: "0123456789abcdef0123456789abcdef01234567",
+  head: "working tree",
+  cells: [{ cell: "cell-1", file: FILE, reasons: [`${FILE} changed`] }],
+  removed: [],
+  sharedFiles: [],
+  ignoredFiles: [],
+};
+
+/** A review whose stacks do not change (the same stack both sides) with the given GitLab changes. */
+function reviewOf(gitlab: ReviewReport["gitlab"]): ReviewReport {
+  const stacks = new Map([["cell-1", { resource: { google_storage_bucket: { cache: { name: "c" } } } }]]);
+  return { base: { ref: "main", sha: changedCells.baseSha }, head: { ref: "working tree" }, changedCells, changedOnly: false, diff: diffStacks(stacks, stacks), gitlab };
+}
+
+describe("a review whose only change is in GitLab", () => {
+  const after = CELL_1.replace(LARGE_TAGS, "    tags: [saas-linux-large-amd64, gpu]\n    run_untagged: false\n");
+  const report = reviewOf(gitlabChanges(sides(CELL_1, after)));
+
+  it("counts the cell as changed, never under no changes", () => {
+    const text = renderReviewText(report);
+    expect(text).toContain("summary: 1 cell changed, 0 added, 0 removed, 0 unchanged\n");
+    expect(text).toContain(
+      "cell-1: runners change in GitLab, no infrastructure change\n  in GitLab, when onboard runs after the merge:\n    shard large-amd64: tag_list [saas-linux-large-amd64, runner-fleet:cell-1] → [saas-linux-large-amd64, gpu, runner-fleet:cell-1]\n",
+    );
+    expect(text).not.toContain("no changes:");
+  });
+
+  it("gives the merge request note the same section", () => {
+    const markdown = renderReviewMarkdown(report);
+    expect(markdown).toContain("**1 cell changed, 0 added, 0 removed, 0 unchanged**");
+    expect(markdown).toContain("#### `cell-1` — runners change in GitLab, no infrastructure change\n\n**In GitLab**, when onboard runs after the merge:\n\n- shard large-amd64: tag_list");
+  });
+});
