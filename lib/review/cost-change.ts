@@ -8,8 +8,11 @@ import type { ChangedCellsResult } from "./changed-cells";
 import { cellSidesOf, type ModelSide, type ReviewReadOptions } from "./model-sides";
 
 export interface MonthlyCost {
+  /** null: unknown, as a machine type of that side has no price; never 0 for what is not priced. */
   readonly idle: number | null;
   readonly max: number | null;
+  /** For a partly priced side: what its priced machine types cost (a lower bound, said as such). */
+  readonly pricedPart?: { readonly idle: number; readonly max: number };
 }
 
 export interface CellCostChange {
@@ -19,19 +22,21 @@ export interface CellCostChange {
   readonly after: MonthlyCost | null;
   /** Machine types the head's estimate has no price for. */
   readonly unpriced: readonly string[];
-  /** True when a side has unpriced machine types: its figures are the priced part only (a lower bound). */
-  readonly partial?: boolean;
 }
 
 export async function costChanges(changed: ChangedCellsResult, options: ReviewReadOptions): Promise<CellCostChange[]> {
   return (await cellSidesOf(changed, options)).map(({ cell, base, head }) => {
     const before = estimate(base);
     const after = estimate(head);
-    // A partly priced side compares by what is priced, so its line is kept (and marked) rather than "unknown".
-    const partial = (before?.unpriced.length ?? 0) > 0 || (after?.unpriced.length ?? 0) > 0;
-    const figures = (side: typeof before) => (side === undefined ? null : side.unpriced.length > 0 ? side.priced : side.total);
-    return { cell: cell.cell, before: figures(before), after: figures(after), unpriced: after?.unpriced ?? [], ...(partial ? { partial } : {}) };
+    return { cell: cell.cell, before: figures(before), after: figures(after), unpriced: after?.unpriced ?? [] };
   });
+}
+
+/** A side's totals: unknown where anything is unpriced, with the priced part beside them when some of it is priced. */
+function figures(side: ReturnType<typeof estimate>): MonthlyCost | null {
+  if (side === undefined) return null;
+  if (side.unpriced.length === 0) return side.total;
+  return { idle: null, max: null, ...(side.priced.max > 0 ? { pricedPart: side.priced } : {}) };
 }
 
 function estimate(side: ModelSide) {
@@ -45,12 +50,19 @@ function estimate(side: ModelSide) {
   }
 }
 
-/** "$1,200.00 → $1,450.00 a month at idle capacity, $9,000.00 → $12,000.00 at maximum". */
+/**
+ * "$1,200.00 → $1,450.00 a month at idle capacity, $9,000.00 → $12,000.00 at maximum". An unpriced side
+ * reads "unknown" (with its priced part, when there is one), so a move to an unpriced region never
+ * reads as a saving; undefined when both sides read the same.
+ */
 export function describeCostChange(change: CellCostChange, money: (amount: number | null) => string): string | undefined {
+  const side = (cost: MonthlyCost | null, pick: "idle" | "max") => {
+    if (cost === null) return "none";
+    if (cost[pick] !== null) return money(cost[pick]);
+    return cost.pricedPart ? `unknown (priced part ${money(cost.pricedPart[pick])})` : "unknown";
+  };
+  const [idleBefore, idleAfter, maxBefore, maxAfter] = [side(change.before, "idle"), side(change.after, "idle"), side(change.before, "max"), side(change.after, "max")];
   if (change.before === null && change.after === null) return undefined;
-  const same = change.before !== null && change.after !== null && change.before.idle === change.after.idle && change.before.max === change.after.max;
-  if (same) return undefined;
-  const mark = change.partial ? " (priced part)" : "";
-  const side = (cost: MonthlyCost | null, pick: keyof MonthlyCost) => (cost === null ? "none" : `${money(cost[pick])}${cost[pick] === null ? "" : mark}`);
-  return `monthly cost estimate ${side(change.before, "idle")} → ${side(change.after, "idle")} at idle capacity, ${side(change.before, "max")} → ${side(change.after, "max")} at maximum`;
+  if (idleBefore === idleAfter && maxBefore === maxAfter) return undefined;
+  return `monthly cost estimate ${idleBefore} → ${idleAfter} at idle capacity, ${maxBefore} → ${maxAfter} at maximum`;
 }

@@ -11,10 +11,14 @@ export function formatMoney(amount: number | null): string {
   return `$${formatGroupedDecimal(amount, 2)}`;
 }
 
-/** The total, or for a partly priced cell what is priced (a lower bound): "at least $12.00 (priced part)". */
+/**
+ * The total; for a partly priced cell what is priced, as a lower bound ("unknown: at least $12.00 priced");
+ * for a cell with nothing priced (a region the table lacks), "unknown", never $0.00.
+ */
 function totalMoney(cost: CellCost, pick: "idle" | "max"): string {
   const total = cost.total[pick];
-  return total !== null ? formatMoney(total) : `at least ${formatMoney(cost.priced[pick])} (priced part)`;
+  if (total !== null) return formatMoney(total);
+  return cost.priced[pick] > 0 ? `unknown: at least ${formatMoney(cost.priced[pick])} priced` : "unknown";
 }
 
 function heading(cost: CellCost): string {

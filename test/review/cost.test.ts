@@ -160,8 +160,8 @@ describe("the capacity summary", () => {
     expect(text).not.toMatch(/n2d-custom-12-49152: \$0\.00/);
     expect(markdown).toContain("| Shard | Managers | Workers at idle | Workers at max | Month at idle | Month at max |");
     const priced = summary.capacity.cost.priced;
-    expect(markdown).toContain(`| **Total** |  |  |  | **at least ${money(priced.idle)} (priced part)** | **at least ${money(priced.max)} (priced part)** |`);
-    expect(text).toMatch(new RegExp(`total .*at least \\${money(priced.max)} \\(priced part\\)`));
+    expect(markdown).toContain(`| **Total** |  |  |  | **unknown: at least ${money(priced.idle)} priced** | **unknown: at least ${money(priced.max)} priced** |`);
+    expect(text).toMatch(new RegExp(`total .*unknown: at least \\${money(priced.max)} priced`));
   });
 });
 
@@ -189,10 +189,15 @@ describe("the review's cost change", () => {
     );
     expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: 1, max: 2 }, unpriced: [] }, formatMoney)).toBeUndefined();
     expect(describeCostChange({ cell: "cell-1", before: null, after: null, unpriced: [] }, formatMoney)).toBeUndefined();
-    expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toContain("$1.00 → unknown");
-    // A partly priced side shows what is priced, marked, instead of dropping the line.
-    expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: 3, max: 4 }, unpriced: ["x"], partial: true }, formatMoney)).toBe(
-      "monthly cost estimate $1.00 (priced part) → $3.00 (priced part) at idle capacity, $2.00 (priced part) → $4.00 (priced part) at maximum",
+    // A move to a region the table does not price reads "unknown", never $0.00 (a saving it is not).
+    expect(describeCostChange({ cell: "cell-1", before: { idle: 775.74, max: 2 }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toBe(
+      "monthly cost estimate $775.74 → unknown at idle capacity, $2.00 → unknown at maximum",
     );
+    // A partly priced side says that its figure is the priced part, beside "unknown".
+    expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: null, max: null, pricedPart: { idle: 3, max: 4 } }, unpriced: ["x"] }, formatMoney)).toBe(
+      "monthly cost estimate $1.00 → unknown (priced part $3.00) at idle capacity, $2.00 → unknown (priced part $4.00) at maximum",
+    );
+    // Unknown on both sides, alike: nothing to say.
+    expect(describeCostChange({ cell: "cell-1", before: { idle: null, max: null }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toBeUndefined();
   });
 });
