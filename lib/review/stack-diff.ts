@@ -55,6 +55,11 @@ const MAX_SHOWN_STRING = 80;
 /** Attribute names whose values are scripts or payloads, summarized whatever their length. */
 const OPAQUE_KEY = /^(?:.*[-_])?(?:user[-_]?data(?:[-_]base64)?|startup[-_]?script|script|content(?:[-_]base64)?|cloud[-_]?init|template[-_]body)$/i;
 const BASE64_LIKE = /^[A-Za-z0-9+/]{32,}={0,2}$/;
+/** A whole value that is one Terraform reference (`${aws_launch_template.x_ABC123.id}`): an address, never a secret or a script. */
+const TERRAFORM_REFERENCE = /^\$\{[A-Za-z_][\w-]*(?:\.[\w-]+|\[[^\]\s]*\])+\}$/;
+
+/** A step into a value: an object key, a list index, or the entry of a list of `{ key, ... }` blocks (AWS tag blocks) with that key. */
+type PathPart = string | number | { readonly key: string };
 
 export function diffStacks(before: StackSet, after: StackSet, rendered?: { before: RenderedSet; after: RenderedSet }): StackDiff {
   const cells = [...new Set([...before.keys(), ...after.keys()])].sort();
@@ -174,7 +179,7 @@ function countUnchanged(before: Map<string, Entry>, after: Map<string, Entry>): 
 }
 
 /** Deep diff down to leaves, so each reported value is a scalar that can be shown (or hashed) on its own. */
-function diffValues(before: unknown, after: unknown, path: (string | number)[], out: AttributeChange[]): void {
+function diffValues(before: unknown, after: unknown, path: PathPart[], out: AttributeChange[]): void {
   if (isObject(before) && isObject(after)) {
     for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
       if (key === METADATA_KEY) continue;
@@ -183,6 +188,18 @@ function diffValues(before: unknown, after: unknown, path: (string | number)[], 
       if (inBefore && inAfter) diffValues(before[key], after[key], [...path, key], out);
       else if (inAfter) addLeaves(after[key], [...path, key], "added", out);
       else addLeaves(before[key], [...path, key], "removed", out);
+    }
+    return;
+  }
+  const [keyedBefore, keyedAfter] = [byKey(before), byKey(after)];
+  if (keyedBefore && keyedAfter) {
+    // AWS tag blocks ({ key, value, propagate_at_launch }) compared by key: one label more is one added
+    // tag, not every later block shifting by one index.
+    for (const key of [...new Set([...keyedBefore.keys(), ...keyedAfter.keys()])].sort()) {
+      const [was, now] = [keyedBefore.get(key), keyedAfter.get(key)];
+      if (was !== undefined && now !== undefined) diffValues(was, now, [...path, { key }], out);
+      else if (now !== undefined) addLeaves(now, [...path, { key }], "added", out);
+      else addLeaves(was, [...path, { key }], "removed", out);
     }
     return;
   }
@@ -207,8 +224,19 @@ function diffValues(before: unknown, after: unknown, path: (string | number)[], 
   }
 }
 
-function addLeaves(value: unknown, path: (string | number)[], kind: "added" | "removed", out: AttributeChange[]): void {
-  const children: [string | number, unknown][] = isObject(value)
+/** A list of blocks that each carry a distinct string `key` (AWS tag blocks), by that key; undefined for any other value. */
+function byKey(value: unknown): Map<string, Record<string, unknown>> | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const entries = new Map<string, Record<string, unknown>>();
+  for (const item of value) {
+    if (!isObject(item) || typeof item.key !== "string" || entries.has(item.key)) return undefined;
+    entries.set(item.key, item);
+  }
+  return entries;
+}
+
+function addLeaves(value: unknown, path: PathPart[], kind: "added" | "removed", out: AttributeChange[]): void {
+  const children: [PathPart, unknown][] = isObject(value)
     ? Object.entries(value).filter(([key]) => key !== METADATA_KEY)
     : Array.isArray(value)
       ? value.map((item, index) => [index, item])
@@ -252,6 +280,7 @@ export function describeValue(value: unknown, key?: string): string {
 }
 
 export function isOpaqueString(value: string, key?: string): boolean {
+  if (TERRAFORM_REFERENCE.test(value)) return false;
   return (
     value.length > MAX_SHOWN_STRING || value.includes("\n") || BASE64_LIKE.test(value) || (key !== undefined && OPAQUE_KEY.test(key) && value.length > 0)
   );
@@ -261,18 +290,19 @@ export function shortHash(value: string): string {
   return createHash("sha256").update(value).digest("hex").slice(0, 12);
 }
 
-/** `a.b[0]["key.with.dots"]`, redacted in case a key carries a token. */
-export function formatPath(path: readonly (string | number)[]): string {
+/** `a.b[0]["key.with.dots"]`, `tag[key=team].value`, redacted in case a key carries a token. */
+export function formatPath(path: readonly PathPart[]): string {
   let text = "";
   for (const part of path) {
     if (typeof part === "number") text += `[${part}]`;
+    else if (typeof part === "object") text += `[key=${JSON.stringify(part.key)}]`;
     else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(part)) text += text === "" ? part : `.${part}`;
     else text += `[${JSON.stringify(part)}]`;
   }
   return redactSecrets(text);
 }
 
-function lastKey(path: readonly (string | number)[]): string | undefined {
+function lastKey(path: readonly PathPart[]): string | undefined {
   for (let index = path.length - 1; index >= 0; index -= 1) {
     if (typeof path[index] === "string") return path[index] as string;
   }

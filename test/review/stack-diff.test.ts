@@ -144,6 +144,32 @@ describe("diffStacks on fixtures", () => {
     expect(cell.resources[0].attributes).toEqual([{ path: "policy.Statement[0].Action[1]", kind: "added", after: '"ec2:DescribeInstances"' }]);
   });
 
+  it("diffs AWS tag blocks by their key: one label more is one added tag, not every later block shifted", () => {
+    const tag = (key: string, value: string) => ({ key, value, propagate_at_launch: true });
+    const group = (tags: ReturnType<typeof tag>[]) => ({ resource: { aws_autoscaling_group: { workers: { tag: tags } } } });
+    const before = group([tag("cell", "cell-2"), tag("team", "runner-platform"), tag("zone", "a")]);
+    const after = group([tag("cell", "cell-2"), tag("environment", "production"), tag("team", "ci"), tag("zone", "a")]);
+
+    const cell = diffCell("cell-2", before, after);
+
+    expect(cell.resources[0].attributes).toEqual([
+      { path: 'tag[key="environment"].key', kind: "added", after: '"environment"' },
+      { path: 'tag[key="environment"].value', kind: "added", after: '"production"' },
+      { path: 'tag[key="environment"].propagate_at_launch', kind: "added", after: "true" },
+      { path: 'tag[key="team"].value', kind: "changed", before: '"runner-platform"', after: '"ci"' },
+    ]);
+  });
+
+  it("shows a Terraform reference as the reference, however long, never as a hash", () => {
+    const reference = "${aws_launch_template.fleet_shard-spot-amd64_manager-0_launch-template_0A1B2C3D.id}";
+    expect(reference.length).toBeGreaterThan(80);
+    const group = (launchTemplate: Record<string, string>) => ({ resource: { aws_autoscaling_group: { manager: { launch_template: launchTemplate } } } });
+
+    const cell = diffCell("cell-2", group({ id: reference, version: "$Latest" }), group({ version: "$Latest" }));
+
+    expect(cell.resources[0].attributes).toEqual([{ path: "launch_template.id", kind: "removed", before: JSON.stringify(reference) }]);
+  });
+
   it("reports a changed backend other than the local path", () => {
     const old = { terraform: { backend: { local: { path: "/a/x.tfstate" } } } };
     const changed = { terraform: { backend: { gcs: { bucket: "state", prefix: "cell-a" } } } };
