@@ -11,6 +11,7 @@ import { describeCostChange, type CellCostChange } from "./cost-change";
 import { formatMoney } from "./render-cost";
 import type { CellModelWarnings } from "./model-warnings";
 import { describeRunnerChange, type CellGitLabChange } from "./gitlab-changes";
+import { cellsHeading, cellsHeadingMarkdown, cellsListMarkdown, sameChanges, type CellSection } from "./same-changes";
 import type { CellImportNote } from "./imported-models";
 import type { CellQueueChange } from "./queue-change";
 import { queueMarkdown, queueTextLines } from "./render-queue";
@@ -71,39 +72,9 @@ export function renderReviewText(report: ReviewReport): string {
     `summary: ${reviewSummaryLine(report)}`,
   ];
   if (report.toolkitUpgrade) lines.push(...toolkitUpgradeText(report.toolkitUpgrade));
-  for (const cell of report.diff.cells) {
-    if (cell.status === "unchanged") continue;
-    lines.push("", `${cell.cell}: ${cell.status} (${countsText(cell)})`);
-    const reasons = reasonsOf(report, cell.cell);
-    if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
-    for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) lines.push(`  ${entry.note}`);
-    lines.push(...gitlabTextLines(report, cell.cell));
-    const cost = costLine(report, cell.cell);
-    if (cost) lines.push(`  ${cost}`);
-    const queue = report.queues?.find((entry) => entry.cell === cell.cell);
-    if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
-    for (const warning of warningsOf(report, cell.cell)) lines.push(`  ${isSecurityWarning(warning) ? "security-relevant model warning" : "model warning"}: ${warning}`);
-    for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
-    const roll = describeRollForReview(cell.managers);
-    if (roll) lines.push(`  ${roll}`);
-    const entryLines = (change: EntryChange) => {
-      lines.push(`  ${symbol(change)} ${displayAddress(change, cell.cell)}`);
-      for (const attribute of change.attributes.slice(0, ATTRIBUTES_PER_ENTRY)) lines.push(`      ${attributeText(attribute)}`);
-      if (change.attributes.length > ATTRIBUTES_PER_ENTRY) lines.push(`      ... and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
-    };
-    [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].forEach(entryLines);
-    if (cell.dataSources.length > 0) {
-      lines.push("  data sources (read, not counted as resources):");
-      cell.dataSources.forEach(entryLines);
-    }
-    if (cell.renderedFiles.length > 0) {
-      lines.push("  files the VMs boot with:");
-      for (const file of cell.renderedFiles) {
-        lines.push(`    ${renderedHeading(file)}`);
-        for (const line of file.patch) lines.push(`      ${line}`);
-        if (file.omittedLines > 0) lines.push(`      ... ${file.omittedLines} more diff lines`);
-      }
-    }
+  const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged");
+  for (const group of sameChanges(changedCells, (cell) => cellTextLines(report, cell))) {
+    lines.push("", `${cellsHeading(group.cells)}: ${group.section.heading}`, ...group.section.body);
   }
   for (const cell of gitlabOnlyCells(report)) {
     lines.push("", `${cell}: runners change in GitLab, no infrastructure change`, ...gitlabTextLines(report, cell));
@@ -119,6 +90,42 @@ export function renderReviewText(report: ReviewReport): string {
   return redactSecrets(`${lines.join("\n")}\n`);
 }
 
+/** A changed cell's section in the text review: its heading (after the cell's name) and its lines. */
+function cellTextLines(report: ReviewReport, cell: CellDiff): CellSection {
+  const lines: string[] = [];
+  const reasons = reasonsOf(report, cell.cell);
+  if (reasons.length > 0) lines.push(`  because ${reasons.join("; ")}`);
+  for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) lines.push(`  ${entry.note}`);
+  lines.push(...gitlabTextLines(report, cell.cell));
+  const cost = costLine(report, cell.cell);
+  if (cost) lines.push(`  ${cost}`);
+  const queue = report.queues?.find((entry) => entry.cell === cell.cell);
+  if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
+  for (const warning of warningsOf(report, cell.cell)) lines.push(`  ${isSecurityWarning(warning) ? "security-relevant model warning" : "model warning"}: ${warning}`);
+  for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
+  const roll = describeRollForReview(cell.managers);
+  if (roll) lines.push(`  ${roll}`);
+  const entryLines = (change: EntryChange) => {
+    lines.push(`  ${symbol(change)} ${displayAddress(change, cell.cell)}`);
+    for (const attribute of change.attributes.slice(0, ATTRIBUTES_PER_ENTRY)) lines.push(`      ${attributeText(attribute)}`);
+    if (change.attributes.length > ATTRIBUTES_PER_ENTRY) lines.push(`      ... and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
+  };
+  [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].forEach(entryLines);
+  if (cell.dataSources.length > 0) {
+    lines.push("  data sources (read, not counted as resources):");
+    cell.dataSources.forEach(entryLines);
+  }
+  if (cell.renderedFiles.length > 0) {
+    lines.push("  files the VMs boot with:");
+    for (const file of cell.renderedFiles) {
+      lines.push(`    ${renderedHeading(file)}`);
+      for (const line of file.patch) lines.push(`      ${line}`);
+      if (file.omittedLines > 0) lines.push(`      ... ${file.omittedLines} more diff lines`);
+    }
+  }
+  return { heading: `${cell.status} (${countsText(cell)})`, body: lines };
+}
+
 export function renderReviewMarkdown(report: ReviewReport): string {
   const out: string[] = [REVIEW_MARKER, "### Runner fleet review", ""];
   out.push(`**${reviewSummaryLine(report)}** — ${describeRefMarkdown(report.base)} → ${describeRefMarkdown(report.head)}`);
@@ -126,32 +133,9 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   // First: a new toolkit changes every cell below.
   if (report.toolkitUpgrade) out.push("", ...toolkitUpgradeMarkdown(report.toolkitUpgrade));
 
-  for (const cell of report.diff.cells) {
-    if (cell.status === "unchanged") continue;
-    out.push("", `#### \`${cell.cell}\` — ${cell.status} (${countsText(cell)})`);
-    const reasons = reasonsOf(report, cell.cell);
-    if (reasons.length > 0) out.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
-    for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) out.push("", `> :information_source: This model was ${escapeCell(entry.note)}.`);
-    out.push(...gitlabMarkdown(report, cell.cell));
-    const cost = costLine(report, cell.cell);
-    if (cost) out.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
-    const queue = report.queues?.find((entry) => entry.cell === cell.cell);
-    if (queue) out.push("", ...queueMarkdown(queue));
-    for (const warning of warningsOf(report, cell.cell)) {
-      out.push("", isSecurityWarning(warning) ? `> :lock: **Security-relevant model warning**: ${escapeCell(warning)}` : `> :warning: Model warning: ${escapeCell(warning)}`);
-    }
-    if (cell.status === "removed") out.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
-    for (const { what, why } of cell.managers.map(describeManagerChanges)) {
-      out.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
-    }
-    const roll = describeRollForReview(cell.managers);
-    if (roll) out.push("", `> ${escapeCell(roll.charAt(0).toUpperCase() + roll.slice(1))}.`);
-    const rows = [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].map((change) => markdownRow(change, cell.cell));
-    if (rows.length > 0) out.push("", ...foldedTable(rows));
-    if (cell.dataSources.length > 0) {
-      out.push("", "Data sources (read, not counted as resources):", "", ...foldedTable(cell.dataSources.map((change) => markdownRow(change, cell.cell))));
-    }
-    if (cell.renderedFiles.length > 0) out.push("", "**Files the VMs boot with**", "", ...renderedMarkdown(cell.renderedFiles));
+  const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged");
+  for (const group of sameChanges(changedCells, (cell) => cellMarkdownLines(report, cell))) {
+    out.push("", `#### ${cellsHeadingMarkdown(group.cells)} — ${group.section.heading}`, ...cellsListMarkdown(group.cells), ...group.section.body);
   }
 
   for (const cell of gitlabOnlyCells(report)) {
@@ -169,6 +153,35 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   const unchanged = unchangedCells(report);
   if (unchanged.length > 0) out.push("", `No changes: ${unchanged.map((cell) => `\`${cell}\``).join(", ")}.`);
   return redactSecrets(`${out.join("\n")}\n`);
+}
+
+/** A changed cell's section in the merge request note: its heading (after the cell's name) and its lines. */
+function cellMarkdownLines(report: ReviewReport, cell: CellDiff): CellSection {
+  const lines: string[] = [];
+  const reasons = reasonsOf(report, cell.cell);
+  if (reasons.length > 0) lines.push("", `Planned because ${reasons.map((reason) => escapeCell(reason)).join("; ")}.`);
+  for (const entry of report.importNotes?.filter((note) => note.cell === cell.cell) ?? []) lines.push("", `> :information_source: This model was ${escapeCell(entry.note)}.`);
+  lines.push(...gitlabMarkdown(report, cell.cell));
+  const cost = costLine(report, cell.cell);
+  if (cost) lines.push("", `${escapeCell(cost.charAt(0).toUpperCase() + cost.slice(1))}.`);
+  const queue = report.queues?.find((entry) => entry.cell === cell.cell);
+  if (queue) lines.push("", ...queueMarkdown(queue));
+  for (const warning of warningsOf(report, cell.cell)) {
+    lines.push("", isSecurityWarning(warning) ? `> :lock: **Security-relevant model warning**: ${escapeCell(warning)}` : `> :warning: Model warning: ${escapeCell(warning)}`);
+  }
+  if (cell.status === "removed") lines.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
+  for (const { what, why } of cell.managers.map(describeManagerChanges)) {
+    lines.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
+  }
+  const roll = describeRollForReview(cell.managers);
+  if (roll) lines.push("", `> ${escapeCell(roll.charAt(0).toUpperCase() + roll.slice(1))}.`);
+  const rows = [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].map((change) => markdownRow(change, cell.cell));
+  if (rows.length > 0) lines.push("", ...foldedTable(rows));
+  if (cell.dataSources.length > 0) {
+    lines.push("", "Data sources (read, not counted as resources):", "", ...foldedTable(cell.dataSources.map((change) => markdownRow(change, cell.cell))));
+  }
+  if (cell.renderedFiles.length > 0) lines.push("", "**Files the VMs boot with**", "", ...renderedMarkdown(cell.renderedFiles));
+  return { heading: `${cell.status} (${countsText(cell)})`, body: lines };
 }
 
 /** Settings that weaken isolation (lib/model/isolation-checks.ts) say "(security: ..." in their message. */
