@@ -22,6 +22,7 @@ import { REVIEW_MARKER, renderReviewJson, renderReviewMarkdown, renderReviewText
 import { gitlabChanges } from "../../lib/review/gitlab-changes";
 import { readCellSides } from "../../lib/review/model-sides";
 import { modelWarnings } from "../../lib/review/model-warnings";
+import { fitToNote, reviewArtifact } from "../../lib/review/note-size";
 import { importedModelNotes } from "../../lib/review/imported-models";
 import { reviewedFiles } from "../../lib/review/reviewed-files";
 import { diffStacks } from "../../lib/review/stack-diff";
@@ -93,7 +94,8 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);
-  const note = noteTarget ? await upsertMergeRequestNote(noteTarget, markdown, REVIEW_MARKER) : undefined;
+  // The file holds the whole review; the note what GitLab stores of it, with the way to the rest.
+  const note = noteTarget ? await upsertMergeRequestNote(noteTarget, fitToNote(markdown, { fullReview: reviewArtifact(env, options.markdownFile) }), REVIEW_MARKER) : undefined;
   return { report, markdown, note };
 }
 

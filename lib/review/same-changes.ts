@@ -34,10 +34,22 @@ export function sameChanges<T extends { readonly cell: string }>(cells: readonly
   return [...groups.values()].map((group) => ({ cells: group.cells, section: group.cells.length === 1 ? group.own : group.shared }));
 }
 
-/** The section with the cell's name, where it stands as a name of its own (not inside `cell-10` for `cell-1`), as `<cell>`. */
+/**
+ * An opaque value as stack-diff shows it (`sha256:09670f5c7fb4 (15172 chars)`): user data that names its
+ * cell hashes differently in every cell, though the change is the same. What changed in it is shown as
+ * the rendered files' diff, which is compared as text.
+ */
+const OPAQUE_VALUE = /sha256:[0-9a-f]{12} \(\d+ chars\)/g;
+/** Stands for such a value in a section shared by several cells. */
+export const PER_CELL_HASH = "sha256:<per cell>";
+
+/**
+ * The section with the cell's name, where it stands as a name of its own (not inside `cell-10` for
+ * `cell-1`), as `<cell>`, and each opaque value's hash as `sha256:<per cell>`.
+ */
 function withPlaceholder(section: CellSection, cell: string): CellSection {
   const name = new RegExp(`(?<![\\w-])${cell.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "g");
-  const replace = (text: string) => text.replace(name, CELL_PLACEHOLDER);
+  const replace = (text: string) => text.replace(name, CELL_PLACEHOLDER).replace(OPAQUE_VALUE, PER_CELL_HASH);
   return { heading: replace(section.heading), body: section.body.map(replace) };
 }
 
