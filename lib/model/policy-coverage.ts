@@ -38,3 +38,13 @@ export function catchAllPolicy(shard: Shard): AutoscalingPolicy | undefined {
   if (!needsCatchAllPolicy(policies)) return undefined;
   return { periods: [CATCH_ALL_PERIOD], timezone: "UTC", idle_count: 0, idle_time: policies[0].idle_time, scale_factor: 0 };
 }
+
+/**
+ * The policies config.toml carries, in its order: a leading catch-all when the model's leave hours
+ * uncovered, then the model's. The simulator replays the same list, so uncovered hours run under the
+ * catch-all there too.
+ */
+export function policiesWithCatchAll(shard: Shard): AutoscalingPolicy[] {
+  const catchAll = catchAllPolicy(shard);
+  return catchAll === undefined ? [...shard.autoscaling.policies] : [catchAll, ...shard.autoscaling.policies];
+}

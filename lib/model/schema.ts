@@ -362,6 +362,12 @@ const policy = z.strictObject({
   idle_time: goDuration.default("20m").describe("How long an idle instance is kept: a quoted Go duration such as \"20m\" (a bare 20 is a number, refused with that hint)."),
   scale_factor: z.number().min(0).max(10).default(0).describe("Idle capacity as a share of in-use capacity."),
   scale_factor_limit: z.number().int().min(0).optional().describe("Upper bound of the idle capacity scale_factor adds. When omitted, no bound. Warnings: set with scale_factor 0 (no effect), or above max_instances x capacity_per_instance (the slots are the real bound)."),
+  preemptive_mode: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: a manager asks GitLab for a job only once an idle slot is ready (jobs wait in GitLab's queue while workers boot, then start at once); false: it takes jobs at once and each waits for its worker. When omitted, gitlab-runner's default: on when idle_count is above 0 (common/config.go PreemptiveModeEnabled). Error: set with managers.runner_version below 18.1, which ignores it.",
+    ),
 });
 
 const docker = z

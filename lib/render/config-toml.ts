@@ -13,7 +13,7 @@ import type { AutoscalingPolicy, RunnerModel, Shard } from "../model/schema";
 import { template } from "../templates/template-engine";
 import { fleetingPlugin } from "../model/fleeting-plugin";
 import { dockerMtu } from "./docker-daemon";
-import { catchAllPolicy } from "../model/policy-coverage";
+import { policiesWithCatchAll } from "../model/policy-coverage";
 import { jobLimits, type JobLimits } from "../model/job-limits";
 import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
@@ -61,6 +61,8 @@ export interface PolicyContext {
   readonly idleTime: string;
   readonly scaleFactor: number;
   readonly scaleFactorLimit: number | null;
+  /** preemptive_mode when the model sets it; null leaves gitlab-runner's default (on when idle_count > 0). */
+  readonly preemptiveMode: boolean | null;
 }
 
 export interface CacheContext {
@@ -187,6 +189,7 @@ function policyContext(policy: AutoscalingPolicy): PolicyContext {
     idleTime: formatGoDuration(seconds),
     scaleFactor: policy.scale_factor,
     scaleFactorLimit: policy.scale_factor_limit ?? null,
+    preemptiveMode: policy.preemptive_mode ?? null,
   };
 }
 
@@ -229,12 +232,6 @@ function shardJobLimits(model: RunnerModel, shard: Shard): JobLimits | null {
     throw new TypeError(`shard "${shard.name}": ${shard.workers.capacity_per_instance} jobs per ${shard.workers.machine_type} need docker.job_limits`);
   }
   return limits;
-}
-
-/** The model's policies, after a leading catch-all when they leave hours uncovered (../model/policy-coverage.ts). */
-function policiesWithCatchAll(shard: Shard): AutoscalingPolicy[] {
-  const catchAll = catchAllPolicy(shard);
-  return catchAll === undefined ? [...shard.autoscaling.policies] : [catchAll, ...shard.autoscaling.policies];
 }
 
 /** The [[runners]] entry of manager `slot`: it drives worker group `slot` and nothing else. */

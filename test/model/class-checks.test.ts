@@ -129,6 +129,15 @@ describe("versions that cannot work", () => {
     ]);
     expect(messagesOf(BASE.replace("runner_version: 18.5.0", "runner_version: 16.11.0")).errors).toEqual([]);
   });
+
+  it("fails when a policy sets preemptive_mode for a runner older than 18.1, which ignores the key", () => {
+    // v18.0.0's common/config.go AutoscalerPolicyConfig has no PreemptiveMode; v18.1.0's has it (merge request 5565).
+    const preemptive = append(BASE, "    autoscaling:\n      policies:\n        - idle_count: 0\n          preemptive_mode: true");
+    expect(messagesOf(preemptive.replace("runner_version: 18.5.0", "runner_version: 18.0.2")).errors).toEqual([
+      expect.stringContaining('shards[0].autoscaling.policies[0].preemptive_mode: expected managers.runner_version 18.1.0 or later (gitlab-runner 18.1 added preemptive_mode; 18.0.2 ignores it), or no preemptive_mode, received true'),
+    ]);
+    expect(messagesOf(preemptive.replace("runner_version: 18.5.0", "runner_version: 18.1.0")).errors).toEqual([]);
+  });
 });
 
 describe("machine types that do not exist", () => {

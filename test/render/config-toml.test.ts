@@ -197,6 +197,23 @@ describe("renderConfigToml", () => {
     expect(policy[1]).toMatchObject({ periods: ["* 7-19 * * mon-fri"], idle_count: 4 });
   });
 
+  it("writes preemptive_mode where a policy sets it, and leaves gitlab-runner's default (idle_count > 0) where it does not", () => {
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].autoscaling.policies = [
+        { periods: ["* * * * *"], timezone: "UTC", idle_count: 0, idle_time: "30m", scale_factor: 1, preemptive_mode: true },
+        { periods: ["* 7-19 * * mon-fri"], timezone: "Europe/Amsterdam", idle_count: 4, idle_time: "30m", scale_factor: 0, preemptive_mode: false },
+        { periods: ["* 12 * * mon-fri"], timezone: "Europe/Amsterdam", idle_count: 2, idle_time: "30m", scale_factor: 0 },
+      ];
+    });
+
+    const { policy } = parseConfig(model, model.shards[1], 0).runners[0].autoscaler;
+
+    expect(policy.map((p: Toml) => p.preemptive_mode)).toEqual([true, false, undefined]);
+    // common/config.go: PreemptiveMode is a *bool, so false is written out rather than left to the idle_count default.
+    expect(renderConfigToml(model, model.shards[1], 0)).toMatch(/^\s*preemptive_mode = false$/m);
+    expect(unknownKeyPaths(parseConfig(model, model.shards[1], 0), loadKnownRunnerConfigKeys())).toEqual([]);
+  });
+
   it("adds no catch-all when a policy already covers every hour, however it is written", () => {
     const model = modelWith("cell-1", (m) => {
       m.shards[1].autoscaling.policies = [
