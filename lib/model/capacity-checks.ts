@@ -8,6 +8,13 @@
  * - scale_factor_limit above the slots adds idle capacity that can never exist.
  * - max_use_count 1 with many idle slots: every job is the last of its instance, so each idle
  *   slot is a boot paid per job; more than half the slots kept idle that way is likely a mistake.
+ * - max_use_count below capacity_per_instance: an error (exit 2). max_use_count is "the maximum number
+ *   of times an instance can be used before it is scheduled for removal" (runner docs,
+ *   [runners.autoscaler]), so an instance never runs more jobs than its uses, whatever its capacity:
+ *   with capacity 2 and max_use_count 1 each instance runs one job. The slots the dry run shows, the
+ *   idle slots a policy asks for and the per-job limits (a VM's CPUs split by capacity_per_instance)
+ *   would all count slots that never run a job. Refused rather than silently reduced, so the model
+ *   says what the fleet does: capacity_per_instance at most max_use_count.
  */
 import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
@@ -22,6 +29,14 @@ function shardCapacity(shard: Shard, at: ModelPath): CrossCheckFinding[] {
   const { max_instances: maxInstances, capacity_per_instance: perInstance, max_use_count: maxUse } = shard.workers;
   const slots = maxInstances * perInstance;
   const { concurrent, count } = shard.managers;
+  if (maxUse > 0 && maxUse < perInstance) {
+    findings.push({
+      severity: "error",
+      path: [...at, "workers", "capacity_per_instance"],
+      expected: `at most workers.max_use_count (${maxUse}): an instance runs at most max_use_count jobs before it is removed, so with capacity_per_instance ${perInstance} it still runs ${maxUse} at a time and ${maxInstances} instances run ${maxInstances * maxUse} jobs, not ${slots}; set capacity_per_instance: ${maxUse} (or raise max_use_count to ${perInstance} or more)`,
+      received: String(perInstance),
+    });
+  }
   if (concurrent < slots) {
     findings.push({
       severity: "warning",

@@ -36,7 +36,7 @@ it("the base models are clean, so each finding below is the case's own", () => {
 
 describe("capacity that silently throttles", () => {
   it("warns when concurrent is below max_instances x capacity_per_instance, with the effective capacity", () => {
-    const { warnings } = messagesOf(BASE.replace("concurrent: 10", "concurrent: 4\n      count: 2").replace("max_instances: 10", "max_instances: 10\n      capacity_per_instance: 2"));
+    const { warnings } = messagesOf(BASE.replace("concurrent: 10", "concurrent: 4\n      count: 2").replace("max_instances: 10", "max_instances: 10\n      capacity_per_instance: 2\n      max_use_count: 0"));
     expect(warnings).toEqual([
       expect.stringContaining("shards[0].managers.concurrent: expected concurrent >= workers.max_instances x capacity_per_instance = 10 x 2 = 20: each manager runs at most 4 jobs at once, so its workers beyond 2 instance(s) are never used (effective capacity 4 jobs per manager, 8 for the shard's 2 manager(s), not 40), received 4"),
     ]);
@@ -46,6 +46,18 @@ describe("capacity that silently throttles", () => {
     const { warnings } = messagesOf(append(BASE, "    autoscaling:\n      policies:\n        - idle_count: 8\n          scale_factor: 1\n          scale_factor_limit: 50"));
     expect(warnings.join("\n")).toContain("scale_factor_limit: expected at most 10 (max_instances x capacity_per_instance): idle capacity above the slots cannot exist, so the effective limit is 10, received 50");
     expect(warnings.join("\n")).toContain("idle_count: expected at most half the slots (5) kept idle when workers.max_use_count is 1: every job retires its instance, so each idle slot is a fresh boot paid per job (8 of 10 slots idle)");
+  });
+
+  it("fails when max_use_count is below capacity_per_instance: an instance runs at most its uses, whatever its capacity", () => {
+    // Runner docs, [runners.autoscaler] max_use_count: "The maximum number of times an instance can be used
+    // before it is scheduled for removal": with 1 use, an instance of capacity 2 runs one job.
+    const { errors } = messagesOf(BASE.replace("max_instances: 10", "max_instances: 10\n      capacity_per_instance: 2\n      max_use_count: 1"));
+    expect(errors).toEqual([
+      expect.stringContaining(
+        "shards[0].workers.capacity_per_instance: expected at most workers.max_use_count (1): an instance runs at most max_use_count jobs before it is removed, so with capacity_per_instance 2 it still runs 1 at a time and 10 instances run 10 jobs, not 20; set capacity_per_instance: 1 (or raise max_use_count to 2 or more), received 2",
+      ),
+    ]);
+    expect(messagesOf(BASE.replace("max_instances: 10", "max_instances: 10\n      capacity_per_instance: 2\n      max_use_count: 2")).errors).toEqual([]);
   });
 
   it("accepts idle slots that instances are reused for", () => {

@@ -262,7 +262,11 @@ describe("renderConfigToml", () => {
   });
 
   it("renders the docker section from the model", () => {
-    const model = exampleModel("cell-1");
+    // Two jobs per worker, which max_use_count must then allow (lib/model/capacity-checks.ts).
+    const model = modelWith("cell-1", (m) => {
+      m.shards[1].workers.capacity_per_instance = 2;
+      m.shards[1].workers.max_use_count = 2;
+    });
     const shard = model.shards[1];
 
     expect(parseConfig(model, shard, 0).runners[0].docker).toEqual({
@@ -284,11 +288,14 @@ describe("renderConfigToml", () => {
   });
 
   it("sets no per-job limits when a worker runs one job at a time", () => {
-    const model = exampleModel("cell-2");
+    for (const [name, index] of [["cell-2", 0], ["cell-1", 1]] as const) {
+      const model = exampleModel(name);
 
-    const { docker } = parseConfig(model, model.shards[0], 0).runners[0];
+      const { docker } = parseConfig(model, model.shards[index], 0).runners[0];
 
-    expect(Object.keys(docker).filter((key) => /cpus|memory/.test(key))).toEqual([]);
+      // cell-1's large-amd64: one job per worker (max_use_count 1), so the job has the whole n2d-standard-8.
+      expect([name, Object.keys(docker).filter((key) => /cpus|memory/.test(key))]).toEqual([name, []]);
+    }
   });
 
   it("derives per-job limits from an AWS instance type, and takes the model's own when it sets them", () => {
