@@ -1,51 +1,91 @@
 /**
- * Machine families the clouds offered when this list was last checked, and the shape of a type's
- * name within its family, so a type that does not exist (m7i.lage, n2d-standrad-2, e2-large) is
- * refused before apply. Families, not every type: a size that exists in one family and not another
- * (m7i.metal-24xl but not m7g.metal-24xl) is not caught, which the apply still does.
- *
- * Update the lists and the date together. Sources:
- * - AWS: "Amazon EC2 instance types", https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html
- *   (current and previous generation families; sizes per "Instance type naming conventions").
- * - Google Cloud: "Machine families resource and comparison guide",
- *   https://cloud.google.com/compute/docs/machine-resource (series, machine types and custom types).
- * The price table (data/prices.json) prices a subset of these.
+ * Machine types that exist, read from the dated table data/machine-types.json, so a type that does not
+ * exist (m7i.lage, n2d-standard-3, c7i.5xlarge) is refused before apply with the nearest ones that do.
+ * - AWS: every instance type the EC2 API accepts, grouped by family: the InstanceType enum of the EC2
+ *   service model, written into the table by tools/data/aws-instance-types.py.
+ * - Google Cloud: each series' table of predefined machine types on Google's series pages, transcribed;
+ *   custom types (`n2-custom-4-8192`, N1's `custom-4-16384`) of the series that offer them are checked by
+ *   shape only.
+ * Update the table and its checked_on together.
  */
-export const MACHINE_TYPES_CHECKED_ON = "2026-11-25";
+import { closest, distance } from "fastest-levenshtein";
+import rawTable from "../../data/machine-types.json";
 
-export const AWS_INSTANCE_FAMILIES: ReadonlySet<string> = new Set(
-  (
-    "a1 t2 t3 t3a t4g m4 m5 m5a m5ad m5d m5dn m5n m5zn m6a m6g m6gd m6i m6id m6idn m6in m7a m7g m7gd m7i m7i-flex " +
-    "m8a m8g m8gd m8i m8i-flex mac1 mac2 mac2-m2 mac2-m2pro c4 c5 c5a c5ad c5d c5n c6a c6g c6gd c6gn c6i c6id c6in " +
-    "c7a c7g c7gd c7gn c7i c7i-flex c8a c8g c8gd c8gn c8i c8i-flex r4 r5 r5a r5ad r5b r5d r5dn r5n r6a r6g r6gd r6i " +
-    "r6id r6idn r6in r7a r7g r7gd r7i r7iz r8a r8g r8gd r8i r8i-flex x1 x1e x2gd x2idn x2iedn x2iezn x8g z1d d2 d3 " +
-    "d3en h1 i3 i3en i4g i4i i7i i7ie i8g im4gn is4gen g4ad g4dn g5 g5g g6 g6e g6f gr6 gr6f p3 p3dn p4d p4de p5 p5e " +
-    "p5en inf1 inf2 trn1 trn1n trn2 dl1 dl2q f1 f2 vt1 hpc6a hpc6id hpc7a hpc7g"
-  ).split(" "),
-);
+interface MachineTypeTable {
+  readonly checked_on: string;
+  readonly aws: { readonly source: string; readonly families: Readonly<Record<string, readonly string[]>> };
+  readonly google: { readonly source: string; readonly custom_series: readonly string[]; readonly series: Readonly<Record<string, readonly string[]>> };
+}
 
-/** Sizes: nano ... xlarge, Nxlarge, metal, metal-Nxl. */
-const AWS_SIZE = /^(nano|micro|small|medium|large|xlarge|[0-9]+xlarge|metal|metal-[0-9]+xl)$/;
+const table: MachineTypeTable = rawTable;
 
-export const GOOGLE_MACHINE_SERIES: ReadonlySet<string> = new Set(
-  "e2 n1 n2 n2d n4 n4a n4d c2 c2d c3 c3d c4 c4a c4d t2a t2d m1 m2 m3 m4 x4 a2 a3 a4 g2 g4 h3 h4d z3".split(" "),
-);
+export const MACHINE_TYPES_CHECKED_ON = table.checked_on;
 
-/** After the series: a class and vCPUs (a GPU count "8g", "-lssd" or "-metal" may follow), or a custom shape. */
-const GOOGLE_SHAPE =
-  /^((standard|highmem|highcpu|megamem|ultramem|hypermem|highgpu|megagpu|ultragpu|edgegpu|highlssd)-[0-9]+(g|-lssd|-metal)?|custom-[0-9]+-[0-9]+(-ext)?)$/;
-/** Shared-core and first-generation names that follow no series-class-vCPU shape. */
-const GOOGLE_SPECIAL = new Set(["e2-micro", "e2-small", "e2-medium", "f1-micro", "g1-small"]);
+/** Family (AWS) or series (Google Cloud) -> the sizes after the separator ("large", "standard-4"). */
+const FAMILIES: Readonly<Record<"aws" | "google", ReadonlyMap<string, ReadonlySet<string>>>> = {
+  aws: new Map(Object.entries(table.aws.families).map(([family, sizes]) => [family, new Set(sizes)])),
+  google: new Map(Object.entries(table.google.series).map(([series, sizes]) => [series, new Set(sizes)])),
+};
+const SEPARATOR = { aws: ".", google: "-" } as const;
+const CUSTOM_SERIES = new Set(table.google.custom_series);
+const GOOGLE_CUSTOM = /^custom-[0-9]+-[0-9]+(-ext)?$/;
 
-/** True when the type's family is listed and its name has the family's shape. */
+export type MachineTypeVerdict =
+  | { readonly kind: "known" }
+  /** The family exists, the size does not: the family's nearest sizes. */
+  | { readonly kind: "unknown-size"; readonly family: string; readonly suggestions: readonly string[] }
+  /** No such family in the table: a close family's type when there is one. */
+  | { readonly kind: "unknown-family"; readonly family: string; readonly suggestions: readonly string[] };
+
+/** Whether the table lists the type (or it is a custom Google type of a series that has them). */
 export function isKnownMachineType(provider: "google" | "aws", machineType: string): boolean {
-  if (provider === "aws") {
-    const dot = machineType.indexOf(".");
-    return dot > 0 && AWS_INSTANCE_FAMILIES.has(machineType.slice(0, dot)) && AWS_SIZE.test(machineType.slice(dot + 1));
-  }
-  if (GOOGLE_SPECIAL.has(machineType)) return true;
+  return machineTypeVerdict(provider, machineType).kind === "known";
+}
+
+export function machineTypeVerdict(provider: "google" | "aws", machineType: string): MachineTypeVerdict {
   // N1 custom types carry no series: custom-4-16384.
-  if (/^custom-[0-9]+-[0-9]+(-ext)?$/.test(machineType)) return true;
-  const dash = machineType.indexOf("-");
-  return dash > 0 && GOOGLE_MACHINE_SERIES.has(machineType.slice(0, dash)) && GOOGLE_SHAPE.test(machineType.slice(dash + 1));
+  if (provider === "google" && GOOGLE_CUSTOM.test(machineType)) return { kind: "known" };
+  const cut = machineType.indexOf(SEPARATOR[provider]);
+  const family = cut > 0 ? machineType.slice(0, cut) : machineType;
+  const size = cut > 0 ? machineType.slice(cut + 1) : "";
+  const families = FAMILIES[provider];
+  const sizes = families.get(family);
+  if (sizes === undefined) {
+    // A close family name with the same size is the likely meant type (m7x.large -> m7i.large).
+    const nearest = closest(family, [...families.keys()]);
+    const meant = `${nearest}${SEPARATOR[provider]}${size}`;
+    const plausible = distance(family, nearest) <= 1 && families.get(nearest)!.has(size);
+    return { kind: "unknown-family", family, suggestions: plausible ? [meant] : [] };
+  }
+  if (sizes.has(size)) return { kind: "known" };
+  if (provider === "google" && CUSTOM_SERIES.has(family) && GOOGLE_CUSTOM.test(size)) return { kind: "known" };
+  return { kind: "unknown-size", family, suggestions: nearestSizes(size, [...sizes]).map((near) => `${family}${SEPARATOR[provider]}${near}`) };
+}
+
+/**
+ * The sizes a person most likely meant: for a size with a number in it (5xlarge, standard-3,
+ * standard-17), the family's sizes of the same shape just below and just above it; otherwise (larg,
+ * standrad-2) the closest names by edit distance.
+ */
+function nearestSizes(size: string, sizes: readonly string[]): string[] {
+  const shape = numberedShape(size);
+  if (shape) {
+    const sameShape = sizes.flatMap((candidate) => {
+      const other = numberedShape(candidate);
+      return other && other.pattern === shape.pattern ? [{ candidate, count: other.count }] : [];
+    });
+    const below = sameShape.filter((entry) => entry.count < shape.count).sort((a, b) => b.count - a.count)[0];
+    const above = sameShape.filter((entry) => entry.count > shape.count).sort((a, b) => a.count - b.count)[0];
+    const found = [below, above].flatMap((entry) => (entry ? [entry.candidate] : []));
+    if (found.length > 0) return found;
+  }
+  const ranked = sizes.map((candidate) => ({ candidate, edits: distance(size, candidate) })).sort((a, b) => a.edits - b.edits);
+  return ranked.filter((entry) => entry.edits <= Math.max(2, Math.floor(size.length / 3)) && entry.edits === ranked[0].edits).slice(0, 2).map((entry) => entry.candidate);
+}
+
+/** "standard-16-lssd" -> { pattern: "standard-#-lssd", count: 16 }; "4xlarge" -> { "#xlarge", 4 }; none for "large". */
+function numberedShape(size: string): { pattern: string; count: number } | undefined {
+  const match = /^(.*?)([0-9]+)(.*)$/.exec(size);
+  if (!match) return undefined;
+  return { pattern: `${match[1]}#${match[3]}`, count: Number(match[2]) };
 }

@@ -444,7 +444,7 @@ const shard = z.strictObject({
     .boolean()
     .default(false)
     .describe(
-      "Accept a managers or workers machine type missing from the dated list of families and sizes (lib/model/machine-types.ts): an error (exit 2) otherwise, since a type that does not exist fails only at apply. When true, a warning.",
+      "Accept a managers or workers machine type missing from the dated table of families and their sizes (data/machine-types.json): an error (exit 2) otherwise, with the nearest types that exist, since a type that does not exist fails only at apply. When true, a warning.",
     ),
   managers,
   workers,

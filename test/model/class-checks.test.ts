@@ -161,9 +161,29 @@ describe("machine types that do not exist", () => {
   ])("refuses %s, naming the dated list and the escape", (_name, text, path, received) => {
     const { errors } = messagesOf(text);
     expect(errors).toEqual([expect.stringContaining(`${path}: expected one of the `)]);
-    expect(errors[0]).toContain("that exist (families and sizes checked on");
+    expect(errors[0]).toContain("that exist");
+    expect(errors[0]).toContain("(data/machine-types.json, checked on ");
     expect(errors[0]).toContain("set allow_unknown_machine_type: true on the shard");
     expect(errors[0]).toContain(`received ${received}`);
+  });
+
+  // Sizes of families that exist, missing from the series' tables (Google's series pages; the EC2
+  // API's InstanceType enum): refused with the family's sizes just below and above, or the type a typo meant.
+  it.each([
+    ["google", "n2d-standard-3", "the series n2d has no such size", "did you mean n2d-standard-2 or n2d-standard-4?"],
+    ["google", "n2d-standard-6", "the series n2d has no such size", "did you mean n2d-standard-4 or n2d-standard-8?"],
+    ["google", "e2-standard-5", "the series e2 has no such size", "did you mean e2-standard-4 or e2-standard-8?"],
+    ["google", "c3d-standard-17", "the series c3d has no such size", "did you mean c3d-standard-16 or c3d-standard-30?"],
+    ["google", "n2d-standrad-2", "the series n2d has no such size", "did you mean n2d-standard-2?"],
+    ["aws", "c7i.5xlarge", "the family c7i has no such size", "did you mean c7i.4xlarge or c7i.8xlarge?"],
+    ["aws", "m7i.larg", "the family m7i has no such size", "did you mean m7i.large?"],
+    ["aws", "m7x.large", "no family m7x on the list", "did you mean m7a.large?"],
+  ])("fails on the %s type %s, with a did-you-mean", (cloud, type, what, suggestion) => {
+    const text = cloud === "google" ? BASE.replace("n2d-standard-2", type) : AWS_BASE.replace("m7i.large", type);
+    const { errors } = messagesOf(text);
+    expect(errors).toEqual([expect.stringContaining(`shards[0].workers.machine_type: expected one of the `)]);
+    expect(errors[0]).toContain(`that exist: ${what} (data/machine-types.json, checked on `);
+    expect(errors[0]).toContain(`; ${suggestion}; for a type newer than the list, set allow_unknown_machine_type: true on the shard, received "${type}"`);
   });
 
   it("accepts listed types of both clouds, custom Google types, and an unknown one when the shard allows it (as a warning)", () => {
@@ -175,7 +195,11 @@ describe("machine types that do not exist", () => {
     }
     const allowed = messagesOf(AWS_BASE.replace("m7i.large", "m9z.large").replace("  - name: small", "  - name: small\n    allow_unknown_machine_type: true"));
     expect(allowed.errors).toEqual([]);
-    expect(allowed.warnings).toEqual([expect.stringContaining('shards[0].workers.machine_type: expected one of the EC2 instance types on the list checked on')]);
+    expect(allowed.warnings).toEqual([expect.stringContaining("shards[0].workers.machine_type: expected one of the EC2 instance types that exist: no family m9z on the list (data/machine-types.json, checked on ")]);
+    expect(allowed.warnings[0]).toContain("accepted because allow_unknown_machine_type is true");
+    const newerSize = messagesOf(BASE.replace("n2d-standard-2", "n2d-standard-6").replace("  - name: small", "  - name: small\n    allow_unknown_machine_type: true"));
+    expect(newerSize.errors).toEqual([]);
+    expect(newerSize.warnings).toEqual([expect.stringContaining("the series n2d has no such size")]);
   });
 });
 
