@@ -15,6 +15,7 @@ export interface SimulateCliOptions {
   readonly load: { readonly kind: "trace"; readonly file: string } | { readonly kind: "synthetic"; readonly profile: SyntheticProfile } | { readonly kind: "export" };
   readonly shards: readonly string[];
   readonly bootSeconds?: number;
+  readonly deleteSeconds?: number;
   readonly checkIntervalSeconds: number;
   readonly fromSeconds?: number;
   readonly toSeconds?: number;
@@ -64,6 +65,7 @@ const optionsSchema = z
     export: z.boolean().optional(),
     shard: z.array(z.string()),
     bootTime: seconds("a boot time").optional(),
+    deleteTime: seconds("a deletion time").optional(),
     checkInterval: seconds("the runner's check_interval"),
     from: time.optional(),
     to: time.optional(),
@@ -105,6 +107,7 @@ const optionsSchema = z
       load: flags.trace !== undefined ? { kind: "trace", file: flags.trace } : flags.synthetic !== undefined ? { kind: "synthetic", profile: flags.synthetic } : { kind: "export" },
       shards: flags.shard,
       ...(flags.bootTime === undefined ? {} : { bootSeconds: flags.bootTime }),
+      ...(flags.deleteTime === undefined ? {} : { deleteSeconds: flags.deleteTime }),
       checkIntervalSeconds: flags.checkInterval,
       ...(flags.from === undefined ? {} : { fromSeconds: flags.from }),
       ...(flags.to === undefined ? {} : { toSeconds: flags.to }),

@@ -13,7 +13,7 @@ import type { SimulateCliOptions } from "./simulate-options";
 import { loadModelFile } from "../../lib/model/load";
 import { modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import type { RunnerModel } from "../../lib/model/schema";
-import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS } from "../../lib/simulate/fleet-config";
+import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS, DEFAULT_DELETE_SECONDS } from "../../lib/simulate/fleet-config";
 import { formatSimulationReport } from "../../lib/simulate/format-report";
 import { adviseIdleCounts, type PeriodAdvice } from "../../lib/simulate/idle-count-advice";
 import type { JobTrace } from "../../lib/simulate/job-trace";
@@ -57,6 +57,7 @@ export async function runSimulate(options: RunSimulateOptions): Promise<Simulate
   const simulateOptions: SimulateOptions = {
     shards: options.shards,
     bootSeconds: options.bootSeconds,
+    deleteSeconds: options.deleteSeconds,
     checkIntervalSeconds: options.checkIntervalSeconds,
     fromSeconds: window ? Math.floor(window.fromSeconds / 60) * 60 : options.fromSeconds,
     toSeconds: window ? window.toSeconds : options.toSeconds,
@@ -104,6 +105,7 @@ export function simulateCommand(): Command {
     .option("--export", "read the fleet's jobs from GitLab (the model's token), write them to --out, and simulate them")
     .addOption(new Option("--shard <name>", "simulate only this shard (repeatable)").argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]).default([]))
     .addOption(withDefault(new Option("--boot-time <duration>", "from an instance's creation until it takes a job"), `${DEFAULT_BOOT_SECONDS.aws}s on AWS, ${DEFAULT_BOOT_SECONDS.google}s on Google Cloud`))
+    .addOption(withDefault(new Option("--delete-time <duration>", "from taskscaler removing an instance until the cloud has deleted it (counted toward max_instances and billed meanwhile)"), `${DEFAULT_DELETE_SECONDS.aws}s`))
     .addOption(withDefault(new Option("--check-interval <duration>", "the runner's check_interval: how often a manager asks GitLab for jobs"), `${DEFAULT_CHECK_INTERVAL_SECONDS}s`, `${DEFAULT_CHECK_INTERVAL_SECONDS}s`))
     .addOption(withDefault(new Option("--from <time>", "leave out jobs created before (RFC 3339 or Unix seconds)"), "the first job's hour; --export: 7 days before --to"))
     .addOption(withDefault(new Option("--to <time>", "leave out jobs created from then on"), "the end of the last job's hour; --export: now"))

@@ -4,6 +4,7 @@
  */
 import type { CloudName } from "../cost/price-table";
 import { parseGoDurationSeconds } from "../model/duration";
+import { policiesWithCatchAll } from "../model/policy-coverage";
 import type { Shard } from "../model/schema";
 import type { TimelinePolicy } from "./policy-timeline";
 
@@ -14,6 +15,13 @@ export interface SimulatedPolicy extends TimelinePolicy {
   readonly scaleFactor: number;
   /** Upper bound of what scale_factor adds; undefined (or 0, as taskscaler reads it): none. */
   readonly scaleFactorLimit?: number;
+  /**
+   * preemptive_mode as config.toml sets it; undefined: gitlab-runner's default, on when idle_count > 0
+   * (common/config.go AutoscalerPolicyConfig.PreemptiveModeEnabled).
+   */
+  readonly preemptiveMode?: boolean;
+  /** The policy's place in the model's autoscaling.policies; undefined for the catch-all config.toml adds. */
+  readonly modelIndex?: number;
 }
 
 export interface FleetConfig {
@@ -29,6 +37,12 @@ export interface FleetConfig {
   readonly policies: readonly SimulatedPolicy[];
   /** From an instance's creation until it takes a job. */
   readonly bootSeconds: number;
+  /**
+   * From taskscaler's decision to remove an instance until the cloud has deleted it: all that time it
+   * counts toward max_instances (runner docs, [runners.autoscaler] max_instances: "regardless of the
+   * instance state (pending, running, deleting)") and is billed. @default 0, gone at once
+   */
+  readonly deleteSeconds?: number;
   /** How often a manager asks GitLab for jobs (check_interval); 0: at once. */
   readonly checkIntervalSeconds: number;
   /** Spot workers: reclaims per instance-hour (a lifetime's mean is its inverse). @default 0, none */
@@ -46,11 +60,19 @@ export interface FleetConfig {
  */
 export const DEFAULT_BOOT_SECONDS: Readonly<Record<CloudName, number>> = { aws: 60, google: 90 };
 
+/**
+ * Default deletion time per cloud: from the plugin's delete call until the instance is gone (billing
+ * and max_instances both end then). A rough figure of the same kind as the boot times (an instance's
+ * shutdown and the cloud's release of it); a team overrides it with --delete-time.
+ */
+export const DEFAULT_DELETE_SECONDS: Readonly<Record<CloudName, number>> = { aws: 45, google: 45 };
+
 /** gitlab-runner's check_interval as runner-fleet renders it (lib/render/config-toml.ts MANAGER_DEFAULTS). */
 export const DEFAULT_CHECK_INTERVAL_SECONDS = 3;
 
 export interface FleetTiming {
   readonly bootSeconds: number;
+  readonly deleteSeconds?: number;
   readonly checkIntervalSeconds: number;
   /** Applied to shards with spot workers only. */
   readonly spotInterruptionsPerHour?: number;
@@ -64,15 +86,19 @@ export function fleetConfigOf(shard: Shard, timing: FleetTiming): FleetConfig {
     capacityPerInstance: shard.workers.capacity_per_instance,
     maxUseCount: shard.workers.max_use_count,
     maxInstances: shard.workers.max_instances,
-    policies: shard.autoscaling.policies.map((policy) => ({
+    // As config.toml carries them: a catch-all first when the model's policies leave hours uncovered.
+    policies: policiesWithCatchAll(shard).map((policy) => ({
       periods: policy.periods,
       timezone: policy.timezone,
       idleCount: policy.idle_count,
       idleTimeSeconds: parseGoDurationSeconds(policy.idle_time) ?? 0,
       scaleFactor: policy.scale_factor,
       ...(policy.scale_factor_limit === undefined ? {} : { scaleFactorLimit: policy.scale_factor_limit }),
+      ...(policy.preemptive_mode === undefined ? {} : { preemptiveMode: policy.preemptive_mode }),
+      ...(shard.autoscaling.policies.includes(policy) ? { modelIndex: shard.autoscaling.policies.indexOf(policy) } : {}),
     })),
     bootSeconds: timing.bootSeconds,
+    ...(timing.deleteSeconds === undefined ? {} : { deleteSeconds: timing.deleteSeconds }),
     checkIntervalSeconds: timing.checkIntervalSeconds,
     ...(shard.workers.spot && (timing.spotInterruptionsPerHour ?? 0) > 0 ? { spotInterruptionsPerHour: timing.spotInterruptionsPerHour, seed: timing.seed } : {}),
   };

@@ -36,9 +36,15 @@ function shardLines(shard: ShardSimulation): string[] {
   return lines;
 }
 
+/** What the simulation assumed where gitlab-runner's source does not say (docs/operations/simulate.md). */
+function assumptionsLine(assumptions: SimulationReport["assumptions"]): string {
+  return `  assumed: ${assumptions.requests_in_flight_per_manager} job request in flight per manager, each reserving a slot; idle removals checked every ${formatSeconds(assumptions.removal_check_seconds)}, ${assumptions.removal_order}; reservation throttling ${assumptions.reservation_throttling}`;
+}
+
 export function formatSimulationReport(report: SimulationReport, advice: readonly PeriodAdvice[] = [], targetWaitSeconds?: number): string {
   const lines = [
-    `${report.cell}: ${count(report.trace.in_window)} jobs from ${report.window.from.slice(0, 16)}Z to ${report.window.to.slice(0, 16)}Z (${hoursText(report.window.hours)} h); boot ${formatSeconds(report.boot_seconds)}, check_interval ${formatSeconds(report.check_interval_seconds)}`,
+    `${report.cell}: ${count(report.trace.in_window)} jobs from ${report.window.from.slice(0, 16)}Z to ${report.window.to.slice(0, 16)}Z (${hoursText(report.window.hours)} h); boot ${formatSeconds(report.boot_seconds)}, delete ${formatSeconds(report.delete_seconds)}, check_interval ${formatSeconds(report.check_interval_seconds)}`,
+    assumptionsLine(report.assumptions),
   ];
   if (report.trace.unmatched > 0) {
     const examples = report.trace.unmatched_tag_sets.slice(0, 3).map((entry) => `[${entry.tags.join(", ") || "untagged"}] ${count(entry.jobs)}`);

@@ -2,9 +2,14 @@
  * `--target-wait`: for each policy (period) of each shard, the smallest idle_count that keeps the p95
  * wait of the jobs created while that policy is in force under the target, the other policies as
  * they are, and what that costs a month against the model's idle_count. Found by bisection over
- * 0 .. max_instances x capacity_per_instance: more idle slots never make jobs wait longer in this
- * simulator (more instances are created earlier, none later). A period no idle_count brings under
- * the target (the boot of a burst beyond max_instances, say) is reported as such.
+ * 1 .. max_instances x capacity_per_instance: from 1 up, more idle slots never make jobs wait longer
+ * in this simulator (more instances are created earlier, none later). idle_count 0 is tried on its
+ * own: unless the policy sets preemptive_mode, it turns preemptive mode off (common/config.go
+ * PreemptiveModeEnabled), so jobs are taken at once and wait one boot rather than waiting in GitLab's
+ * queue for a ready slot, which can be faster than a few idle slots. A period no idle_count brings
+ * under the target (the boot of a burst beyond max_instances, say) is reported as such. The catch-all
+ * policy config.toml adds for uncovered hours is simulated but not advised on: it is not in the model
+ * (give those hours a policy of their own to tune them).
  */
 import type { RunnerModel } from "../model/schema";
 import type { FleetConfig } from "./fleet-config";
@@ -16,7 +21,7 @@ import { finiteSorted, percentileOfSorted } from "./wait-statistics";
 
 export interface PeriodAdvice {
   readonly shard: string;
-  /** The policy's place in the shard's autoscaling.policies. */
+  /** The policy's place in the shard's autoscaling.policies (the model's, without the rendered catch-all). */
   readonly policy: number;
   readonly periods: readonly string[];
   readonly timezone: string;
@@ -47,13 +52,13 @@ export function adviseIdleCounts(model: RunnerModel, trace: JobTrace, targetWait
     };
     load.fleet.policies.forEach((policy, index) => {
       const jobs = policyOfJob.filter((inForce) => inForce === index).length;
-      if (jobs === 0) return;
+      if (jobs === 0 || policy.modelIndex === undefined) return;
       const withIdle = (idleCount: number): FleetConfig => ({ ...load.fleet, policies: load.fleet.policies.map((other, at) => (at === index ? { ...other, idleCount } : other)) });
       const current = evaluate(load.fleet, index);
       const found = smallestMeeting(load, (idleCount) => evaluate(withIdle(idleCount), index), targetWaitSeconds);
       advice.push({
         shard: load.shard.name,
-        policy: index,
+        policy: policy.modelIndex,
         periods: policy.periods,
         timezone: policy.timezone,
         jobs,
@@ -75,11 +80,14 @@ function smallestMeeting(
   evaluate: (idleCount: number) => { p95: number; monthly: number | null },
   target: number,
 ): { idleCount: number; p95: number; monthly: number | null } | undefined {
+  const atZero = evaluate(0);
+  if (atZero.p95 <= target) return { idleCount: 0, p95: atZero.p95, monthly: atZero.monthly };
   let high = load.fleet.maxInstances * load.fleet.capacityPerInstance;
+  if (high < 1) return undefined;
   let best = evaluate(high);
   if (best.p95 > target) return undefined;
   let bestCount = high;
-  let low = 0;
+  let low = 1;
   while (low < high) {
     const middle = Math.floor((low + high) / 2);
     const result = evaluate(middle);

@@ -6,6 +6,8 @@
 export const BOOTING = 1;
 export const LIVE_READY = 2;
 export const REMOVED = 3;
+/** Removed by taskscaler, not yet deleted by the cloud: no slots, but counted toward max_instances and billed. */
+export const DELETING = 4;
 
 export class InstanceTable {
   count = 0;

@@ -7,13 +7,22 @@
  *   is kept; scale_factor the idle capacity as a factor of the capacity in use, scale_factor_limit
  *   the most it yields; capacity_per_instance jobs per instance; max_use_count jobs before an instance
  *   is removed; max_instances the instances of the worker group; the last matching policy wins.
- * - [RESERVE] gitlab-org/gitlab-runner merge request 3813 ("Prevent new autoscaler thrashing
- *   instances"): with idle scaling on, the runner reserves taskscaler capacity before it asks GitLab
- *   for a job, and asks only once capacity is reserved; without it, it takes the job and acquires
- *   capacity after (an instance is created for it). Modelled as: reserving needs a free slot on a
- *   running instance (a booting one is not yet capacity), so with idle scaling on a boot wait falls
- *   before the pickup (in GitLab's queued_duration), and without it after (in the job's log,
- *   "Preparing the docker-autoscaler executor").
+ * - [RESERVE] gitlab-runner v19.3.0 commands/multi.go `processRunner`: a worker takes a job slot
+ *   (`acquireBuild`, bounded by limit and concurrent), a request slot (`acquireRequest`), then
+ *   `provider.Acquire`, which is executors/internal/autoscaler/provider.go `Acquire` calling taskscaler
+ *   `Reserve` before the job request is sent; `Release` unreserves when no job came (merge request
+ *   3813, "Prevent new autoscaler thrashing instances"). So every request in flight holds a
+ *   reservation, and a reservation is capacity taskscaler keeps or creates.
+ * - [PREEMPTIVE] common/config.go `AutoscalerPolicyConfig.PreemptiveModeEnabled`: `preemptive_mode`
+ *   when set, else `idle_count > 0`; provider.go passes it to taskscaler per schedule. Preemptive, a
+ *   reservation needs an idle slot of a ready instance (no job is asked for without one, so a boot
+ *   wait falls before the pickup, in GitLab's queued_duration); not preemptive, "jobs are requested
+ *   first, and then the system attempts to find or provision the necessary capacity" (runner docs,
+ *   [[runners.autoscaler.policy]] preemptive_mode; docs/executors/instance.md "Preemptive mode"): the
+ *   job is taken at once and waits for its instance after (in the job's log, "Preparing the
+ *   docker-autoscaler executor"). scale_factor alone does not make a policy preemptive.
+ * - [MAX] runner docs, [runners.autoscaler] max_instances: "regardless of the instance state
+ *   (pending, running, deleting)": an instance being deleted still counts, and is billed until gone.
  * - [ADVANCED] docs.gitlab.com/runner/configuration/advanced-configuration/: `concurrent` bounds the
  *   jobs of a manager, `limit` those of a [[runners]] entry (rendered as max_instances x
  *   capacity_per_instance), `check_interval` the seconds between a runner's requests for jobs
@@ -21,10 +30,18 @@
  * - gitlab-runner issue 37673 (taskscaler log "instance exceeded max idle time"): idle instances are
  *   removed once idle past idle_time, while the idle capacity left still meets the target.
  *
- * Simplifications, said where they matter: GitLab hands out a shard's jobs oldest first; managers
- * poll at evenly spread phases; an instance whose boot ends is ready (boot failures are not
- * modelled); idle instances are checked for removal once a minute, as taskscaler does on its
- * periodic scale loop rather than at once.
+ * Assumptions where the source does not say (taskscaler's own code is not in gitlab-runner; these are
+ * printed with every report, see SIMULATION_ASSUMPTIONS): each manager keeps one job request in flight
+ * while it is under its job ceiling (GitLab's long polling holds it; adaptive request_concurrency,
+ * FF_USE_ADAPTIVE_REQUEST_CONCURRENCY on by default, adds requests only while jobs keep coming, and
+ * those return with a job at once), and taskscaler counts its reservation as capacity in use, on top
+ * of the idle target; instances are created as soon as capacity is wanted; idle instances are checked
+ * for removal once a minute (taskscaler's periodic loop; its cadence is not documented), the most
+ * recently added idle instance first; reservation throttling (reservation_throttling, taskscaler merge
+ * request 60) is not modelled: it limits reservations only where request_concurrency above 1 holds
+ * many at once. Also simplified: GitLab hands out a shard's jobs oldest first; managers poll at evenly
+ * spread phases; an instance whose boot ends is ready (boot failures are not modelled); a job that
+ * waits for its instance past instance_acquire_timeout is not failed.
  *
  * Spot instances (optional): each is reclaimed after an exponentially distributed lifetime at
  * `spotInterruptionsPerHour`; its jobs fail and are retried, as `retry: when: runner_system_failure`
@@ -35,7 +52,7 @@
  * the same result (randomness is drawn only for spot lifetimes, from a seeded generator).
  */
 import { EventHeap } from "./event-heap";
-import { BOOTING, InstanceTable, LIVE_READY, REMOVED } from "./instance-table";
+import { BOOTING, DELETING, InstanceTable, LIVE_READY, REMOVED } from "./instance-table";
 import type { FleetConfig, SimulatedPolicy } from "./fleet-config";
 import { NO_POLICY, PolicyTimeline } from "./policy-timeline";
 import { seededRandom, type Random } from "./seeded-random";
@@ -81,6 +98,7 @@ const READY = 1;
 const FINISH = 2;
 const POLL = 3;
 const RECLAIM = 4;
+const DELETED = 5;
 
 const WAITING = 0;
 const RUNNING = 1;
@@ -88,6 +106,17 @@ const DONE = 2;
 
 
 const TICK_SECONDS = 60;
+
+/** Job requests a manager keeps in flight, each holding a reservation (see the assumptions above). */
+export const REQUESTS_IN_FLIGHT = 1;
+
+/** What the simulation assumes where gitlab-runner's source does not say; reports print it. */
+export const SIMULATION_ASSUMPTIONS = {
+  requests_in_flight_per_manager: REQUESTS_IN_FLIGHT,
+  removal_check_seconds: TICK_SECONDS,
+  removal_order: "most recently added idle instance first",
+  reservation_throttling: "not modelled",
+} as const;
 
 export function simulateFleet(config: FleetConfig, load: FleetLoad, window: SimulationWindow): FleetRun {
   return new FleetSimulation(oneShape(config), load, window).run();
@@ -114,8 +143,11 @@ function oneShape(config: FleetConfig): FleetConfig {
       idleTimeSeconds: policy.idleTimeSeconds,
       scaleFactor: policy.scaleFactor,
       scaleFactorLimit: policy.scaleFactorLimit,
+      preemptiveMode: policy.preemptiveMode,
+      modelIndex: policy.modelIndex,
     })),
     bootSeconds: config.bootSeconds,
+    deleteSeconds: config.deleteSeconds,
     checkIntervalSeconds: config.checkIntervalSeconds,
     spotInterruptionsPerHour: config.spotInterruptionsPerHour,
     seed: config.seed,
@@ -160,6 +192,8 @@ class FleetSimulation {
   private readonly pending: number[][];
   private readonly pendingHead: number[];
   private readonly freeSlots: Int32Array;
+  /** Instances removed but not yet deleted by the cloud, per manager: they count toward max_instances. */
+  private readonly deleting: Int32Array;
   private readonly running: Int32Array;
   private readonly pollAt: Float64Array;
 
@@ -171,6 +205,7 @@ class FleetSimulation {
   private runningTotal = 0;
   private pendingTotal = 0;
   private liveTotal = 0;
+  private deletingTotal = 0;
   private busyInstances = 0;
   private lastTime = 0;
   private lastBlockedOnMax = -INFINITY;
@@ -211,6 +246,7 @@ class FleetSimulation {
     this.pending = Array.from({ length: managers }, () => []);
     this.pendingHead = new Array<number>(managers).fill(0);
     this.freeSlots = new Int32Array(managers);
+    this.deleting = new Int32Array(managers);
     this.running = new Int32Array(managers);
     this.pollAt = new Float64Array(managers).fill(-1);
     const hours = max(1, ceil(this.windowEnd / 3600));
@@ -219,10 +255,12 @@ class FleetSimulation {
   }
 
   run(): FleetRun {
-    // The fleet starts as the policy in force at the start wants it: its idle capacity ready.
+    // The fleet starts as the policy in force at the start wants it: its idle capacity and the slots its
+    // requests in flight reserve, ready.
     this.policy = this.timeline.at(0);
+    const requests = this.jobCeiling > 0 ? REQUESTS_IN_FLIGHT : 0;
     for (let manager = 0; manager < this.config.managers; manager += 1) {
-      const wanted = min(this.config.maxInstances, ceil(this.idleTarget(manager) / this.slotsPerInstance));
+      const wanted = min(this.config.maxInstances, ceil((this.idleTarget(manager) + requests) / this.slotsPerInstance));
       for (let count = 0; count < wanted; count += 1) this.markReady(this.create(manager, 0), 0);
     }
     let tick = 1;
@@ -245,6 +283,7 @@ class FleetSimulation {
         if (kind === READY) this.onReady(subject, nextEvent);
         else if (kind === FINISH) this.onFinish(subject, nextEvent);
         else if (kind === POLL) this.onPoll(subject, nextEvent);
+        else if (kind === DELETED) this.onDeleted(subject, nextEvent);
         else this.onReclaim(subject, nextEvent);
       } else {
         this.advance(nextArrival);
@@ -275,7 +314,8 @@ class FleetSimulation {
     const to = min(time, this.windowEnd);
     if (to > from) {
       const span = to - from;
-      this.instanceSeconds += this.liveTotal * span;
+      // A deleting instance is billed until the cloud has deleted it [MAX].
+      this.instanceSeconds += (this.liveTotal + this.deletingTotal) * span;
       this.busyInstanceSeconds += this.busyInstances * span;
       const hour = min(this.hourlyDemand.length - 1, floor(from / 3600));
       this.hourlyDemand[hour] += (this.runningTotal + this.pendingTotal + this.arrived - this.queueHead + this.retries.length - this.retryHead) * span;
@@ -300,16 +340,45 @@ class FleetSimulation {
     return max(policy.idleCount, scaled);
   }
 
-  /** Idle scaling on: the runner reserves capacity before it asks for a job [RESERVE]. */
-  private reservesFirst(manager: number): boolean {
-    return this.idleTarget(manager) > 0;
+  /**
+   * Preemptive: a job is asked for only once an idle slot of a ready instance is reserved [PREEMPTIVE]:
+   * preemptive_mode when set, else idle_count > 0. No policy in force: taskscaler's zero policy, not preemptive.
+   */
+  private preemptive(): boolean {
+    if (this.policy === NO_POLICY) return false;
+    const policy = this.config.policies[this.policy];
+    return policy.preemptiveMode ?? policy.idleCount > 0;
   }
 
-  /** Creates the instances that jobs waiting on this manager and its idle target need, up to max_instances. */
+  /** Instances of the manager that count toward max_instances: live (booting, ready) and deleting [MAX]. */
+  private counted(manager: number): number {
+    return this.live[manager].length + this.deleting[manager];
+  }
+
+  /**
+   * Slots the manager's requests in flight hold reserved [RESERVE]: none at its job ceiling (no job
+   * slot, so no request); preemptive, only while an unclaimed slot of a ready instance is there to
+   * reserve; otherwise while there is room for the capacity (a free slot, or an instance to create).
+   */
+  private reserved(manager: number): number {
+    const pending = this.pendingCount(manager);
+    if (this.running[manager] + pending >= this.jobCeiling) return 0;
+    const unclaimed = this.freeSlots[manager] - pending;
+    if (this.preemptive()) return unclaimed > 0 && this.readySlot(manager) >= 0 ? min(REQUESTS_IN_FLIGHT, unclaimed) : 0;
+    const room = unclaimed + (this.config.maxInstances - this.counted(manager)) * this.slotsPerInstance;
+    return max(0, min(REQUESTS_IN_FLIGHT, room));
+  }
+
+  /** Slots the manager wants: jobs taken and waiting for a slot, reservations, and the idle target on top. */
+  private wantedSlots(manager: number): number {
+    return this.pendingCount(manager) + this.reserved(manager) + this.idleTarget(manager);
+  }
+
+  /** Creates the instances the manager's wanted slots need, up to max_instances (deleting ones count). */
   private scaleUp(manager: number, time: number): void {
-    const deficit = this.pendingCount(manager) + this.idleTarget(manager) - this.freeSlots[manager];
+    const deficit = this.wantedSlots(manager) - this.freeSlots[manager];
     if (deficit <= 0) return;
-    const room = this.config.maxInstances - this.live[manager].length;
+    const room = this.config.maxInstances - this.counted(manager);
     const count = min(room, ceil(deficit / this.slotsPerInstance));
     for (let index = 0; index < count; index += 1) this.create(manager, time);
   }
@@ -319,17 +388,30 @@ class FleetSimulation {
     this.instances.livePosition[instance] = this.live[manager].length;
     this.live[manager].push(instance);
     this.liveTotal += 1;
-    this.peakInstances = max(this.peakInstances, this.liveTotal);
+    this.peakInstances = max(this.peakInstances, this.liveTotal + this.deletingTotal);
     this.freeSlots[manager] += this.slotsPerInstance;
     this.heap.push(time + this.config.bootSeconds, READY, instance);
     if (this.random) this.heap.push(time - (log(1 - this.random()) / this.config.spotInterruptionsPerHour!) * 3600, RECLAIM, instance);
     return instance;
   }
 
-  private remove(instance: number): void {
+  /**
+   * Taskscaler removes an instance: its slots go at once; it stays, deleting, until `time` +
+   * deleteSeconds, counted toward max_instances and billed [MAX]. A reclaimed spot instance is gone
+   * at once (`time` undefined): the cloud took it.
+   */
+  private remove(instance: number, time?: number): void {
     const manager = this.instances.owner[instance];
     this.freeSlots[manager] -= this.slots(instance);
-    this.instances.state[instance] = REMOVED;
+    const deleteSeconds = this.config.deleteSeconds ?? 0;
+    if (time !== undefined && deleteSeconds > 0) {
+      this.instances.state[instance] = DELETING;
+      this.deleting[manager] += 1;
+      this.deletingTotal += 1;
+      this.heap.push(time + deleteSeconds, DELETED, instance);
+    } else {
+      this.instances.state[instance] = REMOVED;
+    }
     const list = this.live[manager];
     const position = this.instances.livePosition[instance];
     const last = list[list.length - 1];
@@ -346,19 +428,31 @@ class FleetSimulation {
     return this.config.maxUseCount > 0 ? min(free, this.config.maxUseCount - this.instances.uses[instance]) : free;
   }
 
-  /** Once a minute: the policy in force, idle instances past idle_time, and the idle target met. */
+  /** The cloud has deleted the instance: its place under max_instances is free again. */
+  private onDeleted(instance: number, time: number): void {
+    if (this.instances.state[instance] !== DELETING) return;
+    const manager = this.instances.owner[instance];
+    this.instances.state[instance] = REMOVED;
+    this.deleting[manager] -= 1;
+    this.deletingTotal -= 1;
+    this.scaleUp(manager, time);
+    this.dispatch(time);
+  }
+
+  /** Once a minute: the policy in force, idle instances past idle_time, and the wanted slots met. */
   private onTick(time: number, minute: number): void {
     this.policy = this.timeline.at(minute);
     const idleTime = this.policy === NO_POLICY ? 0 : this.config.policies[this.policy].idleTimeSeconds;
     for (let manager = 0; manager < this.config.managers; manager += 1) {
       const list = this.live[manager];
-      // Removing an idle instance changes neither the jobs waiting nor the slots in use, so neither the target.
-      const wanted = this.pendingCount(manager) + this.idleTarget(manager);
+      // Removing an idle instance changes neither the jobs waiting nor the slots in use, so neither the
+      // target; the reservation is counted as it stands before any removal.
+      const wanted = this.wantedSlots(manager);
       for (let position = list.length - 1; position >= 0; position -= 1) {
         const instance = list[position];
         if (this.instances.state[instance] !== LIVE_READY || this.instances.busy[instance] > 0 || time - this.instances.idleSince[instance] < idleTime) continue;
         // Removed only while the idle capacity left still meets the target (gitlab-runner issue 37673).
-        if (this.freeSlots[manager] - this.slots(instance) >= wanted) this.remove(instance);
+        if (this.freeSlots[manager] - this.slots(instance) >= wanted) this.remove(instance, time);
       }
       this.scaleUp(manager, time);
     }
@@ -406,7 +500,7 @@ class FleetSimulation {
     }
     // An instance that ran max_use_count jobs is removed once its last job ends [AUTOSCALER].
     if (this.config.maxUseCount > 0 && this.instances.uses[instance] >= this.config.maxUseCount) {
-      if (this.instances.busy[instance] === 0) this.remove(instance);
+      if (this.instances.busy[instance] === 0) this.remove(instance, time);
     } else {
       this.freeSlots[manager] += this.slots(instance) - before;
       this.offer(instance);
@@ -521,16 +615,16 @@ class FleetSimulation {
           continue;
         }
         const unclaimed = this.freeSlots[manager] - this.pendingCount(manager);
-        const canCreate = this.live[manager].length < this.config.maxInstances;
+        const canCreate = this.counted(manager) < this.config.maxInstances;
         if (unclaimed <= 0 && !canCreate) {
           blockedOnMax = true;
           continue;
         }
         blockedAll = false;
         const ready = unclaimed > 0 && this.readySlot(manager) >= 0;
-        // Reserving first, a manager asks for a job only with a slot of a running instance free: the
+        // Preemptive, a manager asks for a job only with a slot of a ready instance reserved: the
         // job's wait for an instance's boot is then queue time in GitLab (queued_duration).
-        if (!ready && this.reservesFirst(manager)) continue;
+        if (!ready && this.preemptive()) continue;
         const poll = this.nextPoll(manager, time);
         if (poll < chosenPoll || (poll === chosenPoll && ready && !chosenReady)) {
           chosen = manager;

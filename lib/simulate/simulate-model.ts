@@ -7,10 +7,10 @@ import { estimateCellCost } from "../cost/estimate";
 import { cellTag } from "../model/cell-tag";
 import type { RunnerModel, Shard } from "../model/schema";
 import { UserInputError } from "../process/errors";
-import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS, fleetConfigOf, type FleetConfig } from "./fleet-config";
+import { DEFAULT_BOOT_SECONDS, DEFAULT_CHECK_INTERVAL_SECONDS, DEFAULT_DELETE_SECONDS, fleetConfigOf, type FleetConfig } from "./fleet-config";
 import type { JobTrace } from "./job-trace";
 import { routeJobs, type JobRouting, type RoutableShard } from "./route-jobs";
-import { simulateFleet, type FleetRun, type SimulationWindow } from "./simulate-fleet";
+import { SIMULATION_ASSUMPTIONS, simulateFleet, type FleetRun, type SimulationWindow } from "./simulate-fleet";
 import { summariseWaits, worstHourByP95, type WaitSummary } from "./wait-statistics";
 
 export interface SimulateOptions {
@@ -18,6 +18,8 @@ export interface SimulateOptions {
   readonly shards?: readonly string[];
   /** @default DEFAULT_BOOT_SECONDS of the model's cloud */
   readonly bootSeconds?: number;
+  /** @default DEFAULT_DELETE_SECONDS of the model's cloud */
+  readonly deleteSeconds?: number;
   /** @default 3 (check_interval as rendered) */
   readonly checkIntervalSeconds?: number;
   /** Unix seconds; jobs created before are left out. @default the first job's hour */
@@ -65,7 +67,10 @@ export interface SimulationReport {
   readonly cell: string;
   readonly window: { readonly from: string; readonly to: string; readonly hours: number };
   readonly boot_seconds: number;
+  readonly delete_seconds: number;
   readonly check_interval_seconds: number;
+  /** Where gitlab-runner's source does not say how taskscaler behaves, what the simulation assumed. */
+  readonly assumptions: typeof SIMULATION_ASSUMPTIONS;
   readonly trace: { readonly jobs: number; readonly in_window: number; readonly unmatched: number; readonly unmatched_tag_sets: ReadonlyArray<{ readonly tags: readonly string[]; readonly jobs: number }> };
   readonly shards: readonly ShardSimulation[];
   readonly prices: { readonly as_of: string; readonly file: string; readonly hours_per_month: number };
@@ -89,6 +94,7 @@ export interface PreparedSimulation {
   readonly windowHours: number;
   readonly hoursPerMonth: number;
   readonly bootSeconds: number;
+  readonly deleteSeconds: number;
   readonly checkIntervalSeconds: number;
   readonly inWindow: number;
   readonly routing: JobRouting;
@@ -103,6 +109,7 @@ export function prepareSimulation(model: RunnerModel, trace: JobTrace, options: 
   const inWindow = jobsInWindow(trace, window);
   const routing = routeJobs(inWindow, routableShards(model));
   const bootSeconds = options.bootSeconds ?? DEFAULT_BOOT_SECONDS[model.cloud.provider];
+  const deleteSeconds = options.deleteSeconds ?? DEFAULT_DELETE_SECONDS[model.cloud.provider];
   const checkIntervalSeconds = options.checkIntervalSeconds ?? DEFAULT_CHECK_INTERVAL_SECONDS;
   const cost = estimateCellCost(model);
   const loads = selected.map((shard): ShardLoad => {
@@ -116,7 +123,7 @@ export function prepareSimulation(model: RunnerModel, trace: JobTrace, options: 
       duration[at] = inWindow.duration[jobs[at]];
       recorded[at] = inWindow.queuedDuration[jobs[at]];
     }
-    let fleet = fleetConfigOf(shard, { bootSeconds, checkIntervalSeconds, spotInterruptionsPerHour: options.spotInterruptionsPerHour, seed: options.seed });
+    let fleet = fleetConfigOf(shard, { bootSeconds, deleteSeconds, checkIntervalSeconds, spotInterruptionsPerHour: options.spotInterruptionsPerHour, seed: options.seed });
     if (options.adjustFleet) fleet = options.adjustFleet(shard, fleet);
     const shardCost = cost.shards[index];
     return { shard, index, fleet, createdAt, duration, recorded, sharedWithLater: routing.sharedWithLater[index], workerHourly: shardCost.workers.hourly, managerHourly: shardCost.managers.hourly };
@@ -126,6 +133,7 @@ export function prepareSimulation(model: RunnerModel, trace: JobTrace, options: 
     windowHours: (window.endSeconds - window.startSeconds) / 3600,
     hoursPerMonth: cost.hoursPerMonth,
     bootSeconds,
+    deleteSeconds,
     checkIntervalSeconds,
     inWindow: inWindow.count,
     routing,
@@ -145,7 +153,9 @@ export function simulateModel(model: RunnerModel, trace: JobTrace, options: Simu
     cell: model.cell.id,
     window: { from: new Date(prepared.window.startSeconds * 1000).toISOString(), to: new Date(prepared.window.endSeconds * 1000).toISOString(), hours: prepared.windowHours },
     boot_seconds: prepared.bootSeconds,
+    delete_seconds: prepared.deleteSeconds,
     check_interval_seconds: prepared.checkIntervalSeconds,
+    assumptions: SIMULATION_ASSUMPTIONS,
     trace: { jobs: trace.count, in_window: prepared.inWindow, unmatched: prepared.routing.unmatched, unmatched_tag_sets: prepared.routing.unmatchedTagSets.slice(0, 10) },
     shards,
     prices: { as_of: prepared.prices.asOf, file: prepared.prices.file, hours_per_month: prepared.hoursPerMonth },

@@ -39,6 +39,21 @@ describe("simulate on the examples' synthetic week", () => {
     expect(waits(second.stdout)).toEqual(waits(first.stdout));
   });
 
+  it("prints its deletion time and what it assumed where gitlab-runner's source does not say, and bills a slower deletion", async () => {
+    const args = ["--model", "cell-1", "--synthetic", "office-week", "--shard", "large-amd64", "--no-advice"];
+    const quick = await runInProcess("simulate", [...args, "--delete-time", "0s"]);
+    const slow = await runInProcess("simulate", [...args, "--delete-time", "5m"]);
+    expect(slow.status).toBe(0);
+    expect(slow.stdout).toContain("boot 90 s, delete 5.0 min, check_interval 3.0 s");
+    expect(slow.stdout).toContain("  assumed: 1 job request in flight per manager, each reserving a slot; idle removals checked every 60 s, most recently added idle instance first; reservation throttling not modelled\n");
+    // max_use_count 1: every job's worker is deleted after it, and billed 5 minutes more each time.
+    const hours = (stdout: string) => Number(/instances {7}([0-9,.]+) instance-hours/.exec(stdout)![1].replace(/,/g, ""));
+    expect(hours(slow.stdout) - hours(quick.stdout)).toBeGreaterThan(5000 * (5 / 60) * 0.9);
+    const json = JSON.parse((await runInProcess("simulate", [...args, "--json"])).stdout);
+    expect(json.delete_seconds).toBe(45);
+    expect(json.assumptions.requests_in_flight_per_manager).toBe(1);
+  });
+
   it("draws the week as SVG, or as Mermaid xychart-beta blocks in a .md file", async () => {
     const svg = join(dir, "week.svg");
     const markdown = join(dir, "week.md");

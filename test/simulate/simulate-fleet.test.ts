@@ -93,82 +93,160 @@ describe("a fixed fleet (idle capacity = max_instances, no use limit)", () => {
   });
 });
 
-describe("an empty fleet with max_use_count 1", () => {
-  const hoursApart = () => {
-    const createdAt = new Float64Array([1, 2, 3, 4, 5].map((hour) => MONDAY + hour * 3600 + 17));
-    return { createdAt, duration: new Float64Array(5).fill(120) };
-  };
+/*
+ * The rules below are gitlab-runner v19.3.0's, read in its source:
+ * - commands/multi.go processRunner: a job slot (limit, concurrent), then provider.Acquire, which is
+ *   executors/internal/autoscaler/provider.go Acquire calling taskscaler Reserve, all before the job
+ *   request: each request in flight holds a reservation, and the reserved slot is capacity taskscaler
+ *   keeps or creates. The simulator keeps one request in flight per manager (REQUESTS_IN_FLIGHT).
+ * - common/config.go AutoscalerPolicyConfig.PreemptiveModeEnabled: preemptive_mode when set, else
+ *   idle_count > 0. Preemptive, a job is asked for only once a ready slot is reserved (the boot wait is
+ *   GitLab queue time); not preemptive, the job is taken at once and waits for its instance after.
+ * - runner docs, [runners.autoscaler] max_instances: "regardless of the instance state (pending,
+ *   running, deleting)": a deleting instance counts, and is billed until the cloud has deleted it.
+ */
+describe("steady load at idle_count 0: the request in flight keeps one instance warm", () => {
+  // One job at :30 of each hour, 300 s each; idle_time 600 s; boot 60 s; window 3 h.
+  const hourly = () => ({ createdAt: new Float64Array([1800, 5400, 9000].map((second) => MONDAY + second)), duration: new Float64Array(3).fill(300) });
+  const config = (deleteSeconds: number) => fleet({ bootSeconds: 60, deleteSeconds, policies: [policy({ idleCount: 0, idleTimeSeconds: 600 })] });
 
-  it("makes every job wait one boot time when its jobs are hours apart", () => {
-    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75 }), hoursApart(), week(7));
-    expect(Array.from(run.waitSeconds)).toEqual([75, 75, 75, 75, 75]);
-    expect(run.instancesCreated).toBe(5);
-    // Each instance lives its boot and its one job, then is removed.
-    expect(run.instanceSeconds).toBeCloseTo(5 * (75 + 120), 6);
+  it("starts every job at once on the reserved instance, and boots the next reservation's instance behind it", () => {
+    // t=0     A ready: the manager's request in flight reserves a slot (idle_count 0 adds none).
+    // t=1800  job 1 takes A at once (wait 0); the next request reserves again: B is created (ready 1860).
+    // t=2100  job 1 ends; A and B are idle, one slot is wanted (the reservation).
+    // t=2460  B, idle 600 s (since 1860), is removed: A still holds the reservation. A is kept to the end.
+    // Each later hour the same: C from 5400 to 6060, D from 9000 to 9660.
+    const run = simulateFleet(config(0), hourly(), week(3));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 0, 0]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 0, 0]);
+    expect(run.instancesCreated).toBe(4);
+    expect(run.instanceSeconds).toBeCloseTo(10_800 + 3 * 660, 6);
+  });
+
+  it("bills a removed instance until the cloud has deleted it", () => {
+    // The same run; B, C and D are each deleted 30 s after their removal.
+    const run = simulateFleet(config(30), hourly(), week(3));
+    expect(run.instanceSeconds).toBeCloseTo(10_800 + 3 * (660 + 30), 6);
+  });
+
+  it("with max_use_count 1, gives every job a fresh instance with no wait when jobs are hours apart", () => {
+    // t=0 A ready (the reservation). Each job takes the warm instance at once, and the new reservation
+    // boots the next: instance k lives from job k-1's arrival (A from 0) to the end of job k, the last
+    // one to the window's end (7 h). Jobs at 1 h..5 h + 17 s, 120 s each.
+    const createdAt = new Float64Array([1, 2, 3, 4, 5].map((hour) => MONDAY + hour * 3600 + 17));
+    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75 }), { createdAt, duration: new Float64Array(5).fill(120) }, week(7));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 0, 0, 0, 0]);
+    expect(run.instancesCreated).toBe(6);
+    expect(run.instanceSeconds).toBeCloseTo(3737 + 4 * 3720 + (7 * 3600 - (5 * 3600 + 17)), 6);
     expect(run.busyInstanceSeconds).toBeCloseTo(5 * 120, 6);
   });
 
   it("adds at most one check_interval for the runner's next request for jobs", () => {
-    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, checkIntervalSeconds: 3 }), hoursApart(), week(7));
-    expect(Math.min(...run.waitSeconds)).toBeGreaterThanOrEqual(75);
-    expect(Math.max(...run.waitSeconds)).toBeLessThanOrEqual(78);
-    expect(Math.max(...run.pickupSeconds)).toBeLessThanOrEqual(3);
+    const createdAt = new Float64Array([1, 2, 3].map((hour) => MONDAY + hour * 3600 + 17));
+    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, checkIntervalSeconds: 3 }), { createdAt, duration: new Float64Array(3).fill(120) }, week(4));
+    expect(Math.min(...run.waitSeconds)).toBeGreaterThan(0);
+    expect(Math.max(...run.waitSeconds)).toBeLessThanOrEqual(3);
+    expect(Array.from(run.pickupSeconds)).toEqual(Array.from(run.waitSeconds));
   });
 });
 
 describe("where a boot wait shows: GitLab's queued_duration or the job's log", () => {
-  const twoAtOnce = () => ({ createdAt: new Float64Array([MONDAY + 600, MONDAY + 600]), duration: new Float64Array([120, 120]) });
+  const threeAtOnce = () => ({ createdAt: new Float64Array(3).fill(MONDAY + 600), duration: new Float64Array(3).fill(120) });
 
-  it("with idle scaling on, the runner takes a job only onto a running instance: the second job's boot is queue time", () => {
-    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, policies: [policy({ idleCount: 1 })] }), twoAtOnce(), week(1));
-    expect(Array.from(run.waitSeconds)).toEqual([0, 75]);
-    expect(Array.from(run.pickupSeconds)).toEqual([0, 75]);
+  it("preemptive (idle_count 1), the runner takes a job only onto a ready slot: the third job's boot is queue time", () => {
+    // t=0    A and B ready: the idle slot and the request's reserved one.
+    // t=600  jobs 1 and 2 take A and B. No ready slot is left, so job 3 is not asked for; C is created for the idle slot (ready 675).
+    // t=675  C is ready: job 3 is taken and starts at once (waited 75 s in GitLab's queue).
+    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, policies: [policy({ idleCount: 1 })] }), threeAtOnce(), week(1));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 0, 75]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 0, 75]);
   });
 
-  it("without idle scaling, the runner takes both at once and the boot follows the pickup", () => {
-    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, policies: [policy({ idleCount: 0 })] }), twoAtOnce(), week(1));
-    expect(Array.from(run.waitSeconds)).toEqual([75, 75]);
-    expect(Array.from(run.pickupSeconds)).toEqual([0, 0]);
+  it("not preemptive (idle_count 0), the runner takes all three at once and the boots follow the pickups", () => {
+    // t=0    A ready (the reservation). t=600: job 1 starts on A; jobs 2 and 3 are taken at once and wait
+    //        for B, C (one each) and D (the next reservation), all ready at 675.
+    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, policies: [policy({ idleCount: 0 })] }), threeAtOnce(), week(1));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 75, 75]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 0, 0]);
+    expect(run.instancesCreated).toBe(4);
+  });
+
+  it("preemptive_mode: false takes jobs at once even with idle_count 1", () => {
+    // A, B ready at 0 (idle slot, reservation); jobs 1 and 2 start on them, job 3 is taken at once and waits for its boot.
+    const run = simulateFleet(fleet({ maxUseCount: 1, bootSeconds: 75, policies: [policy({ idleCount: 1, preemptiveMode: false })] }), threeAtOnce(), week(1));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 0, 75]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 0, 0]);
+  });
+});
+
+describe("a burst under a scale_factor-only policy (idle_count 0, scale_factor 1)", () => {
+  // 40 jobs at t=600, 1200 s each; one slot per instance; boot 60 s; room for 100 instances.
+  const burst = () => ({ createdAt: new Float64Array(40).fill(MONDAY + 600), duration: new Float64Array(40).fill(1200) });
+  const scaleFactorOnly = (preemptiveMode?: boolean) =>
+    fleet({ maxInstances: 100, bootSeconds: 60, policies: [policy({ idleCount: 0, scaleFactor: 1, ...(preemptiveMode === undefined ? {} : { preemptiveMode }) })] });
+
+  it("is not preemptive: every job is taken at once and waits at most one boot", () => {
+    // idle_count 0 and no preemptive_mode: PreemptiveModeEnabled is false, scale_factor or not.
+    // t=600  job 1 starts on the reserved instance A; jobs 2-40 are taken and wait. In use 40, so the idle
+    //        target is 40: 39 + 1 (reservation) + 40 slots wanted, 80 instances created, all ready at 660.
+    const run = simulateFleet(scaleFactorOnly(), burst(), week(2));
+    expect(Array.from(run.waitSeconds)).toEqual([0, ...new Array<number>(39).fill(60)]);
+    expect(Math.max(...run.pickupSeconds)).toBe(0);
+    expect(run.instancesCreated).toBe(81);
+  });
+
+  it("with preemptive_mode: true, the fleet grows by the idle target per boot while the jobs wait in GitLab", () => {
+    // Only ready slots are reserved. t=600: job 1 on A; in use 1, idle target 1: B (ready 660). Each job
+    // that starts adds 1 to the idle target and so one instance: 1 job starts at 660, 2 at 720, 4 at 780,
+    // 8 at 840, 16 at 900, and the last 8 at 960 (32 instances were created at 900).
+    const run = simulateFleet(scaleFactorOnly(true), burst(), week(2));
+    const expected = [0, 60, 120, 120, ...new Array<number>(4).fill(180), ...new Array<number>(8).fill(240), ...new Array<number>(16).fill(300), ...new Array<number>(8).fill(360)];
+    expect(Array.from(run.waitSeconds).sort((a, b) => a - b)).toEqual(expected);
+    expect(Array.from(run.pickupSeconds).sort((a, b) => a - b)).toEqual(expected);
+  });
+});
+
+describe("max_use_count 1 near max_instances: a deleting instance still counts", () => {
+  // Two instances at most, one job each; boot 60 s, deletion 30 s; three jobs of 100 s at t=600.
+  const threeJobs = () => ({ createdAt: new Float64Array(3).fill(MONDAY + 600), duration: new Float64Array(3).fill(100) });
+  const config = (deleteSeconds: number) => fleet({ maxUseCount: 1, maxInstances: 2, bootSeconds: 60, deleteSeconds });
+
+  it("starts the third job only once a used instance is deleted and its replacement has booted", () => {
+    // t=0    A ready (the reservation).
+    // t=600  job 1 on A; B created for the reservation; job 2 taken (limit 2 x 1) and waits for B; job 3 waits in GitLab (limit reached).
+    // t=660  B ready: job 2 starts (wait 60).
+    // t=700  job 1 ends: A used up, removed, deleting until 730: still 2 instances, none can be created.
+    // t=730  A deleted: C created; job 3 taken (pickup 130).
+    // t=760  job 2 ends: B deleting until 790.  t=790: C ready, job 3 starts (wait 190); D created for the reservation.
+    // t=890  job 3 ends: C deleting until 920. D stays, reserved, to the end of the hour.
+    const run = simulateFleet(config(30), threeJobs(), week(1));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 60, 190]);
+    expect(Array.from(run.pickupSeconds)).toEqual([0, 0, 130]);
+    expect(run.instancesCreated).toBe(4);
+    expect(run.peakInstances).toBe(2);
+    expect(run.instanceSeconds).toBeCloseTo(730 + 190 + 190 + (3600 - 790), 6);
+  });
+
+  it("starts it 30 s sooner when instances are gone the moment they are removed", () => {
+    // t=700 A gone at once: C created, job 3 taken; t=760 C ready and job 3 starts (wait 160).
+    const run = simulateFleet(config(0), threeJobs(), week(1));
+    expect(Array.from(run.waitSeconds)).toEqual([0, 60, 160]);
   });
 });
 
 describe("a small trace worked out by hand", () => {
-  it("follows idle_count, max_use_count and max_instances step by step", () => {
-    // One manager; slots of one job; an instance runs two jobs; two instances at most; one idle slot.
-    // t=0    the fleet starts with A ready (idle_count 1). Job 1 (100 s) starts on A; A's slot is
-    //        taken, so B is created for the idle slot (ready at 60).
-    // t=10   job 2 (50 s): no running instance has a free slot (B boots), so the runner, which reserves
-    //        capacity first (idle_count > 0), does not take it yet; at 60 B is ready: job 2 is taken and starts (waits 50).
-    // t=70   job 3 (10 s): both instances busy and max_instances reached; it waits.
-    // t=100  job 1 ends; A has a use left: job 3 starts on A (waits 30). A has run its two jobs.
-    // t=110  jobs 2 and 3 end; A is removed (max_use_count); B stays as the idle slot to the end.
-    const createdAt = new Float64Array([0, 10, 70].map((second) => MONDAY + second));
-    const duration = new Float64Array([100, 50, 10]);
-    const run = simulateFleet(
-      fleet({ maxUseCount: 2, maxInstances: 2, bootSeconds: 60, policies: [policy({ idleCount: 1, idleTimeSeconds: 600 })] }),
-      { createdAt, duration },
-      week(1),
-    );
-    expect(Array.from(run.waitSeconds)).toEqual([0, 50, 30]);
-    expect(Array.from(run.pickupSeconds)).toEqual([0, 50, 30]);
-    expect(run.waitedOnMaxInstances).toBe(1);
-    expect(run.instancesCreated).toBe(2);
-    expect(run.instanceSeconds).toBeCloseTo(110 + 3600, 6);
-    expect(run.busyInstanceSeconds).toBeCloseTo(110 + 50, 6);
-    expect(run.hourlyDemand[0]).toBeCloseTo((100 + 100 + 40) / 3600, 9);
-    expect(run.hourlyCapacity[0]).toBeCloseTo((110 + 3600) / 3600, 9);
-  });
-
-  it("removes idle instances past idle_time down to the idle target, and scale_factor keeps more while jobs run", () => {
+  it("removes idle instances past idle_time down to the wanted slots, and scale_factor keeps more while jobs run", () => {
     const createdAt = new Float64Array([0, 0, 0, 0].map((second) => MONDAY + second));
     const duration = new Float64Array([600, 600, 600, 600]);
     const config = fleet({ maxInstances: 10, bootSeconds: 30, policies: [policy({ idleCount: 1, idleTimeSeconds: 300, scaleFactor: 0.5, scaleFactorLimit: 3 })] });
-    const run = simulateFleet(config, { createdAt, duration }, week(1));
-    // 4 jobs in use: idle target max(1, min(ceil(4 x 0.5), 3)) = 2 idle slots, so at peak 6 instances.
-    expect(run.peakInstances).toBe(6);
-    // After the jobs (t=630 at the latest), the idle ones go once idle 300 s, down to 1 by t=960 or so:
-    // the last hour's capacity is far below 6 x 3600.
-    expect(run.hourlyCapacity[0]).toBeLessThan(3);
+    const run = simulateFleet(config, { createdAt, duration }, week(2));
+    // 4 jobs in use: idle target max(1, min(ceil(4 x 0.5), 3)) = 2 idle slots, and 1 reserved by the
+    // request in flight, so at peak 7 instances.
+    expect(run.peakInstances).toBe(7);
+    // After the jobs (t=660 at the latest), the idle ones go once idle 300 s, down to 2 (1 idle slot, 1
+    // reserved) well before the second hour, which keeps exactly those.
+    expect(run.hourlyCapacity[0]).toBeLessThan(4);
+    expect(run.hourlyCapacity[1]).toBe(2);
   });
 });
 
@@ -193,14 +271,16 @@ describe("the policy switch at a period's edge in a time zone with daylight savi
   it("keeps the idle fleet from the period's first minute to its last, in local time", () => {
     const run = simulateFleet(fleet({ bootSeconds: 60, policies }), { createdAt: new Float64Array(0), duration: new Float64Array(0) }, { startSeconds: start, endSeconds: start + 48 * 3600 });
     const capacity = Array.from(run.hourlyCapacity);
-    expect(capacity[6]).toBe(0);
-    expect(capacity[7]).toBeCloseTo(5, 9);
-    expect(capacity[16]).toBeCloseTo(5, 9);
-    expect(capacity[17]).toBe(0);
-    expect(capacity[24 + 5]).toBe(0);
-    expect(capacity[24 + 6]).toBeCloseTo(5, 9);
-    expect(capacity[24 + 15]).toBeCloseTo(5, 9);
-    expect(capacity[24 + 16]).toBe(0);
+    // Off hours: the slot the request in flight reserves (idle_count 0). Office hours: 5 idle slots and
+    // the reserved one, from the first minute (booting instances count as capacity) to the last.
+    expect(capacity[6]).toBe(1);
+    expect(capacity[7]).toBeCloseTo(6, 9);
+    expect(capacity[16]).toBeCloseTo(6, 9);
+    expect(capacity[17]).toBe(1);
+    expect(capacity[24 + 5]).toBe(1);
+    expect(capacity[24 + 6]).toBeCloseTo(6, 9);
+    expect(capacity[24 + 15]).toBeCloseTo(6, 9);
+    expect(capacity[24 + 16]).toBe(1);
   });
 });
 

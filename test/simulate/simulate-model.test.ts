@@ -9,6 +9,9 @@ import { simulateFleet } from "../../lib/simulate/simulate-fleet";
 import { prepareSimulation, simulateModel } from "../../lib/simulate/simulate-model";
 import { percentileOfSorted } from "../../lib/simulate/wait-statistics";
 import { exampleModel, modelWith } from "../support/models";
+import { parse } from "smol-toml";
+import { parseGoDurationSeconds } from "../../lib/model/duration";
+import { renderConfigToml } from "../../lib/render/manager-files";
 import { MONDAY } from "./fleet-fixture";
 
 describe("routing a trace to shards", () => {
@@ -110,5 +113,29 @@ describe("idle_count advice", () => {
       if (entry.advised_idle_count! > 0) expect(p95With(entry.policy, entry.advised_idle_count! - 1)).toBeGreaterThan(target);
       expect(entry.p95_wait_seconds).toBeCloseTo(p95With(entry.policy, entry.idle_count), 9);
     }
+  });
+});
+
+describe("the policies config.toml carries", () => {
+  // Office hours only: config.toml gets a leading catch-all (lib/model/policy-coverage.ts) so the
+  // uncovered hours keep idle workers for the first policy's idle_time; gitlab-runner runs those hours
+  // under it, and so must the simulation.
+  const model = modelWith("cell-1", (m) => {
+    m.shards[1].autoscaling.policies = [{ periods: ["* 7-19 * * mon-fri"], timezone: "Europe/Amsterdam", idle_count: 4, idle_time: "45m", scale_factor: 0 }];
+  });
+  const trace = syntheticTraceFor(model, { seed: 3, jobs: 400 });
+
+  it("are the policies the simulation replays, the catch-all first", () => {
+    const rendered = (parse(renderConfigToml(model, model.shards[1], 0)) as { runners: Array<{ autoscaler: { policy: Array<Record<string, unknown>> } }> }).runners[0].autoscaler.policy;
+    const [load] = prepareSimulation(model, trace, { shards: ["large-amd64"] }).loads;
+    expect(load.fleet.policies.map((policy) => [policy.periods, policy.timezone, policy.idleCount, policy.idleTimeSeconds, policy.scaleFactor])).toEqual(
+      rendered.map((policy) => [policy.periods, policy.timezone, policy.idle_count, parseGoDurationSeconds(policy.idle_time as string), policy.scale_factor]),
+    );
+    expect(load.fleet.policies.map((policy) => policy.modelIndex)).toEqual([undefined, 0]);
+  });
+
+  it("advises on the model's own policies only: the catch-all is not in the model to change", () => {
+    const advice = adviseIdleCounts(model, trace, 30, { shards: ["large-amd64"] });
+    expect(advice.map((entry) => [entry.policy, entry.periods])).toEqual([[0, ["* 7-19 * * mon-fri"]]]);
   });
 });
