@@ -596,8 +596,9 @@ class FleetSimulation {
 
   /**
    * Hands the shard's waiting jobs, oldest first, to the managers: each takes a job at its next poll
-   * [ADVANCED] when under its job ceiling and, reserving first [RESERVE], holding an unclaimed slot,
-   * or else able to create an instance for it.
+   * [ADVANCED] when under its job ceiling and, preemptive [PREEMPTIVE], holding an unclaimed slot of a
+   * ready instance; not preemptive, holding an unclaimed slot or able to create an instance for it
+   * (a deleting one still counted [MAX]).
    */
   private dispatch(time: number): void {
     while (this.queueHead < this.arrived || this.retryHead < this.retries.length) {
