@@ -1,8 +1,9 @@
 #!/bin/sh
 # Fetches the plan a merge request pipeline saved for a cell, so the default-branch apply job
-# can apply exactly what was reviewed (provision --apply-plan checks the plan's inputs digest
-# and plans again when it is missing or stale). Best effort: it always exits 0, and says why
-# when there is nothing to fetch.
+# can check that its own plan makes the changes that were reviewed (provision --reviewed-plan
+# reads this file and compares; it never applies it: the file comes from a job whose code the
+# merge request's author controls). Best effort: it always exits 0, and says why when there is
+# nothing to fetch.
 #
 #   sh ci/fetch-reviewed-plan.sh <cell> <destination-dir>
 #

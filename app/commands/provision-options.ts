@@ -26,7 +26,7 @@ export type ProvisionMode =
       /** Create or reconcile the cell's runners before the apply. */
       readonly onboard: boolean;
       /** Apply this saved (reviewed) plan when its inputs digest matches this checkout; when it does not, refuse or plan again. */
-      readonly reviewedPlan?: { readonly file: string; readonly whenStale: "refuse" | "replan" };
+      readonly reviewedPlan?: { readonly file: string; readonly whenMissing: "apply" | "refuse" };
     }
   /** Destroy the cell's resources, then remove its runners (unless `removeRunners` is false). */
   | { readonly kind: "destroy"; readonly approval: Approval; readonly removeRunners: boolean };
@@ -110,14 +110,14 @@ const optionsSchema = selectMode(selected, [
   ),
   modeFlags(
     "apply",
-    { ...settings, autoApprove: z.boolean().optional(), applyPlan: z.string().optional(), replanIfStale: z.boolean().optional() },
+    { ...settings, autoApprove: z.boolean().optional(), reviewedPlan: z.string().optional(), allowUnreviewed: z.boolean().optional() },
     cannotCombineWith("an apply cannot be combined with"),
   ).transform((flags, context) => {
-    if (flags.replanIfStale && flags.applyPlan === undefined) {
-      context.addIssue({ code: "custom", path: ["replanIfStale"], message: "--replan-if-stale goes with --apply-plan" });
+    if (flags.allowUnreviewed && flags.reviewedPlan === undefined) {
+      context.addIssue({ code: "custom", path: ["allowUnreviewed"], message: "--allow-unreviewed goes with --reviewed-plan" });
       return z.NEVER;
     }
-    const reviewedPlan = flags.applyPlan === undefined ? {} : { reviewedPlan: { file: flags.applyPlan, whenStale: flags.replanIfStale ? "replan" : "refuse" } as const };
+    const reviewedPlan = flags.reviewedPlan === undefined ? {} : { reviewedPlan: { file: flags.reviewedPlan, whenMissing: flags.allowUnreviewed ? "apply" : "refuse" } as const };
     return withSettings(flags, { kind: "apply", approval: flags.autoApprove ? "auto" : "ask", onboard: !flags.skipOnboard, ...reviewedPlan });
   }),
 ]);

@@ -14,9 +14,9 @@
  * merge request plan jobs). --dry-run stops after synthesis and summarizes the
  * synthesized JSON: no GitLab, no cloud, no engine. --destroy plans a destroy, applies
  * it, then removes the runners. --drift plans every named cell and reports the cells whose
- * infrastructure differs from their model (exit 3), touching nothing. --apply-plan applies a
- * plan saved earlier (the one a merge request reviewed) only when the inputs digest beside it
- * matches this checkout's stack; --replan-if-stale plans again instead of refusing.
+ * infrastructure differs from their model (exit 3), touching nothing. --reviewed-plan applies this
+ * checkout's plan only when it makes the same changes as the plan a merge request reviewed (which
+ * is read, never applied); --allow-unreviewed applies it when there is no reviewed plan at all.
  *
  * The engine sees only the environment it needs (lib/terraform/engine-env.ts) and its
  * output is scrubbed of every secret value this run knows (lib/secrets/known-secrets.ts).
@@ -85,7 +85,7 @@ export async function runProvision(options: ProvisionOptions): Promise<Provision
   const { mode } = options;
   const loaded = loadModels(options.models, options.modelsDir);
   const noteTarget = options.post ? readMergeRequestNoteTarget(env, options.tokenEnv) : undefined;
-  if (mode.kind === "apply" && mode.reviewedPlan && loaded.length !== 1) throw new UserInputError("--apply-plan applies one cell's plan: name exactly one --model");
+  if (mode.kind === "apply" && mode.reviewedPlan && loaded.length !== 1) throw new UserInputError("--reviewed-plan is one cell's plan: name exactly one --model");
   const lockTimeout = options.lockTimeout ?? env.RUNNER_LOCK_TIMEOUT ?? DEFAULT_LOCK_TIMEOUT;
   if (!isLockTimeout(lockTimeout)) {
     throw new UserInputError(`--lock-timeout (or RUNNER_LOCK_TIMEOUT) must be a duration such as 5m, 90s or 1h30m, got "${lockTimeout}"`);
@@ -191,8 +191,8 @@ export function provisionCommand(): Command {
     .addOption(withDefault(new Option("--engine <engine>", "the engine that plans and applies").choices([...ENGINE_NAMES]), "detected on PATH"))
     .addOption(withDefault(new Option("--out <dir>", "synthesis output directory"), "cdktf.out beside the models directory"))
     .option("--drift", `plan every named cell and report drift; nothing is applied or onboarded (exit ${DRIFT_EXIT_CODE} when a cell drifted)`)
-    .option("--apply-plan <file>", "apply this saved plan (the one a merge request reviewed) if the inputs digest beside it matches this checkout; refuse otherwise")
-    .option("--replan-if-stale", "with --apply-plan: when the saved plan is missing or stale, plan again, show it, and apply that instead")
+    .option("--reviewed-plan <file>", "the plan a merge request reviewed: this checkout's plan is applied only if it makes the same changes (the file itself is never applied); a difference is shown and nothing is applied")
+    .option("--allow-unreviewed", "with --reviewed-plan: when there is no such file (a direct push, a web run, expired artifacts), apply this checkout's plan")
     .addOption(withDefault(new Option("--lock-timeout <duration>", "how long plan and apply wait for the state lock"), `$RUNNER_LOCK_TIMEOUT, else ${DEFAULT_LOCK_TIMEOUT}`))
     .option("--allow-local-state", "under CI=true, accept local state (it is lost with the job)")
     .option("--markdown <file>", "write the summary as markdown (for a merge request note)")

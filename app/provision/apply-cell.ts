@@ -1,17 +1,16 @@
 /**
  * After every cell is planned: confirm each change, then for each approved cell onboard its runners,
  * apply its plan (rolling managers in phases when the plan replaces them) and, after a destroy, remove
- * its runners. A reviewed plan the engine finds stale is planned again here when --replan-if-stale.
+ * its runners. Every plan applied here was made by this run (a reviewed plan is only compared: ./reviewed-plan.ts).
  */
 import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { describeTally } from "../../lib/gitlab/request-pacer";
 import { formatMs } from "../../lib/gitlab/retry";
 import type { LoadedModel } from "../../lib/model/load";
 import { needsRoll } from "../../lib/roll/roll-plan";
-import { isStalePlanFailure } from "../../lib/terraform/engine";
 import type { OnboardOptions } from "../commands/onboard";
 import { onboard, provisionRoll } from "./load-on-use";
-import { planCell, type PlannedCell } from "./plan-cell";
+import type { PlannedCell } from "./plan-cell";
 import type { ChangingMode, StepContext } from "./provision-context";
 import { provisionedCell, type ProvisionedCell } from "./provision-result";
 
@@ -65,26 +64,9 @@ export async function onboardAndApply(item: PlannedCell, mode: ChangingMode, con
       clock: context.rollClock,
     });
   } else {
-    try {
-      await item.driver.apply(item.planFile);
-    } catch (error) {
-      const replan = mode.kind === "apply" && item.reviewedPlan?.applied && mode.reviewedPlan?.whenStale === "replan";
-      if (!(replan && isStalePlanFailure(error))) throw error;
-      // Planned again as a plain apply; runners onboarded already are not onboarded twice.
-      const again = await replanStaleReviewedPlan(item, { ...mode, reviewedPlan: undefined, onboard: mode.onboard && !onboarded }, context);
-      return { ...again, onboarded: onboarded || again.onboarded };
-    }
+    await item.driver.apply(item.planFile);
   }
   return provisionedCell(cell, summary, "applied", { onboarded, runnersRemoved: await removeRunnersAfter(mode, loaded, context) });
-}
-
-/** The engine found the reviewed plan stale against the state (another run applied since): plan again, show it, apply it. */
-async function replanStaleReviewedPlan(item: PlannedCell, mode: Extract<ChangingMode, { kind: "apply" }>, context: StepContext): Promise<ProvisionedCell> {
-  const reason = "the state changed since it was planned (the engine refused it as stale)";
-  context.log(`[${item.cell.cell}] not applying the reviewed plan: ${reason}; planning again, and the new plan is shown before it is applied`);
-  const again = await planCell(item.cell, item.loaded, item.engine, mode, context);
-  const applied = await onboardAndApply(again, mode, context);
-  return { ...applied, terraformReport: again.report, reviewedPlan: { applied: false, reason } };
 }
 
 /** After a destroy, the runners of the cell go too (unless --skip-onboard), so GitLab lists no dead runners. */

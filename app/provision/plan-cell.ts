@@ -1,10 +1,9 @@
 /**
- * Plan one synthesized cell: engine init, then either the reviewed plan (--apply-plan, while its inputs
- * digest matches) or a fresh plan saved beside the stack with its inputs; its summary, Terraform report
- * and manager roll are named before anything is confirmed or applied.
+ * Plan one synthesized cell: engine init, then a plan saved beside the stack with its inputs; with
+ * --reviewed-plan, that plan is compared with the one the merge request reviewed (./reviewed-plan.ts).
+ * Its summary, Terraform report and manager roll are named before anything is confirmed or applied.
  */
 import { join, resolve } from "node:path";
-import { UserInputError } from "../../lib/process/errors";
 import type { LoadedModel } from "../../lib/model/load";
 import { cellChangeSummary, type CellChangeSummary } from "../../lib/review/cell-summary";
 import { summarizePlan } from "../../lib/review/change-summary";
@@ -20,7 +19,7 @@ import type { EngineName } from "../../lib/terraform/toolchain-check";
 import type { SynthesizedCell } from "../../stacks/synthesize";
 import { provisionRoll } from "./load-on-use";
 import type { EngineMode, StepContext } from "./provision-context";
-import { checkReviewedPlan, planChanges, type ReviewedPlanUse } from "./reviewed-plan";
+import { checkAgainstReviewedPlan, type ReviewedPlanUse } from "./reviewed-plan";
 
 export interface PlannedCell {
   readonly cell: SynthesizedCell;
@@ -77,27 +76,19 @@ export async function planCell(
     return roll;
   };
 
-  let reviewedPlan: ReviewedPlanUse | undefined;
-  const reviewedPlanChoice = mode.kind === "apply" ? mode.reviewedPlan : undefined;
-  if (reviewedPlanChoice) {
-    const reviewed = checkReviewedPlan(resolve(reviewedPlanChoice.file), cell.cell, digest);
-    if (reviewed.fresh) {
-      // The reviewed plan is shown (as the merge request saw it), then applied exactly.
-      log(`[${cell.cell}] applying the reviewed plan ${reviewed.planFile}: its inputs digest ${digest.slice(0, 12)} matches this checkout`);
-      const plan = await driver.showPlanJson(reviewed.planFile);
-      const summary = summarize(plan, reviewed.planFile);
-      return { cell, engine, loaded, driver, planFile: reviewed.planFile, changes: planChanges(plan), summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan: { applied: true } };
-    }
-    if (reviewedPlanChoice.whenStale === "refuse") {
-      throw new UserInputError(`refusing to apply ${reviewedPlanChoice.file} to cell ${cell.cell}: ${reviewed.problem}. Plan again, or pass --replan-if-stale to do so here.`);
-    }
-    log(`[${cell.cell}] not applying the reviewed plan: ${reviewed.problem}; planning again, and the new plan is shown before it is applied`);
-    reviewedPlan = { applied: false, reason: reviewed.problem };
-  }
-
   const planned = await driver.plan({ out: join(cell.stackDir, how.file), destroy: how.destroy });
   writePlanInputs(planned.planFile, { cell: cell.cell, digest, engine: engine.name, engineVersion: engine.version, commit: context.env.CI_COMMIT_SHA });
   const plan = await driver.showPlanJson(planned.planFile);
   const summary = summarize(plan, planned.planFile);
+  // With --reviewed-plan: this plan is applied only when it makes the changes the merge request reviewed
+  // (the reviewed plan itself is only read); a difference stops here, before anything is onboarded or applied.
+  const reviewedPlanChoice = mode.kind === "apply" ? mode.reviewedPlan : undefined;
+  let reviewedPlan: ReviewedPlanUse | undefined;
+  if (reviewedPlanChoice) {
+    reviewedPlan = await checkAgainstReviewedPlan({ ...reviewedPlanChoice, file: resolve(reviewedPlanChoice.file) }, plan, { cell: cell.cell, driver, digest });
+    log(
+      `[${cell.cell}] ${reviewedPlan.matched ? `this checkout's plan makes the changes of the reviewed plan ${reviewedPlanChoice.file}` : `no reviewed plan to compare with (${reviewedPlan.reason}): this checkout's plan, shown above, is applied`}`,
+    );
+  }
   return { cell, engine, loaded, driver, planFile: planned.planFile, changes: planned.changes, summary, roll: rollOf(plan), report: terraformReport(plan), reviewedPlan };
 }

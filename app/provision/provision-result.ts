@@ -16,7 +16,7 @@ export interface ProvisionedCell {
   readonly outcome: "dry-run" | "planned" | "no-changes" | "applied" | "declined" | "drifted" | "in-sync";
   /** Counts for GitLab's Terraform widget, when the cell was planned. */
   readonly terraformReport?: TerraformReport;
-  /** With --apply-plan: whether the reviewed plan was applied, or why the cell was planned again. */
+  /** With --reviewed-plan: whether the plan applied matched the reviewed one, or why there was none to compare. */
   readonly reviewedPlan?: ReviewedPlanUse;
   /** The merge request note of this cell's summary, with --post. */
   readonly note?: NoteUpsertResult;
@@ -52,7 +52,7 @@ export function formatProvisionResult(result: ProvisionResult): string {
       drifted: "DRIFT: the cell's infrastructure differs from its model (see the plan above)",
       "in-sync": "no drift",
     }[cell.outcome];
-    const reviewed = cell.reviewedPlan ? (cell.reviewedPlan.applied ? " (the reviewed plan)" : " (planned again: the reviewed plan was not usable)") : "";
+    const reviewed = cell.reviewedPlan ? (cell.reviewedPlan.matched ? " (the changes the merge request reviewed)" : " (no reviewed plan to compare with)") : "";
     lines.push(`${cell.cell}: ${what}${reviewed}${cell.runnersRemoved ? "; runners removed" : ""}`);
   }
   if (result.mode === "drift") {

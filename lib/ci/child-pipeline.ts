@@ -5,7 +5,7 @@
  * Every job has `rules`, and the file has `workflow:rules`: a job without rules gets GitLab's
  * default rules, which leave it out of merge request pipelines, so the child of a merge request
  * pipeline would get no jobs (GitLab docs, "Run child pipelines with merge request pipelines").
- * Plan jobs keep the plan, its inputs digest and summary as artifacts and publish the counts
+ * Plan jobs keep the plan, its inputs record and summary as artifacts and publish the counts
  * GitLab's Terraform widget reads; apply jobs hold the cell's resource group and deploy to the
  * cell's environment, so protected environments and approvals can gate them.
  */
@@ -109,8 +109,10 @@ export function applyJob(cell: string, applyMode: ApplyMode = "auto", toolkit: T
     script: [
       // The plan the merge request pipeline reviewed, when GitLab still has it (see the script).
       `sh ${toolkitScript(toolkit, "fetch-reviewed-plan.sh")} ${shellQuote(cell)} ${shellQuote(reviewed)}`,
-      // Applied only when its inputs digest matches this commit's stack; otherwise planned again, shown, applied.
-      `${toolkitCommand(toolkit, "provision")} --model ${shellQuote(cell)} --auto-approve --apply-plan ${shellQuote(`${reviewed}/${cell}.tfplan`)} --replan-if-stale`,
+      // This commit's own plan, applied only when it makes the reviewed plan's changes (that file is only
+      // read, never applied); a difference fails the job and shows it. No reviewed plan (a direct push, a web
+      // run, expired artifacts): this commit's plan is shown and applied.
+      `${toolkitCommand(toolkit, "provision")} --model ${shellQuote(cell)} --auto-approve --reviewed-plan ${shellQuote(`${reviewed}/${cell}.tfplan`)} --allow-unreviewed`,
       `${toolkitCommand(toolkit, "onboard")} --model ${shellQuote(cell)} --status --require-online`,
     ],
     artifacts: undefined,

@@ -46,7 +46,7 @@ test("no job of a merge request pipeline deploys to an environment (environment-
 
 test("no job of a merge request pipeline onboards or applies", () => {
   const scripts = mergeRequestJobs.map((job) => ({ name: job.name, text: JSON.stringify([job.definition.before_script, job.definition.script]) }));
-  expect(scripts.filter(({ text }) => /(bin\/|runner-fleet )onboard|--apply-plan|provision(?![^"]*--plan)[^"]*--apply/.test(text)).map(({ name }) => name)).toEqual([]);
+  expect(scripts.filter(({ text }) => /(bin\/|runner-fleet )onboard|--reviewed-plan|provision(?![^"]*--plan)[^"]*--apply/.test(text)).map(({ name }) => name)).toEqual([]);
 });
 
 test("the same checks do find the default branch's apply jobs (they are not vacuous)", () => {

@@ -127,7 +127,7 @@ describe("the child pipelines", () => {
     expect(job.definition).toMatchObject({ resource_group: "runner-fleet-cell-1", environment: { name: "runner-fleet/cell-1", action: "start" } });
     expect(job.definition.script).toEqual([
       "sh ci/fetch-reviewed-plan.sh cell-1 reviewed-plan/cell-1",
-      "./bin/provision --model cell-1 --auto-approve --apply-plan reviewed-plan/cell-1/cell-1.tfplan --replan-if-stale",
+      "./bin/provision --model cell-1 --auto-approve --reviewed-plan reviewed-plan/cell-1/cell-1.tfplan --allow-unreviewed",
       "./bin/onboard --model cell-1 --status --require-online",
     ]);
   });

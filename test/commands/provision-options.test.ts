@@ -21,8 +21,8 @@ describe("provision's modes", () => {
     [[], { kind: "apply", approval: "ask", onboard: true }],
     [["--auto-approve"], { kind: "apply", approval: "auto", onboard: true }],
     [["--auto-approve", "--skip-onboard"], { kind: "apply", approval: "auto", onboard: false }],
-    [["--apply-plan", "p.tfplan"], { kind: "apply", approval: "ask", onboard: true, reviewedPlan: { file: "p.tfplan", whenStale: "refuse" } }],
-    [["--auto-approve", "--apply-plan", "p.tfplan", "--replan-if-stale"], { kind: "apply", approval: "auto", onboard: true, reviewedPlan: { file: "p.tfplan", whenStale: "replan" } }],
+    [["--reviewed-plan", "p.tfplan"], { kind: "apply", approval: "ask", onboard: true, reviewedPlan: { file: "p.tfplan", whenMissing: "refuse" } }],
+    [["--auto-approve", "--reviewed-plan", "p.tfplan", "--allow-unreviewed"], { kind: "apply", approval: "auto", onboard: true, reviewedPlan: { file: "p.tfplan", whenMissing: "apply" } }],
     [["--dry-run"], { kind: "dry-run" }],
     [["--plan", "--skip-onboard"], { kind: "plan", change: "apply" }],
     [["--plan", "--destroy"], { kind: "plan", change: "destroy" }],
@@ -60,14 +60,14 @@ describe("provision's modes", () => {
 describe("provision refuses", () => {
   it.each([
     [["--drift", "--auto-approve"], "--drift only plans: it cannot be combined with --auto-approve"],
-    [["--drift", "--dry-run", "--destroy", "--plan", "--apply-plan", "p"], "--drift only plans: it cannot be combined with --dry-run, --destroy, --plan or --apply-plan"],
+    [["--drift", "--dry-run", "--destroy", "--plan", "--reviewed-plan", "p"], "--drift only plans: it cannot be combined with --dry-run, --destroy, --plan or --reviewed-plan"],
     [["--dry-run", "--destroy"], "--dry-run only synthesizes: it cannot be combined with --destroy"],
     [["--dry-run", "--auto-approve", "--plan"], "--dry-run only synthesizes: it cannot be combined with --auto-approve or --plan"],
-    [["--dry-run", "--apply-plan", "p", "--replan-if-stale"], "--dry-run only synthesizes: it cannot be combined with --apply-plan or --replan-if-stale"],
-    [["--plan", "--apply-plan", "p"], "--plan stops after the plan: it cannot be combined with --apply-plan"],
+    [["--dry-run", "--reviewed-plan", "p", "--allow-unreviewed"], "--dry-run only synthesizes: it cannot be combined with --reviewed-plan or --allow-unreviewed"],
+    [["--plan", "--reviewed-plan", "p"], "--plan stops after the plan: it cannot be combined with --reviewed-plan"],
     [["--plan", "--auto-approve"], "--plan stops after the plan: it cannot be combined with --auto-approve"],
-    [["--destroy", "--apply-plan", "p"], "--destroy cannot be combined with --apply-plan"],
-    [["--replan-if-stale"], "--replan-if-stale goes with --apply-plan"],
+    [["--destroy", "--reviewed-plan", "p"], "--destroy cannot be combined with --reviewed-plan"],
+    [["--allow-unreviewed"], "--allow-unreviewed goes with --reviewed-plan"],
     [["--engine", "terraform", "--lock-timeout", "soon"], '--lock-timeout must be a duration such as 5m, 90s or 1h30m, got "soon"'],
   ])("%j: %s (named in the order typed)", (args, message) => {
     expect(refusal(args)).toBe(message);

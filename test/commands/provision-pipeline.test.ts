@@ -1,6 +1,6 @@
 /**
  * provision's pipeline features against fake GitLab and the terraform stand-in:
- * GitLab's Terraform report, the inputs record beside a saved plan and --apply-plan,
+ * GitLab's Terraform report, the inputs record beside a saved plan and --reviewed-plan,
  * --drift (exit 3), -lock-timeout, and local state refused under CI=true.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -84,20 +84,44 @@ describe("provision (in process) in pipelines", () => {
     });
   });
 
-  describe("the reviewed plan (--apply-plan)", () => {
+  describe("the reviewed plan (--reviewed-plan)", () => {
     // The merge request's plan of cell-1 (--plan into reviewed/), made once: each test copies it in.
+    // The forged one is made the same way from a plan with one resource more (an IAM binding), as a
+    // merge request's job whose code its author changed would make it.
     let mergeRequestPlan: { result: CliResult; files: string };
+    let forgedPlan: { result: CliResult; files: string };
     beforeAll(async () => {
-      startAfresh();
-      const result = await provision(["--model", "cell-1", "--plan", "--skip-onboard"], { CI_COMMIT_SHA: "a".repeat(40) }, "reviewed");
-      const files = mkdtempSync(join(tmpdir(), "provision-pipeline-reviewed-"));
-      cpSync(join(root, "reviewed"), files, { recursive: true });
-      mergeRequestPlan = { result, files };
+      const made = async (extraEnv: Record<string, string>) => {
+        startAfresh();
+        const result = await provision(["--model", "cell-1", "--plan", "--skip-onboard"], { CI_COMMIT_SHA: "a".repeat(40), ...extraEnv }, "reviewed");
+        const files = mkdtempSync(join(tmpdir(), "provision-pipeline-reviewed-"));
+        cpSync(join(root, "reviewed"), files, { recursive: true });
+        return { result, files };
+      };
+      // Named, so the stand-in's saved plan shows this fixture whatever FAKE_TF_PLAN_JSON says later.
+      const cleanFixture = join(__dirname, "..", "support", "fixtures", "plan-cell-1.json");
+      mergeRequestPlan = await made({ FAKE_TF_PLAN_JSON: cleanFixture });
+      const fixture = JSON.parse(readFileSync(cleanFixture, "utf8"));
+      const binding = {
+        address: "google_project_iam_member.takeover",
+        mode: "managed",
+        type: "google_project_iam_member",
+        name: "takeover",
+        change: { actions: ["create"], before: null, after: { role: "roles/owner", member: "user:attacker@example.com" }, after_unknown: { id: true }, before_sensitive: false, after_sensitive: {} },
+      };
+      const forgedFixture = join(mkdtempSync(join(tmpdir(), "provision-pipeline-forged-")), "plan.json");
+      writeFileSync(forgedFixture, JSON.stringify({ ...fixture, resource_changes: [...fixture.resource_changes, binding] }));
+      forgedPlan = await made({ FAKE_TF_PLAN_JSON: forgedFixture });
+      // Shipped with the clean stack's inputs record, digest included (anyone can compute it offline).
+      cpSync(`${join(mergeRequestPlan.files, "stacks", "cell-1", "cell-1.tfplan")}.inputs.json`, `${join(forgedPlan.files, "stacks", "cell-1", "cell-1.tfplan")}.inputs.json`);
     });
-    afterAll(() => rmSync(mergeRequestPlan.files, { recursive: true, force: true }));
-    const reviewedPlan = () => {
-      expect(mergeRequestPlan.result.status).toBe(0);
-      cpSync(mergeRequestPlan.files, join(root, "reviewed"), { recursive: true });
+    afterAll(() => {
+      rmSync(mergeRequestPlan.files, { recursive: true, force: true });
+      rmSync(forgedPlan.files, { recursive: true, force: true });
+    });
+    const reviewedPlan = (made = mergeRequestPlan) => {
+      expect(made.result.status).toBe(0);
+      cpSync(made.files, join(root, "reviewed"), { recursive: true });
     };
 
     it("keeps an inputs record beside every saved plan", async () => {
@@ -107,82 +131,67 @@ describe("provision (in process) in pipelines", () => {
       expect(inputs.digest).toMatch(/^[0-9a-f]{64}$/);
     });
 
-    it("applies the reviewed plan itself when nothing it was made from changed, without planning again", async () => {
+    it("plans again and applies its own plan when it makes the reviewed plan's changes; the reviewed file is only read", async () => {
       reviewedPlan();
 
-      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed"), "--json"]);
+      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--reviewed-plan", savedPlan("reviewed"), "--json"]);
       expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
       expect(result.status).toBe(0);
-      expect(steps()).toEqual(["init", "show", "apply"]);
-      expect(call("apply").argv!.at(-1)).toBe(savedPlan("reviewed"));
-      expect(result.stderr).toContain("applying the reviewed plan");
-      // The reviewed plan's summary is shown in the job log before it is applied.
-      expect(result.stderr).toMatch(/cell-1/);
-      expect(JSON.parse(result.stdout).cells[0]).toMatchObject({ outcome: "applied", reviewedPlan: { applied: true } });
+      expect(steps()).toEqual(["init", "plan", "show", "show", "apply"]);
+      expect(engineCalls().filter((entry) => entry.argv![0] === "show").map((entry) => entry.argv!.at(-1))).toEqual([savedPlan("cdktf.out"), savedPlan("reviewed")]);
+      expect(call("apply").argv!.at(-1)).toBe(savedPlan("cdktf.out"));
+      expect(result.stderr).toContain("this checkout's plan makes the changes of the reviewed plan");
+      expect(JSON.parse(result.stdout).cells[0]).toMatchObject({ outcome: "applied", reviewedPlan: { matched: true } });
     });
 
-    it("refuses a plan whose inputs changed since (exit 2), and applies nothing", async () => {
-      reviewedPlan();
-      writeModel("cell-1", "state:\n  backend: local\n", 61);
+    it("fails when the reviewed plan makes other changes, naming them: nothing is onboarded or applied (exit 1)", async () => {
+      reviewedPlan(forgedPlan);
 
-      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed")]);
+      const result = await provision(["--model", "cell-1", "--auto-approve", "--reviewed-plan", savedPlan("reviewed")]);
+      expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("this checkout's plan differs from the reviewed plan");
+      expect(result.stderr).toContain("google_project_iam_member.takeover: only in the reviewed plan (create)");
+      // The forged record claims the clean digest: the refusal says so, and it changes nothing.
+      expect(result.stderr).toContain("Its inputs record claims this checkout's stack");
+      expect(steps()).toEqual(["init", "plan", "show", "show"]);
+      expect(fake.requests).toEqual([]);
+    });
+
+    it("fails when this checkout's plan makes changes the reviewed one does not (the model changed since), naming them", async () => {
+      reviewedPlan(forgedPlan);
+      const forgedFixture = JSON.parse(readFileSync(join(root, "reviewed", "stacks", "cell-1", "cell-1.tfplan"), "utf8")).fixture;
+      // Now the checkout plans the forged fixture, and the reviewed plan is the clean one.
+      reviewedPlan();
+      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--reviewed-plan", savedPlan("reviewed")], { FAKE_TF_PLAN_JSON: forgedFixture });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("google_project_iam_member.takeover: only in this checkout's plan (create)");
+      expect(steps()).not.toContain("apply");
+    });
+
+    it("with --allow-unreviewed, applies its own plan when there is no reviewed plan (a direct push, expired artifacts)", async () => {
+      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--reviewed-plan", join(root, "missing", "cell-1.tfplan"), "--allow-unreviewed", "--json"]);
+      expect(result.status).toBe(0);
+      expect(result.stderr).toContain("no reviewed plan to compare with (there is no reviewed plan at");
+      expect(steps()).toEqual(["init", "plan", "show", "apply"]);
+      expect(JSON.parse(result.stdout).cells[0].reviewedPlan).toMatchObject({ matched: false, reason: expect.stringContaining("no reviewed plan") });
+    });
+
+    it("fails without --allow-unreviewed when there is no reviewed plan (exit 2), applying nothing", async () => {
+      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--reviewed-plan", join(root, "missing", "cell-1.tfplan")]);
       expect(result.status).toBe(2);
-      expect(result.stderr).toMatch(/refusing to apply .*cell-1\.tfplan to cell cell-1: its inputs changed since it was planned/);
-      expect(result.stderr).toContain("--replan-if-stale");
+      expect(result.stderr).toContain("--allow-unreviewed");
+      expect(steps()).not.toContain("apply");
+    });
+
+    it("fails when the reviewed plan cannot be read (exit 1), applying nothing", async () => {
+      reviewedPlan();
+      writeFileSync(savedPlan("reviewed"), "not a plan");
+      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--reviewed-plan", savedPlan("reviewed"), "--allow-unreviewed"]);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("could not be read");
       expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
       expect(steps()).not.toContain("apply");
-      expect(steps()).not.toContain("plan");
-    });
-
-    it("with --replan-if-stale, plans again, shows that plan, and applies it instead", async () => {
-      reviewedPlan();
-      writeModel("cell-1", "state:\n  backend: local\n", 61);
-
-      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed"), "--replan-if-stale", "--json"]);
-      expect(result.status).toBe(0);
-      expect(steps()).toEqual(["init", "plan", "show", "apply"]);
-      expect(call("apply").argv!.at(-1)).toBe(savedPlan("cdktf.out"));
-      expect(result.stderr).toContain("not applying the reviewed plan: its inputs changed");
-      expect(JSON.parse(result.stdout).cells[0].reviewedPlan).toMatchObject({ applied: false, reason: expect.stringContaining("inputs changed") });
-    });
-
-    it("with --replan-if-stale, plans when the merge request's plan could not be fetched", async () => {
-      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", join(root, "missing", "cell-1.tfplan"), "--replan-if-stale"]);
-      expect(result.status).toBe(0);
-      expect(result.stderr).toContain("there is no saved plan at");
-      expect(steps()).toEqual(["init", "plan", "show", "apply"]);
-    });
-
-    it("with --replan-if-stale, plans again when the engine finds the reviewed plan stale against the state", async () => {
-      reviewedPlan();
-
-      const result = await provision(
-        ["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed"), "--replan-if-stale", "--json"],
-        { FAKE_TF_STALE_PLAN: savedPlan("reviewed") },
-      );
-      expect(result.stderr).not.toMatch(STACK_TRACE_LINE);
-      expect(result.status).toBe(0);
-      expect(steps()).toEqual(["init", "show", "apply", "init", "plan", "show", "apply"]);
-      expect(engineCalls().filter((entry) => entry.argv![0] === "apply").map((entry) => entry.argv!.at(-1))).toEqual([savedPlan("reviewed"), savedPlan("cdktf.out")]);
-      expect(result.stderr).toContain("the state changed since it was planned");
-      expect(JSON.parse(result.stdout).cells[0]).toMatchObject({ outcome: "applied", reviewedPlan: { applied: false } });
-    });
-
-    it("without --replan-if-stale, a reviewed plan the engine finds stale fails the apply (exit 1)", async () => {
-      reviewedPlan();
-      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", savedPlan("reviewed")], {
-        FAKE_TF_STALE_PLAN: savedPlan("reviewed"),
-      });
-      expect(result.status).toBe(1);
-      expect(result.stderr).toContain("Saved plan is stale");
-    });
-
-    it("refuses a plan made for another cell", async () => {
-      writeModel("cell-3");
-      expect((await provision(["--model", "cell-3", "--plan", "--skip-onboard"], {}, "reviewed")).status).toBe(0);
-      const result = await provision(["--model", "cell-1", "--auto-approve", "--skip-onboard", "--apply-plan", join(root, "reviewed", "stacks", "cell-3", "cell-3.tfplan")]);
-      expect(result.status).toBe(2);
-      expect(result.stderr).toContain("the plan was made for cell cell-3");
     });
   });
 

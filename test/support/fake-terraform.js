@@ -210,7 +210,13 @@ function show() {
   const file = positional[0];
   if (!flags.includes("-json") || !file) fail("fake-terraform supports only show -json PLANFILE");
   if (!fs.existsSync(file)) fail(`Failed to read the given file as a state or plan file`, `open ${file}: no such file or directory`);
-  const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+  let saved;
+  try {
+    saved = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    // As the real engine words a file that is no plan (command/show.go, getPlanFromPath).
+    fail(`Failed to read the given file as a state or plan file`, `${file} is not a plan file`);
+  }
   if (saved.stateful) {
     const resourceChanges = saved.changes.map((change) => ({
       address: change.address,
