@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { z } from "zod";
+import { parseGitlabUrlList } from "../../lib/model/trigger-destinations";
 import { cannotCombineWith, goWith, modeFlags, parseOptions, selectMode } from "../cli/parse-options";
 
 export type PrepareMode =
@@ -12,7 +13,13 @@ export type PrepareMode =
    * Write <models dir>/<CELL_ID>.yaml from trigger variables (the environment, or `varsFile`), then validate it.
    * When that model exists: refuse (exit 2), keep it and succeed (--if-missing), or replace it (--force).
    */
-  | { readonly kind: "generate"; readonly varsFile?: string; readonly whenExists: "refuse" | "keep" | "replace" };
+  | {
+      readonly kind: "generate";
+      readonly varsFile?: string;
+      readonly whenExists: "refuse" | "keep" | "replace";
+      /** The project's choices a trigger cannot change (--admin-token-env, --allowed-gitlab-urls): lib/model/trigger-destinations.ts. */
+      readonly destinations: { readonly adminTokenEnv?: string; readonly allowedGitlabUrls?: readonly string[] };
+    };
 
 /** What prepare's command line decides; runPrepare's options add what only a program passes. */
 export interface PrepareCliOptions {
@@ -39,7 +46,15 @@ const optionsSchema = selectMode((flags) => (flags.generate ? "generate" : "vali
   modeFlags("validate", settings, goWith("--generate")).transform((flags) => withSettings(flags, { kind: "validate" })),
   modeFlags(
     "generate",
-    { ...settings, generate: z.literal(true), varsFile: z.string().optional(), ifMissing: z.boolean().optional(), force: z.boolean().optional() },
+    {
+      ...settings,
+      generate: z.literal(true),
+      varsFile: z.string().optional(),
+      ifMissing: z.boolean().optional(),
+      force: z.boolean().optional(),
+      adminTokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name, such as GITLAB_TOKEN").optional(),
+      allowedGitlabUrls: z.string().optional(),
+    },
     cannotCombineWith("--generate cannot be combined with"),
   ).transform((flags, context) => {
     if (flags.ifMissing && flags.force) {
@@ -47,7 +62,11 @@ const optionsSchema = selectMode((flags) => (flags.generate ? "generate" : "vali
       return z.NEVER;
     }
     const whenExists = flags.ifMissing ? "keep" : flags.force ? "replace" : "refuse";
-    return withSettings(flags, { kind: "generate", whenExists, ...(flags.varsFile === undefined ? {} : { varsFile: flags.varsFile }) });
+    const destinations = {
+      ...(flags.adminTokenEnv === undefined ? {} : { adminTokenEnv: flags.adminTokenEnv }),
+      ...(flags.allowedGitlabUrls === undefined ? {} : { allowedGitlabUrls: parseGitlabUrlList(flags.allowedGitlabUrls) }),
+    };
+    return withSettings(flags, { kind: "generate", whenExists, destinations, ...(flags.varsFile === undefined ? {} : { varsFile: flags.varsFile }) });
   }),
 ]);
 

@@ -122,7 +122,7 @@ function validateModel(file: string, workspace: string): ModelReport {
 
 /** Every variable is validated and the model built before anything is written. */
 function writeGeneratedModel(dir: string, mode: Extract<PrepareMode, { kind: "generate" }>, env: NodeJS.ProcessEnv) {
-  const { cellId, text } = generateModel(readTriggerVariables(env, mode.varsFile), { env });
+  const { cellId, text } = generateModel(readTriggerVariables(env, mode.varsFile), { env, destinations: mode.destinations });
   const { file, outcome } = writeModelFile(dir, cellId, text, { replace: mode.whenExists === "replace" });
   if (outcome === "exists") {
     if (mode.whenExists === "keep") return { file, written: false, cell: cellId };
@@ -178,6 +178,8 @@ export function prepareCommand(): Command {
     .option("--vars-file <file>", "with --generate: JSON object of trigger variables (wins over the environment)")
     .option("--if-missing", "with --generate: keep an existing model and succeed")
     .option("--force", "with --generate: replace an existing model")
+    .option("--admin-token-env <name>", "with --generate: the variable this project keeps the GitLab admin token in; GITLAB_TOKEN_ENV may name only this one (default: GITLAB_TOKEN)")
+    .option("--allowed-gitlab-urls <urls>", "with --generate: the GitLab root URLs GITLAB_URL may name, separated by spaces or commas (the admin token is sent there); \"\" allows none")
     .addOption(jsonOption("print a machine-readable report, with each model as resolved (all defaults filled in)"))
     .addHelpText(
       "after",

@@ -12,6 +12,7 @@ import { UserInputError } from "../../lib/process/errors";
 import { formatPath, ModelValidationError, type ModelIssue } from "../../lib/model/issues";
 import { parseModel, type LoadedModel } from "../../lib/model/load";
 import type { RunnerModelInput } from "../../lib/model/schema";
+import { DEFAULT_ADMIN_TOKEN_ENV, triggerDestinationProblems, type TriggerDestinationPolicy } from "../../lib/model/trigger-destinations";
 import { checkTriggerVariables, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
 
 export { readTriggerVariables, TRIGGER_VARIABLES, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
@@ -54,6 +55,8 @@ export interface GenerateOptions {
   readonly now?: Date;
   /** The CI environment: under CI=true the model keeps its state in GitLab by default. */
   readonly env?: NodeJS.ProcessEnv;
+  /** What the project decided about where secrets go (lib/model/trigger-destinations.ts); $CI_API_V4_URL comes from `env`. */
+  readonly destinations?: Omit<TriggerDestinationPolicy, "projectApiUrl">;
 }
 
 /**
@@ -62,7 +65,12 @@ export interface GenerateOptions {
  */
 export function generateModel(variables: TriggerVariables, options: GenerateOptions = {}): GeneratedModel {
   checkTriggerVariables(variables);
-  const model = modelFromVariables(variables, options.env ?? {});
+  const env = options.env ?? {};
+  const problems = triggerDestinationProblems(variables, { ...options.destinations, projectApiUrl: env.CI_API_V4_URL });
+  if (problems.length > 0) {
+    throw new UserInputError(`the trigger variables point a secret where this project did not choose; nothing was written:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
+  }
+  const model = modelFromVariables({ GITLAB_TOKEN_ENV: options.destinations?.adminTokenEnv ?? DEFAULT_ADMIN_TOKEN_ENV, ...variables }, env);
   const text = modelDocument(model, options.now ?? new Date()).toString({ lineWidth: 0, flowCollectionPadding: false });
   const file = `${variables.CELL_ID}.yaml (generated)`;
   try {
@@ -89,7 +97,7 @@ function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv)
 
   return {
     cell: { id: cellId, labels: { "managed-by": "runner-fleet", cell: cellId } },
-    gitlab: { url: variables.GITLAB_URL!, token_env: variables.GITLAB_TOKEN_ENV ?? "GITLAB_TOKEN" },
+    gitlab: { url: variables.GITLAB_URL!, token_env: variables.GITLAB_TOKEN_ENV ?? DEFAULT_ADMIN_TOKEN_ENV },
     cloud: isGoogle
       ? { provider: "google", project: variables.PROJECT!, region, zones }
       : { provider: "aws", region, availability_zones: zones, ...(variables.ACCOUNT_ID ? { account_id: variables.ACCOUNT_ID } : {}) },

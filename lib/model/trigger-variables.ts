@@ -11,7 +11,7 @@ import { UserInputError } from "../process/errors";
 /** Every variable the generator reads, for --help: what it sets and its default (shown as "(default: ...)"). */
 export const TRIGGER_VARIABLES = {
   CELL_ID: { required: true, help: "cell id, a DNS label (cell-7)" },
-  GITLAB_URL: { required: true, help: "URL of the cell's GitLab instance" },
+  GITLAB_URL: { required: true, help: "URL of the cell's GitLab instance (with --allowed-gitlab-urls: one of those)" },
   CLOUD: { required: true, help: "google or aws" },
   REGION: { required: true, help: "cloud region (europe-west4, eu-west-1)" },
   PROJECT: { required: false, help: "Google Cloud project id (required when CLOUD=google)" },
@@ -20,7 +20,7 @@ export const TRIGGER_VARIABLES = {
   NETWORK_CIDR: { required: false, help: "range of the created network", default: "10.0.0.0/16" },
   MONITORING_CIDRS: { required: false, help: "comma-separated ranges allowed to scrape metrics" },
   SECRET_STORE: { required: false, help: "google-secret-manager, aws-ssm or local", default: "the cloud's own" },
-  GITLAB_TOKEN_ENV: { required: false, help: "variable holding the GitLab admin token", default: "GITLAB_TOKEN" },
+  GITLAB_TOKEN_ENV: { required: false, help: "variable holding the GitLab admin token: only the one --admin-token-env names", default: "GITLAB_TOKEN" },
   RUNNER_VERSION: { required: false, help: "pinned gitlab-runner version", default: "19.5.0" },
   SHARD_NAME: { required: false, help: "name of the single shard", default: "small-amd64" },
   RUNNER_TAGS: { required: false, help: "comma-separated runner tags", default: "saas-linux-small-amd64" },
@@ -40,7 +40,7 @@ export const TRIGGER_VARIABLES = {
   STATE_BUCKET: { required: false, help: "bucket of the gcs or s3 state backend" },
   STATE_REGION: { required: false, help: "region of the s3 state bucket", default: "REGION" },
   STATE_PROJECT: { required: false, help: "http state: GitLab project id or path", default: "$CI_PROJECT_ID" },
-  STATE_API_URL: { required: false, help: "http state: GitLab API v4 URL holding the state", default: "$CI_API_V4_URL" },
+  STATE_API_URL: { required: false, help: "http state: GitLab API v4 URL holding the state; only $CI_API_V4_URL", default: "$CI_API_V4_URL" },
 } as const;
 
 export type TriggerVariableName = keyof typeof TRIGGER_VARIABLES;

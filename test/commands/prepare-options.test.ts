@@ -18,9 +18,19 @@ describe("prepare's options", () => {
   it.each([
     [[], { models: [], mode: { kind: "validate" }, requireEngine: false }],
     [["-m", "cell-1", "--model", "cell-2", "--require-engine", "--models-dir", "m"], { models: ["cell-1", "cell-2"], modelsDir: "m", mode: { kind: "validate" }, requireEngine: true }],
-    [["--generate"], { models: [], mode: { kind: "generate", whenExists: "refuse" }, requireEngine: false }],
-    [["--generate", "--if-missing"], { models: [], mode: { kind: "generate", whenExists: "keep" }, requireEngine: false }],
-    [["--generate", "--force", "--vars-file", "vars.json", "--json"], { models: [], mode: { kind: "generate", whenExists: "replace", varsFile: "vars.json" }, requireEngine: false }],
+    [["--generate"], { models: [], mode: { kind: "generate", whenExists: "refuse", destinations: {} }, requireEngine: false }],
+    [["--generate", "--if-missing"], { models: [], mode: { kind: "generate", whenExists: "keep", destinations: {} }, requireEngine: false }],
+    [["--generate", "--force", "--vars-file", "vars.json", "--json"], { models: [], mode: { kind: "generate", whenExists: "replace", varsFile: "vars.json", destinations: {} }, requireEngine: false }],
+    [
+      ["--generate", "--admin-token-env", "CELLS_ADMIN_TOKEN", "--allowed-gitlab-urls", "https://cell-7.gitlab.example.com, https://cell-8.gitlab.example.com"],
+      {
+        models: [],
+        mode: { kind: "generate", whenExists: "refuse", destinations: { adminTokenEnv: "CELLS_ADMIN_TOKEN", allowedGitlabUrls: ["https://cell-7.gitlab.example.com", "https://cell-8.gitlab.example.com"] } },
+        requireEngine: false,
+      },
+    ],
+    // The component passes its input as it is: an empty list allows no GitLab at all.
+    [["--generate", "--allowed-gitlab-urls", ""], { models: [], mode: { kind: "generate", whenExists: "refuse", destinations: { allowedGitlabUrls: [] } }, requireEngine: false }],
   ])("%j selects %j", (args, expected) => {
     expect(parse(args)).toEqual(expected);
   });
@@ -28,6 +38,8 @@ describe("prepare's options", () => {
   it.each([
     [["--if-missing"], "--if-missing goes with --generate"],
     [["--force", "--vars-file", "v.json"], "--force and --vars-file go with --generate"],
+    [["--allowed-gitlab-urls", "https://a.example.com"], "--allowed-gitlab-urls goes with --generate"],
+    [["--generate", "--admin-token-env", "GITLAB TOKEN"], '--admin-token-env an environment variable name, such as GITLAB_TOKEN, got "GITLAB TOKEN"'],
     [["--generate", "--if-missing", "--force"], "--if-missing keeps an existing model and --force replaces it: pass one of them"],
   ])("refuses %j: %s", (args, message) => {
     expect(() => parse(args)).toThrow(new UserInputError(message));
