@@ -88,6 +88,9 @@ describe("the component's inputs", () => {
         "review_stage",
         "cells_stage",
         "provision_stage",
+        // Where a trigger may send secrets: inputs, which a trigger's variables cannot replace.
+        "gitlab_token_env",
+        "trigger_gitlab_urls",
       ].sort(),
     );
   });

@@ -56,12 +56,28 @@ describe("the models project's pipeline (.gitlab-ci.yml)", () => {
     expect(createdJob(outcome, "apply:generate").definition.script).toEqual([expect.stringContaining('"${APPLY_ALL_CELLS:-}" = "true"')]);
   });
 
-  it("trigger or downstream pipeline with CELL_ID: provisions only that cell", () => {
+  it("trigger or downstream pipeline with CELL_ID: provisions only that cell, in its environment and resource group", () => {
     for (const source of ["pipeline", "trigger", "api"]) {
       const outcome = evaluatePipeline(rootPipeline, { ...triggered, CI_PIPELINE_SOURCE: source });
       expect(jobNames(outcome)).toEqual(["provision:triggered"]);
-      expect(createdJob(outcome, "provision:triggered").definition.resource_group).toBe("runner-fleet-$CELL_ID");
+      const job = createdJob(outcome, "provision:triggered");
+      expect(job.when).toBe("on_success");
+      expect(job.definition).toMatchObject({ resource_group: "runner-fleet-$CELL_ID", environment: { name: "runner-fleet/$CELL_ID", action: "start" } });
     }
+  });
+
+  it("trigger with APPLY_MODE=manual: the triggered job waits for a person, as every apply does", () => {
+    const job = createdJob(evaluatePipeline(rootPipeline, { ...triggered, APPLY_MODE: "manual" }), "provision:triggered");
+    expect(job.when).toBe("manual");
+  });
+
+  it("trigger: the secrets' destinations come from the inputs (the defaults here), then a missing model is proposed and the job stops before provision", () => {
+    const script = createdJob(evaluatePipeline(rootPipeline, triggered), "provision:triggered").definition.script as string[];
+    expect(script[0]).toBe('./bin/runner-fleet.js prepare --generate --if-missing --admin-token-env "GITLAB_TOKEN" --allowed-gitlab-urls ""');
+    expect(script[1]).toContain('if ! git ls-files --error-unmatch -- "models/$CELL_ID.yaml"');
+    expect(script[1]).toContain('bash "./ci/propose-generated-model.sh" MODELS_PUSH_TOKEN');
+    expect(script[1]).toContain("exit 0");
+    expect(script.slice(2)).toEqual(['./bin/runner-fleet.js provision --model "$CELL_ID" --auto-approve', './bin/runner-fleet.js onboard --model "$CELL_ID" --status --require-online']);
   });
 
   it("trigger without CELL_ID: one job that fails with what is missing", () => {
@@ -167,6 +183,8 @@ describe("the component as a models repository includes it, with inputs other th
     review_stage: "check",
     cells_stage: "runner cells",
     provision_stage: "deliver",
+    gitlab_token_env: "CELLS_ADMIN_TOKEN",
+    trigger_gitlab_urls: "https://cell-7.example.com https://cell-8.example.com",
   };
   /** A team's .gitlab-ci.yml: the component, and a job of the team's own. */
   const teamFile = [
@@ -254,11 +272,16 @@ describe("the component as a models repository includes it, with inputs other th
       expect(stageOf(outcome)).toEqual([["provision:triggered", "deliver"]]);
       const job = createdJob(outcome, "provision:triggered").definition;
       expect(job.artifacts.paths).toEqual(["infra/models/$CELL_ID.yaml"]);
-      expect(job.script.slice(0, 3)).toEqual([
-        "npx --no-install runner-fleet prepare --generate --if-missing",
+      expect(job.script[0]).toBe(
+        'npx --no-install runner-fleet prepare --generate --if-missing --admin-token-env "CELLS_ADMIN_TOKEN" --allowed-gitlab-urls "https://cell-7.example.com https://cell-8.example.com"',
+      );
+      expect(job.script[1]).toContain('git ls-files --error-unmatch -- "infra/models/$CELL_ID.yaml"');
+      expect(job.script.slice(2)).toEqual([
         'npx --no-install runner-fleet provision --model "$CELL_ID" --auto-approve',
         'npx --no-install runner-fleet onboard --model "$CELL_ID" --status --require-online',
       ]);
+      // apply_mode manual: a trigger waits for a person too.
+      expect(createdJob(outcome, "provision:triggered").when).toBe("manual");
     }
     const { CELL_ID: _cell, ...withoutCell } = triggered;
     expect(stageOf(evaluatePipeline(team, withoutCell))).toEqual([["provision:missing-cell-id", "deliver"]]);
@@ -287,5 +310,53 @@ describe("a team's own stages", () => {
     const config = resolvePipelineText(ROOT, "include:\n  - local: templates/runner-fleet.yml\nstages: [build, prepare, review, cells, provision, deploy]\n");
     expect(config.stages).toEqual(["build", "prepare", "review", "cells", "provision", "deploy"]);
     expect(readFileSync(join(ROOT, "docs", "guide", "pipeline.md"), "utf8")).toContain("name the component's four stages in it too");
+  });
+});
+
+describe("every job of the component that can apply has an environment", () => {
+  // What "can apply" means: a provision that is not a plan, drift check or dry run, or an onboard (it
+  // creates runners with the admin token). A protected environment's approvals and deployers, and
+  // environment-scoped credentials, can gate only jobs that deploy to an environment.
+  // A line that only prints advice (`echo '... provision --destroy ...'`) runs nothing.
+  const applies = (line: string) =>
+    !/^echo /.test(line) && (/(^|[\s/])onboard\s/.test(line) || (/(^|[\s/])provision\s/.test(line) && !/--(plan|drift|dry-run)\b/.test(line)));
+  const component = pipelineYaml(resolvePipelineText(ROOT, "include:\n  - local: templates/runner-fleet.yml\n"));
+  const kinds: Record<string, Record<string, string>> = {
+    "merge request": mergeRequest,
+    push,
+    "web run": webAllCells,
+    schedule,
+    triggered,
+    "triggered with APPLY_MODE=manual": { ...triggered, APPLY_MODE: "manual" },
+    "triggered without CELL_ID": Object.fromEntries(Object.entries(triggered).filter(([name]) => name !== "CELL_ID")),
+  };
+  const created = Object.values(kinds).flatMap((variables) => {
+    const outcome = evaluatePipeline(component, variables);
+    return outcome.created ? outcome.jobs : [];
+  });
+  const jobsOf = (outcome: ReturnType<typeof evaluatePipeline>): readonly CreatedJob[] => {
+    if (!outcome.created) throw new Error(`pipeline not created: ${outcome.reason}`);
+    return outcome.jobs;
+  };
+  const children = [
+    ...jobsOf(evaluatePipeline(child({ mode: "apply", cells: ["cell-1"], removed: ["cell-2"] }), childOf(push))),
+    ...jobsOf(evaluatePipeline(child({ mode: "plan", cells: ["cell-1"] }), childOf(mergeRequest))),
+    ...jobsOf(evaluatePipeline(child({ mode: "drift", cells: ["cell-1"] }), childOf(schedule))),
+  ];
+  const linesOf = (job: CreatedJob): string[] => [job.definition.before_script, job.definition.script].flat().filter((line): line is string => typeof line === "string");
+
+  it("covers every job the component declares (each is created by some kind of pipeline)", () => {
+    const declared = Object.keys(parse(component) as Record<string, unknown>).filter((key) => !key.startsWith(".") && !["workflow", "stages", "variables", "spec"].includes(key));
+    expect([...new Set(created.map((job) => job.name))].sort()).toEqual(declared.sort());
+  });
+
+  it("finds the jobs that apply (the check is not vacuous)", () => {
+    expect([...new Set([...created, ...children].filter((job) => linesOf(job).some(applies)).map((job) => job.name))].sort()).toEqual(["apply:cell-1", "provision:triggered"]);
+  });
+
+  it("gives each of them an environment runner-fleet/<cell> it starts", () => {
+    for (const job of [...created, ...children].filter((entry) => linesOf(entry).some(applies))) {
+      expect({ job: job.name, environment: job.definition.environment }).toEqual({ job: job.name, environment: { name: expect.stringMatching(/^runner-fleet\/(\$CELL_ID|cell-1)$/), action: "start" } });
+    }
   });
 });
