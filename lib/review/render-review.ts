@@ -102,7 +102,7 @@ function cellTextLines(report: ReviewReport, cell: CellDiff): CellSection {
   const queue = report.queues?.find((entry) => entry.cell === cell.cell);
   if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
   for (const warning of warningsOf(report, cell.cell)) lines.push(`  ${isSecurityWarning(warning) ? "security-relevant model warning" : "model warning"}: ${warning}`);
-  for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  WARNING: ${what}${why ? `: ${why}` : ""}`);
+  for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  ${cell.status === "added" ? "" : "WARNING: "}${what}${why ? `: ${why}` : ""}`);
   const roll = describeRollForReview(cell.managers);
   if (roll) lines.push(`  ${roll}`);
   const entryLines = (change: EntryChange) => {
@@ -170,8 +170,9 @@ function cellMarkdownLines(report: ReviewReport, cell: CellDiff): CellSection {
     lines.push("", isSecurityWarning(warning) ? `> :lock: **Security-relevant model warning**: ${escapeCell(warning)}` : `> :warning: Model warning: ${escapeCell(warning)}`);
   }
   if (cell.status === "removed") lines.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
+  // Managers of a new cell are what the cell is, not a decision about running ones: information, not a warning.
   for (const { what, why } of cell.managers.map(describeManagerChanges)) {
-    lines.push("", `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
+    lines.push("", cell.status === "added" ? `This change ${escapeCell(what)}${why ? `: ${escapeCell(why)}` : ""}.` : `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
   }
   const roll = describeRollForReview(cell.managers);
   if (roll) lines.push("", `> ${escapeCell(roll.charAt(0).toUpperCase() + roll.slice(1))}.`);
