@@ -11,6 +11,7 @@ import { join } from "node:path";
 const BENCHES: readonly { readonly file: string; readonly takesArgs: boolean }[] = [
   { file: "synth-bench.js", takesArgs: true },
   { file: "simulate-bench.js", takesArgs: false },
+  { file: "review-bench.js", takesArgs: false },
 ];
 
 let failed = 0;

@@ -27,20 +27,24 @@ function runAll(args: readonly string[]) {
 
 const argsOf = (file: string): unknown => JSON.parse(readFileSync(join(dir, `${file}.args`), "utf8"));
 
-test("the arguments go to synth-bench only, and both benchmarks pass: exit 0", () => {
+test("the arguments go to synth-bench only, and every benchmark passes: exit 0", () => {
   standIn("synth-bench.js", 0);
   standIn("simulate-bench.js", 0);
+  standIn("review-bench.js", 0);
   const result = runAll(["--suite", "--runs", "21"]);
   expect(result.status).toBe(0);
   expect(argsOf("synth-bench.js")).toEqual(["--suite", "--runs", "21"]);
   expect(argsOf("simulate-bench.js")).toEqual([]);
+  expect(argsOf("review-bench.js")).toEqual([]);
 });
 
 test("a synth budget missed still runs the simulate benchmark, and the run fails", () => {
   standIn("synth-bench.js", 1);
   standIn("simulate-bench.js", 0);
+  standIn("review-bench.js", 0);
   const result = runAll([]);
   expect(result.status).toBe(1);
   expect(argsOf("simulate-bench.js")).toEqual([]);
-  expect(result.stderr).toContain("bench: 1 of 2 benchmarks over budget or failed");
+  expect(argsOf("review-bench.js")).toEqual([]);
+  expect(result.stderr).toContain("bench: 1 of 3 benchmarks over budget or failed");
 });
