@@ -86,7 +86,8 @@ export function formatOnboardReport(result: OnboardResult): string {
       for (const change of outcome.changes) lines.push(`      ${change}`);
       if (outcome.tokenStored) lines.push(`      token stored in ${outcome.secret}`);
       for (const note of outcome.notes) lines.push(`      note: ${note}`);
-      if (outcome.error) lines.push(`      error: ${outcome.error}`);
+      // A GitLab that never answered is the cell's one problem line below, not repeated per shard.
+      if (outcome.error && outcome.failure?.kind !== "not-reached") lines.push(`      error: ${outcome.error}`);
       const wanted = intended.get(outcome.shard);
       if (wanted) lines.push(...describeIntended(wanted).map((line) => `      ${line}`));
     }

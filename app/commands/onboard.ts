@@ -29,7 +29,7 @@ import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import { workspaceDir } from "../../lib/files/workspace";
 import type { RunnerModel, Shard } from "../../lib/model/schema";
-import { uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../lib/onboard/outcome";
+import { shardProblems, uncheckedOutcome, type ShardFailure, type ShardOutcome } from "../../lib/onboard/outcome";
 import type { ExecuteContext } from "../../lib/onboard/execute-context";
 import { reconcileCell } from "../../lib/onboard/reconcile-cell";
 import { createSecretStore } from "../../lib/secrets/create-store";
@@ -174,7 +174,8 @@ async function onboardStatus(session: Session, requireOnline: boolean): Promise<
   const { model, client, census, store, readSecrets, rememberSecret, redact } = session;
   const limit = pLimit(session.concurrency);
   const status = await Promise.all(session.shards.map((shard) => limit(() => collectShardStatus({ model, client, census, store, readSecrets, rememberSecret, verifyToken: true }, shard))));
-  const problems = status.flatMap((entry) => (entry.error ? [withShard(entry.shard, redact(entry.error))] : []));
+  // A GitLab that never answered is one cause, said once; other failures name their shard.
+  const problems = [...new Set(status.flatMap((entry) => (entry.error ? [entry.errorKind === "not-reached" ? redact(entry.error) : withShard(entry.shard, redact(entry.error))] : [])))];
   // A token GitLab refuses is reported always, and fails the run under --require-online (its managers cannot register).
   const tokenProblems = status.flatMap((entry) => (entry.tokenProblem ? [withShard(entry.shard, entry.tokenProblem)] : []));
   if (requireOnline) {
@@ -228,7 +229,7 @@ async function onboardShards(session: Session, mode: Extract<OnboardMode, { kind
   if (!mode.dryRun && mode.kind !== "remove") await session.store.checkWritable?.();
   const results = await reconcileCell({ ...session, dryRun: mode.dryRun }, session.shards, mode.kind);
   const outcomes = results.map(({ outcome }) => (outcome.failure ? redactOutcome(outcome, outcome.failure, session.redact) : outcome));
-  const problems = outcomes.flatMap((outcome) => (outcome.failure ? [withShard(outcome.shard, outcome.failure.message)] : []));
+  const problems = shardProblems(outcomes);
   const exitCode = problems.length > 0 ? 1 : 0;
   const plan = mode.dryRun ? results.flatMap((result) => (result.plan ? [result.plan] : [])) : undefined;
   // What the managers do with the new token depends on their runner version: say it with every rotation.

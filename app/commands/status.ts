@@ -89,12 +89,15 @@ export type TokenState = "valid" | "refused" | "other-runner" | "missing" | "not
 
 export interface ShardReport {
   readonly shard: string;
+  /** False when GitLab could not be asked about the shard: its runner, managers and token are unknown (not absent). */
+  readonly checked: boolean;
   readonly runnerId?: number;
   readonly runnerStatus?: string;
   readonly paused?: boolean;
   readonly managers: readonly ManagerReport[];
   readonly expectedManagers: number;
-  readonly onlineManagers: number;
+  /** Null when the shard was not checked. */
+  readonly onlineManagers: number | null;
   readonly modelRunnerVersion: string;
   readonly runnerVersions: readonly string[];
   readonly token: TokenState;
@@ -111,7 +114,7 @@ export interface CellReport {
   readonly gitlabUrl: string;
   /** The runner-fleet version that last applied the cell (its stack's runner_fleet_version output): from a local state, or with readState from any. */
   readonly provisionedBy: RecordedVersion;
-  /** False when GitLab could not be asked at all (no token). */
+  /** False when GitLab could not be asked at all (no token, or nothing answered at gitlab.url). */
   readonly checked: boolean;
   readonly shards: readonly ShardReport[];
   readonly attention: readonly string[];
@@ -212,13 +215,16 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
   };
   const limit = pLimit(DEFAULT_CONCURRENCY);
   // Once GitLab is out of reach, the cell's remaining shards are not asked: a status run stays bounded in time.
-  let unreachable: string | undefined;
+  let unreachable: Pick<ShardStatus, "error" | "errorKind"> | undefined;
   const statuses = await Promise.all(
     model.shards.map((shard) =>
       limit(async (): Promise<ShardStatus> => {
-        if (unreachable) return { shard: shard.name, foundBy: "none", managers: [], onlineManagers: 0, error: unreachable };
+        if (unreachable) return { shard: shard.name, foundBy: "none", managers: [], onlineManagers: 0, ...unreachable };
         const status = await collectShardStatus(statusContext, shard);
-        if (status.errorKind && isOutOfReach(status.errorKind)) unreachable ??= `not checked: GitLab is out of reach (see shard ${shard.name})`;
+        if (status.errorKind && isOutOfReach(status.errorKind)) {
+          // Nothing at gitlab.url: one cause for the cell, kept whole. Else the shard that met it is named.
+          unreachable ??= status.errorKind === "not-reached" ? { error: status.error, errorKind: status.errorKind } : { error: `not checked: GitLab is out of reach (see shard ${shard.name})` };
+        }
         return status;
       }),
     ),
@@ -228,6 +234,11 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
     const status = statuses[index].error ? { ...statuses[index], error: redact(statuses[index].error!) } : statuses[index];
     return shardReport(shard, status, { nowMs, tokensVerified: statusContext.verifyToken });
   });
+  const notReached = statuses.find((status) => status.errorKind === "not-reached");
+  if (notReached) {
+    // One line for the cause, not one per shard; the shards say "unknown".
+    return { ...head, checked: false, shards: shards.map((shard) => ({ ...shard, attention: [] })), attention: [`cell ${model.cell.id}: ${redact(notReached.error!)}`] };
+  }
   const attention = shards.flatMap((shard) => shard.attention.map((problem) => `cell ${model.cell.id}, shard ${shard.shard}: ${problem}`));
   return { ...head, checked: true, shards, attention };
 }
@@ -260,10 +271,11 @@ function shardReport(
   const versions = [...new Set(status.managers.map((manager) => manager.version).filter((version): version is string => Boolean(version)))].sort();
   return {
     shard: shard.name,
+    checked: status.error === undefined,
     ...(status.runnerId === undefined ? {} : { runnerId: status.runnerId, runnerStatus: status.runnerStatus, paused: status.paused }),
     managers: status.managers.map((manager) => ({ ...manager, lastContact: relativeTime(manager.contactedAt, nowMs) })),
     expectedManagers: shard.managers.count,
-    onlineManagers: status.onlineManagers,
+    onlineManagers: status.error === undefined ? status.onlineManagers : null,
     modelRunnerVersion: shard.managers.runner_version,
     runnerVersions: versions,
     token: tokenState(status, { verified: tokensVerified }),
@@ -300,6 +312,12 @@ export function formatStatusReport(report: StatusReport): string {
   for (const cell of report.cells) {
     lines.push(`${cell.cell}  ${cell.gitlabUrl}${cell.checked ? "" : "  (not checked)"}  ${describeProvisionedBy(cell.provisionedBy)}`);
     for (const shard of cell.shards) {
+      if (!shard.checked) {
+        // Not "no runner", not "managers 0/2 online": GitLab was not asked, so nothing is known.
+        lines.push(`  ${shard.shard}  unknown (not checked)  managers ?/${shard.expectedManagers}  token not checked  jobs ?/${shard.jobs.max}`);
+        for (const problem of shard.attention) lines.push(`    ! ${problem}`);
+        continue;
+      }
       const runner = shard.runnerId === undefined ? "no runner" : `runner #${shard.runnerId}${shard.paused ? " (paused)" : ""}`;
       const jobs = shard.jobs.running === null ? `jobs ?/${shard.jobs.max}` : `jobs ${shard.jobs.running}/${shard.jobs.max} running`;
       const versions = shard.runnerVersions.length > 0 ? `  runner ${shard.runnerVersions.join(", ")}` : "";

@@ -5,7 +5,7 @@
  */
 import { OperationalError } from "../process/errors";
 import { redactSecrets, redactValue } from "../text/redact";
-import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError, UnexpectedAnswerError } from "./http-failures";
+import { GitLabHttpError, GitLabNetworkError, GitLabNotReachedError, NotGitLabApiError, UnexpectedAnswerError } from "./http-failures";
 import { RetryBudgetExceededError, formatMs } from "./retry";
 import { describeTlsFailure, isTlsFailure } from "./wire/tls-failures";
 import { describeWireRefusal } from "./wire/wire-refusal-messages";
@@ -24,6 +24,8 @@ export type GitLabFailureKind =
   | "no-api"
   /** No HTTP answer: refused, unknown host, reset, timed out. */
   | "unreachable"
+  /** Nothing answered at gitlab.url in this run (refused, unknown host): the same for every call, so its message names no call. */
+  | "not-reached"
   /** 5xx. */
   | "server"
   /** 409 or 412: not possible in the object's current state. */
@@ -69,7 +71,7 @@ export class GitLabApiError extends OperationalError {
 
 /** GitLab cannot be used at all for now (not reached, or kept failing past the retry budget): later calls of the run would fail the same way. */
 export function isOutOfReach(kind: GitLabFailureKind): boolean {
-  return kind === "unreachable" || kind === "gave-up";
+  return kind === "unreachable" || kind === "not-reached" || kind === "gave-up";
 }
 
 export interface FailureContext {
@@ -137,6 +139,10 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
       { kind: "gave-up", outcomeUnknown: last.outcomeUnknown, status: last.status },
       { cause: error },
     );
+  }
+  if (error instanceof GitLabNotReachedError) {
+    // One cause for every call of the run: said once, without the call that happened to go first.
+    return new GitLabApiError(scrub(`cannot reach GitLab at ${at}: ${describeNotReached(error)}`), { kind: "not-reached", transient: false }, { cause: error });
   }
   const refusal = describeWireRefusal(error, at);
   if (refusal) return make(refusal.kind, refusal.text, { status: refusal.status });
@@ -216,3 +222,16 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
   return make("unreachable", `unexpected failure talking to GitLab at ${at}: ${text}`, { outcomeUnknown: true });
 }
 
+/** What was not there, and what to check: "the connection to 127.0.0.1:8080 was refused: nothing listens there. Check ..." */
+function describeNotReached(error: GitLabNotReachedError): string {
+  switch (error.code) {
+    case "ECONNREFUSED":
+      return `the connection to ${error.hostAndPort} was refused: nothing listens there. Check gitlab.url in the model (host and port) and that GitLab is running.`;
+    case "ENOTFOUND":
+      return `the host name ${error.hostname} does not resolve. Check gitlab.url in the model for a typo, and this machine's DNS.`;
+    case "EAI_AGAIN":
+      return `the host name ${error.hostname} could not be looked up (no answer from DNS). Check this machine's DNS, and gitlab.url in the model.`;
+    default:
+      return `${error.hostAndPort} did not accept the connection in time (${error.code}): a firewall dropping it, or the wrong host. Check gitlab.url in the model and that this machine may reach it.`;
+  }
+}

@@ -35,6 +35,24 @@ export class GitLabNetworkError extends Error {
   }
 }
 
+/**
+ * The run's first requests found no GitLab at gitlab.url: the connection was refused, the host
+ * name does not resolve, or the host never accepted the connection. Nothing has answered from
+ * there in this run, so this is a wrong URL or a GitLab that is down, not a hiccup: it is not
+ * retried (./requester.ts), and every call of the run would fail the same way.
+ */
+export class GitLabNotReachedError extends GitLabNetworkError {
+  constructor(
+    network: GitLabNetworkError,
+    /** gitlab.url's host and port as the connection used them: "127.0.0.1:8080", "gitlab.example.com:443". */
+    readonly hostAndPort: string,
+    readonly hostname: string,
+  ) {
+    super(network.method, network.path, network.code, { cause: network.cause });
+    this.name = "GitLabNotReachedError";
+  }
+}
+
 /** A success status with a body that is not JSON: the URL serves something other than the GitLab API. */
 export class NotGitLabApiError extends Error {
   constructor(

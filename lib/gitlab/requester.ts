@@ -17,7 +17,7 @@
  */
 import { createRequesterFn, type RequesterType, type RequestOptions, type ResourceOptions } from "@gitbeaker/requester-utils";
 import { fetch as undiciFetch, type Dispatcher } from "undici";
-import { GitLabHttpError, GitLabNetworkError, NotGitLabApiError } from "./http-failures";
+import { GitLabHttpError, GitLabNetworkError, GitLabNotReachedError, NotGitLabApiError } from "./http-failures";
 import type { RequestSender } from "./request-pacer";
 import { createDispatcher, type ConnectionSettings } from "./wire/dispatcher";
 import { PaginationGuard } from "./wire/pagination-guard";
@@ -53,9 +53,19 @@ export function isRetrySafe(method: string, endpoint: string): boolean {
 /** Network failures worth another try. An unknown host (ENOTFOUND) is a wrong URL, not a hiccup. */
 const TRANSIENT_NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
+/**
+ * Failures that mean nothing is there to talk to, when they come before GitLab ever answered in
+ * this run: the connection refused, the host name unknown or not looked up, the connection never
+ * accepted. Then they are a wrong gitlab.url or a GitLab that is down, and fail the call at once
+ * (GitLabNotReachedError) instead of retrying for the whole budget. Once GitLab has answered,
+ * the same codes are a restart or a network hiccup in the middle of a run, and are retried.
+ */
+const NOT_REACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+
 /** The transient/permanent split: a 429 always waits and retries; 5xx and network hiccups only when the request is safe to resend. */
 export function classifyFailure(error: unknown, request: { readonly retrySafe: boolean; readonly nowMs: number }): FailureClass {
   const { retrySafe, nowMs } = request;
+  if (error instanceof GitLabNotReachedError) return { kind: "fatal" };
   if (error instanceof GitLabHttpError) {
     if (error.status === 429) {
       return { kind: "rate-limited", reason: `${error.method} ${error.path} was rate limited (429)`, waitMs: rateLimitWaitMs(error.headers, nowMs) };
@@ -77,6 +87,8 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
   // not applied: GitLab's own limits answer 429 with Retry-After, which the retry honours.
   let dispatcher: Dispatcher | undefined | null = null;
   const pages = new PaginationGuard(settings.maxPages);
+  // Whether GitLab has answered anything (any status) since this client was made: see NOT_REACHED_CODES.
+  let answered = false;
   return createRequesterFn(
     async (_resource, prepared) => prepared,
     (endpoint, options) => {
@@ -89,7 +101,17 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
       // One client talks to one GitLab: its connection settings are made once, on the first request.
       if (dispatcher === null) dispatcher = createDispatcher(base, settings.connection ?? {});
       const wire = { dispatcher, baseUrl: base, pages };
-      const attempt = () => sendOnce(url, prepared, method, timeoutMs, wire);
+      const attempt = async () => {
+        try {
+          const reply = await sendOnce(url, prepared, method, timeoutMs, wire);
+          answered = true;
+          return reply;
+        } catch (error) {
+          if (!(error instanceof GitLabNetworkError)) answered = true;
+          else if (!answered && NOT_REACHED_CODES.has(error.code)) throw new GitLabNotReachedError(error, hostAndPort(base), base.hostname);
+          throw error;
+        }
+      };
       return withRetry(() => (settings.pacer ? settings.pacer.send(attempt) : attempt()), {
         policy: settings.policy ?? DEFAULT_RETRY_POLICY,
         clock,
@@ -98,6 +120,11 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
       });
     },
   );
+}
+
+/** "gitlab.example.com:443": the port the connection used, also when the URL leaves it out. */
+function hostAndPort(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
 }
 
 interface Wire {

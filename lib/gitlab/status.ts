@@ -116,11 +116,12 @@ export function formatStatusTable(statuses: readonly ShardStatus[]): string {
   const rows: string[][] = [["SHARD", "RUNNER", "STATUS", "MANAGERS", "TOKEN"]];
   const details: Map<number, string[]> = new Map();
   statuses.forEach((status, index) => {
+    // A shard GitLab could not be asked about is unknown: not "missing", not "0/0 online".
     rows.push([
       status.shard,
-      status.runnerId === undefined ? "-" : `#${status.runnerId}`,
-      status.error ? "error" : (status.runnerStatus ?? "missing") + (status.paused ? " (paused)" : ""),
-      `${status.onlineManagers}/${status.managers.length} online`,
+      status.runnerId === undefined ? (status.error ? "?" : "-") : `#${status.runnerId}`,
+      status.error ? "unknown" : (status.runnerStatus ?? "missing") + (status.paused ? " (paused)" : ""),
+      status.error ? "?" : `${status.onlineManagers}/${status.managers.length} online`,
       // A token reset behind our back is not "stored": it no longer works.
       status.tokenProblem ? "invalid" : status.tokenStored === undefined ? "not checked" : status.tokenStored ? "stored" : "missing",
     ]);
@@ -128,7 +129,8 @@ export function formatStatusTable(statuses: readonly ShardStatus[]): string {
       (manager) => `    manager ${manager.systemId}: ${manager.status}, version ${manager.version ?? "?"}, last contact ${manager.contactedAt ?? "never"}`,
     );
     if (status.tokenProblem) lines.push(`    token: ${status.tokenProblem}`);
-    if (status.error) lines.push(`    error: ${status.error}`);
+    // A GitLab that never answered is the run's one problem line, not repeated per shard.
+    if (status.error && status.errorKind !== "not-reached") lines.push(`    error: ${status.error}`);
     details.set(index + 1, lines);
   });
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));

@@ -131,6 +131,22 @@ export class OnboardStepError extends OperationalError {
   }
 }
 
+/** A shard's reason when nothing answered at gitlab.url: the cause itself is reported once for the cell (shardProblems). */
+export const NOT_REACHED_REASON = "GitLab could not be reached";
+
+/**
+ * The run's problems, one line each: a shard's failure names its shard, while a GitLab that never
+ * answered is one cause, said once whatever number of shards met it.
+ */
+export function shardProblems(outcomes: readonly ShardOutcome[]): string[] {
+  const problems = new Set<string>();
+  for (const { shard, failure } of outcomes) {
+    if (!failure) continue;
+    problems.add(failure.kind === "not-reached" || failure.message.includes(`shard ${shard}`) ? failure.message : `shard ${shard}: ${failure.message}`);
+  }
+  return [...problems];
+}
+
 /** GitLab could not be reached (or kept failing until the retry budget ran out): other shards would fare no better. */
 export function outOfReach(failure: ShardFailure | undefined): boolean {
   return failure?.source === "gitlab" && isOutOfReach(failure.kind);

@@ -17,7 +17,7 @@ import { settleAfterCreate } from "./create-runner";
 import type { ExecuteContext } from "./execute-context";
 import { executeShardPlan } from "./execute";
 import { observeShard, type ObserveContext } from "./observe";
-import { failureOf, onboardFailure, outOfReach, shardOutcome, uncheckedOutcome, type ShardOutcome } from "./outcome";
+import { failureOf, NOT_REACHED_REASON, onboardFailure, outOfReach, shardOutcome, uncheckedOutcome, type ShardFailure, type ShardOutcome } from "./outcome";
 import { planShard, type ReconcileMode, type ShardPlan } from "./plan";
 
 export interface ReconcileCellContext extends ExecuteContext, ObserveContext {
@@ -33,16 +33,21 @@ export interface ShardResult {
 
 export async function reconcileCell(ctx: ReconcileCellContext, shards: readonly Shard[], mode: ReconcileMode): Promise<ShardResult[]> {
   const limit = pLimit(ctx.concurrency);
-  let outOfReachNote: string | undefined;
+  // What the shards not yet started say, once GitLab is out of reach.
+  let outOfReachFailure: ShardFailure | undefined;
   const results = await Promise.all(
     shards.map((shard) =>
       limit(async (): Promise<ShardResult> => {
-        if (outOfReachNote) {
-          const failure = onboardFailure("not-attempted", outOfReachNote);
-          return { outcome: uncheckedOutcome({ shard: shard.name, secret: ctx.store.describe(shard), reason: outOfReachNote, dryRun: ctx.dryRun, failure }) };
+        if (outOfReachFailure) {
+          const reason = outOfReachFailure.kind === "not-reached" ? NOT_REACHED_REASON : outOfReachFailure.message;
+          return { outcome: uncheckedOutcome({ shard: shard.name, secret: ctx.store.describe(shard), reason, dryRun: ctx.dryRun, failure: outOfReachFailure }) };
         }
         const result = await reconcileShard(ctx, shard, mode);
-        if (outOfReach(result.outcome.failure)) outOfReachNote ??= `not attempted: GitLab is out of reach (see shard ${shard.name})`;
+        const failure = result.outcome.failure;
+        if (failure && outOfReach(failure)) {
+          // Nothing at gitlab.url: the same cause for every shard, kept whole. Else the shard that met it is named.
+          outOfReachFailure ??= failure.kind === "not-reached" ? failure : onboardFailure("not-attempted", `not attempted: GitLab is out of reach (see shard ${shard.name})`);
+        }
         return result;
       }),
     ),
@@ -63,7 +68,9 @@ export async function reconcileShard(ctx: ReconcileCellContext, shard: Shard, mo
     plan = planShard({ mode, dryRun: ctx.dryRun, gitlabUrl: ctx.model.gitlab.url }, desired, observed);
   } catch (error) {
     if (!(error instanceof OperationalError)) throw error;
-    return { outcome: uncheckedOutcome({ shard: shard.name, secret: desired.secret, reason: "the shard's runner could not be looked up", dryRun: ctx.dryRun, failure: failureOf(error) }) };
+    const failure = failureOf(error);
+    const reason = failure.kind === "not-reached" ? NOT_REACHED_REASON : "the shard's runner could not be looked up";
+    return { outcome: uncheckedOutcome({ shard: shard.name, secret: desired.secret, reason, dryRun: ctx.dryRun, failure }) };
   }
   if (ctx.dryRun || plan.steps.length === 0) return { plan, outcome: shardOutcome(plan, { dryRun: ctx.dryRun }) };
   return { plan, outcome: await executeShardPlan(ctx, shard, plan) };
