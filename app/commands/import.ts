@@ -80,7 +80,7 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     const adminToken = env[TOKEN_ENV];
     if (!adminToken) throw new UserInputError(`--adopt needs $${TOKEN_ENV}: an administrator's token with the api scope, to verify each runner token and read its runner's settings`);
     const url = String((imported.model.gitlab as { url: string }).url);
-    const client = gitlabClientModule().createGitLabClient({ url, token: adminToken, tokenEnv: TOKEN_ENV, knownSecrets: () => imported.shards.flatMap((shard) => shard.tokens.map((token) => token.value)) });
+    const client = gitlabClientModule().createGitLabClient({ url, token: adminToken, tokenEnv: TOKEN_ENV, urlSource: "the url of the runners in the config.toml files", knownSecrets: () => imported.shards.flatMap((shard) => shard.tokens.map((token) => token.value)) });
     for (const shard of imported.shards) adoptions.push(await adoptShardTokens(client, shard));
   }
   const shards = imported.shards.map((shard, index) => {

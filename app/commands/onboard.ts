@@ -357,7 +357,7 @@ export function onboardCommand(): Command {
     .addOption(withDefault(new Option("--concurrency <n>", "shards handled at once, per cell"), String(DEFAULT_CONCURRENCY)))
     .addOption(withDefault(new Option("--cell-concurrency <n>", "cells handled at once, with several --model or --all"), String(DEFAULT_CELL_CONCURRENCY)))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 2m"), `$${RETRY_TIMEOUT_ENV} or 2m`))
-    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to each GitLab, shared by its cells, spread over the run (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
+    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to each GitLab after a burst of up to 600, shared by its cells (0: no limit; a 429 and GitLab's RateLimit-Remaining are honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
     .addOption(withDefault(new Option("--lock-wait <duration>", "how long to wait while another onboard of the cell holds its lock, e.g. 5m"), `$${LOCK_WAIT_ENV} or 2m`))
     .addOption(jsonOption())
     .addHelpText(

@@ -345,7 +345,7 @@ export function statusCommand(): Command {
     .option("--read-state", "read which runner-fleet version applied each cell from remote states (gcs, s3, http) too: runs the engine's init on the backend alone, with its credentials")
     .addOption(withDefault(new Option("--engine <engine>", "the engine --read-state runs").choices([...ENGINE_NAMES]), "detected on PATH"))
     .addOption(withDefault(new Option("--retry-timeout <duration>", "how long one GitLab call may keep retrying, e.g. 30s"), `$${RETRY_TIMEOUT_ENV} or 2m`))
-    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to each GitLab, shared by its cells (0: no limit; a 429 is honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
+    .addOption(withDefault(new Option("--rate-limit <requests-per-minute>", "requests a minute to each GitLab after a burst of up to 600, shared by its cells (0: no limit; a 429 and GitLab's RateLimit-Remaining are honoured either way)"), `$${RATE_LIMIT_ENV} or 100`))
     .addOption(withDefault(new Option("--cell-concurrency <n>", "cells checked at once"), String(DEFAULT_CELL_CONCURRENCY)))
     .addOption(jsonOption())
     .addHelpText(

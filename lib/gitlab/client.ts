@@ -130,6 +130,8 @@ export interface GitLabClientOptions extends RequesterSettings {
   readonly knownSecrets?: () => readonly string[];
   /** What to tell the user per kind of failure, when the default (runner administration) does not fit. */
   readonly hints?: FailureHints;
+  /** Where `url` was set, as messages tell the user to check it. @default "gitlab.url in the model" */
+  readonly urlSource?: string;
   /** gitlab.allow_insecure_http_token_in_clear_text: plain http to a host off this machine. @default false */
   readonly allowInsecureHttp?: boolean;
   /** Where the warning that the token travels in clear text goes. @default stderr */
@@ -162,6 +164,7 @@ function connect(options: GitLabClientOptions) {
         tokenEnv: options.tokenEnv,
         secrets: [options.token, ...(options.knownSecrets?.() ?? [])],
         hints: options.hints,
+        urlSource: options.urlSource,
       });
     }
   };

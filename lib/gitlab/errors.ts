@@ -82,6 +82,8 @@ export interface FailureContext {
   /** Secret values to scrub from messages even when they carry no known prefix. */
   readonly secrets?: readonly (string | undefined)[];
   readonly hints?: FailureHints;
+  /** Where the URL was set, as messages tell the user to check it. @default "gitlab.url in the model" */
+  readonly urlSource?: string;
 }
 
 /** GitLab's error text in any of its body shapes: {"error"}, {"message": "..."}, {"message": {field: [..]}}. */
@@ -142,7 +144,7 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
   }
   if (error instanceof GitLabNotReachedError) {
     // One cause for every call of the run: said once, without the call that happened to go first.
-    return new GitLabApiError(scrub(`cannot reach GitLab at ${at}: ${describeNotReached(error)}`), { kind: "not-reached", transient: false }, { cause: error });
+    return new GitLabApiError(scrub(`cannot reach GitLab at ${at}: ${describeNotReached(error, context.urlSource ?? "gitlab.url in the model")}`), { kind: "not-reached", transient: false }, { cause: error });
   }
   const refusal = describeWireRefusal(error, at);
   if (refusal) return make(refusal.kind, refusal.text, { status: refusal.status });
@@ -223,15 +225,15 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
 }
 
 /** What was not there, and what to check: "the connection to 127.0.0.1:8080 was refused: nothing listens there. Check ..." */
-function describeNotReached(error: GitLabNotReachedError): string {
+function describeNotReached(error: GitLabNotReachedError, urlSource: string): string {
   switch (error.code) {
     case "ECONNREFUSED":
-      return `the connection to ${error.hostAndPort} was refused: nothing listens there. Check gitlab.url in the model (host and port) and that GitLab is running.`;
+      return `the connection to ${error.hostAndPort} was refused: nothing listens there. Check ${urlSource} (host and port) and that GitLab is running.`;
     case "ENOTFOUND":
-      return `the host name ${error.hostname} does not resolve. Check gitlab.url in the model for a typo, and this machine's DNS.`;
+      return `the host name ${error.hostname} does not resolve. Check ${urlSource} for a typo, and this machine's DNS.`;
     case "EAI_AGAIN":
-      return `the host name ${error.hostname} could not be looked up (no answer from DNS). Check this machine's DNS, and gitlab.url in the model.`;
+      return `the host name ${error.hostname} could not be looked up (no answer from DNS). Check this machine's DNS, and ${urlSource}.`;
     default:
-      return `${error.hostAndPort} did not accept the connection in time (${error.code}): a firewall dropping it, or the wrong host. Check gitlab.url in the model and that this machine may reach it.`;
+      return `${error.hostAndPort} did not accept the connection in time (${error.code}): a firewall dropping it, or the wrong host. Check ${urlSource} and that this machine may reach it.`;
   }
 }

@@ -79,6 +79,7 @@ export async function upsertMergeRequestNote(target: MergeRequestNoteTarget, bod
     url: target.serverUrl,
     token: target.token,
     tokenEnv: target.tokenVariable,
+    urlSource: "$CI_SERVER_URL",
     hints: {
       forbidden: `The token in $${target.tokenVariable} may not comment on ${where}: it needs the api scope and at least the Reporter role.`,
       "not-found": `${where} does not exist, or the token in $${target.tokenVariable} cannot see it`,

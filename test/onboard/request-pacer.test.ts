@@ -7,7 +7,7 @@ import { scaledEnv, scaledModel } from "../support/scaled-model";
 import { runStatus } from "../../app/commands/status";
 import { runOnboard } from "../../app/commands/onboard";
 import { GitLabHttpError } from "../../lib/gitlab/http-failures";
-import { RequestPacer } from "../../lib/gitlab/request-pacer";
+import { burstFor, DEFAULT_REQUESTS_PER_MINUTE, RequestPacer } from "../../lib/gitlab/request-pacer";
 import { GitLabTraffic } from "../../lib/gitlab/traffic";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
 import { fakeClock } from "./helpers";
@@ -35,6 +35,54 @@ test("overlapping waits count once as time spent waiting", async () => {
 
   // Waits of 1 s and 2 s, both from t=0: the run waited 2 s, not 3 s.
   expect(pacer.tally().paceWaitMs).toBe(2000);
+});
+
+test("by default a run of a few hundred requests goes at full speed, and continuous use stays inside GitLab's hourly default (7200)", async () => {
+  const clock = fakeClock(0);
+  const pacer = new RequestPacer({ requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE }, clock);
+
+  await sendAll(pacer, 600);
+  expect(clock.waits).toEqual([]);
+
+  // Sent back to back for two hours from then on: 100 a minute after the burst.
+  const sentAt: number[] = [];
+  while (clock.now() < 2 * 3_600_000) {
+    await pacer.send(async () => undefined);
+    sentAt.push(clock.now());
+  }
+  // Rack::Attack counts fixed windows; the busiest hour starting at any send bounds them all.
+  const times = [...Array<number>(600).fill(0), ...sentAt];
+  let busiestHour = 0;
+  for (let first = 0, last = 0; first < times.length; first += 1) {
+    while (last < times.length && times[last] < times[first] + 3_600_000) last += 1;
+    busiestHour = Math.max(busiestHour, last - first);
+  }
+  // 600 at once, then one every 600 ms from 0.6 s: 600 + 5999 in the first hour (a send at 3600 s is the next hour's).
+  expect(busiestHour).toBe(6599);
+  expect(busiestHour).toBeLessThanOrEqual(7200);
+  // After the first hour, the steady rate alone: 100 a minute.
+  expect(sentAt.filter((at) => at >= 3_600_000 && at < 7_200_000)).toHaveLength(6000);
+});
+
+test("a low rate keeps its burst in proportion: at most 6 minutes of it", () => {
+  expect([burstFor(100), burstFor(1800), burstFor(10), burstFor(0.1)]).toEqual([600, 600, 60, 1]);
+});
+
+test("where GitLab says what is left of its window (RateLimit-Remaining, RateLimit-Reset), nothing goes out past it until the reset", async () => {
+  const clock = fakeClock(0);
+  const wallNow = 1_700_000_000_000;
+  const pacer = new RequestPacer({ requestsPerMinute: 0 }, clock, () => wallNow);
+  const answer = (remaining: number) => async () => ({ body: [], status: 200, headers: { "ratelimit-remaining": String(remaining), "ratelimit-reset": String(wallNow / 1000 + 40) } });
+
+  await pacer.send(answer(2));
+  await pacer.send(async () => undefined);
+  await pacer.send(async () => undefined);
+  expect(clock.waits).toEqual([]);
+  // Both that were left are used: the next waits for the window's end, 40 s after the answer.
+  await pacer.send(async () => undefined);
+
+  expect(clock.waits).toEqual([40_000]);
+  expect(pacer.tally()).toMatchObject({ requests: 4, rateLimited: 0, paceWaitMs: 40_000 });
 });
 
 test("0 requests a minute sends without waiting", async () => {
@@ -99,15 +147,17 @@ describe("against the fake GitLab", () => {
       env = scaledEnv(model, gitlab.fake.adminToken, join(root, "state"));
     });
     /** A first run and, once GitLab's window has passed, a re-run (each starts with a burst). */
-    const twoRuns = async (rateLimit: number) => {
-      const first = await runOnboard({ runnerModel: model, env, log: () => {}, rateLimit });
+    const twoRuns = async (rateLimit: number, burst?: number) => {
+      // A throttle per second wants a burst far below the default (600, for GitLab's hourly window): given through the run's traffic.
+      const traffic = () => (burst === undefined ? undefined : new GitLabTraffic({ requestsPerMinute: rateLimit, burst }, { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }));
+      const first = await runOnboard({ runnerModel: model, env, log: () => {}, rateLimit, traffic: traffic() });
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      const again = await runOnboard({ runnerModel: model, env, log: () => {}, rateLimit });
+      const again = await runOnboard({ runnerModel: model, env, log: () => {}, rateLimit, traffic: traffic() });
       return [first, again];
     };
 
     test("paced at 600 a minute (a burst of 20, then 10 a second) under 30 a second, the runs get no 429", async () => {
-      const runs = await twoRuns(600);
+      const runs = await twoRuns(600, 20);
 
       expect(runs.map((run) => run.exitCode)).toEqual([0, 0]);
       expect(gitlab.fake.throttled).toBe(0);
