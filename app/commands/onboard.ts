@@ -21,6 +21,7 @@ import { gitlabClientModule } from "../../lib/gitlab/load-client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs, type RetryClock, type RetryPolicy } from "../../lib/gitlab/retry";
 import { GitLabTraffic } from "../../lib/gitlab/traffic";
+import type { PaceSettings } from "../../lib/gitlab/request-pacer";
 import { RunnerCensus } from "../../lib/gitlab/runner-census";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import { DEFAULT_STALE_AFTER, pruneCell, type PruneReport } from "../../lib/gitlab/prune";
@@ -260,10 +261,12 @@ export interface OnboardCellsOptions extends Omit<OnboardOptions, "model" | "run
   readonly cellConcurrency?: number | string;
   /** One cell's progress, as a block of lines, when the cell is done. @default stderr */
   readonly log?: (lines: readonly string[]) => void;
+  /** The pacing, burst included (the bench scales GitLab's window down). @default - `rateLimit`, with its default burst */
+  readonly pace?: PaceSettings;
 }
 
 export async function runOnboardCells(options: OnboardCellsOptions): Promise<OnboardCellsResult> {
-  const { runnerModels, modelFiles, cellConcurrency, log, ...each } = options;
+  const { runnerModels, modelFiles, cellConcurrency, log, pace, ...each } = options;
   const env = options.env ?? process.env;
   // Every flag and every shard is checked before any cell starts: a bad value fails the run (exit 2) with nothing done.
   const { parseOnboardOptions, parseCellConcurrency } = require("./onboard-options") as typeof OnboardOptionsModule;
@@ -279,7 +282,7 @@ export async function runOnboardCells(options: OnboardCellsOptions): Promise<Onb
   }
   const limit = pLimit(cellConcurrency === undefined ? DEFAULT_CELL_CONCURRENCY : parseCellConcurrency(cellConcurrency));
   const traffic = new GitLabTraffic(
-    { requestsPerMinute: requestsPerMinute(options.rateLimit ?? env[RATE_LIMIT_ENV]) },
+    pace ?? { requestsPerMinute: requestsPerMinute(options.rateLimit ?? env[RATE_LIMIT_ENV]) },
     { now: options.now ?? SYSTEM_CLOCK.now, sleep: options.sleep ?? SYSTEM_CLOCK.sleep },
   );
   const print = log ?? ((lines: readonly string[]) => process.stderr.write(lines.map((line) => `${line}\n`).join("")));

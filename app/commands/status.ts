@@ -17,7 +17,7 @@ import { OperationalError } from "../../lib/process/errors";
 import { gitlabClientModule } from "../../lib/gitlab/load-client";
 import { modelConnection } from "../../lib/gitlab/wire/model-connection";
 import { isOutOfReach } from "../../lib/gitlab/errors";
-import { describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
+import { describeTally, type PaceSettings, type RequestTally } from "../../lib/gitlab/request-pacer";
 import { GitLabTraffic } from "../../lib/gitlab/traffic";
 import { DEFAULT_RETRY_POLICY, SYSTEM_CLOCK, formatMs } from "../../lib/gitlab/retry";
 import { RunnerCensus } from "../../lib/gitlab/runner-census";
@@ -54,6 +54,8 @@ export interface StatusOptions {
   readonly retryTimeout?: string | number;
   /** Requests a minute to each GitLab (per token), shared by the cells on it; 0: unpaced. @default $GITLAB_REQUESTS_PER_MINUTE or 100 */
   readonly rateLimit?: string | number;
+  /** The pacing, burst included (the bench scales GitLab's window down); wins over rateLimit. @default - `rateLimit`, with its default burst */
+  readonly pace?: PaceSettings;
   /** Cells checked at once. @default 4 */
   readonly cellConcurrency?: number;
   /** @default process.env */
@@ -142,7 +144,7 @@ export async function runStatus(options: StatusOptions = {}): Promise<StatusRepo
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sleep = options.sleep ?? SYSTEM_CLOCK.sleep;
   // One pacer per GitLab and token, shared by the cells checked at once: the limit is the user's, not the cell's.
-  const traffic = new GitLabTraffic({ requestsPerMinute: requestsPerMinute(options.rateLimit ?? env[RATE_LIMIT_ENV]) }, { now, sleep });
+  const traffic = new GitLabTraffic(options.pace ?? { requestsPerMinute: requestsPerMinute(options.rateLimit ?? env[RATE_LIMIT_ENV]) }, { now, sleep });
 
   // Cells at once, each reported whole and in the models' order: progress lines name their cell.
   const limit = pLimit(options.cellConcurrency ?? DEFAULT_CELL_CONCURRENCY);

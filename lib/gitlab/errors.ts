@@ -226,6 +226,10 @@ export function describeGitLabFailure(error: unknown, context: FailureContext): 
 
 /** What was not there, and what to check: "the connection to 127.0.0.1:8080 was refused: nothing listens there. Check ..." */
 function describeNotReached(error: GitLabNotReachedError, urlSource: string): string {
+  if (error.throughProxy) {
+    const what = error.code === "ECONNREFUSED" ? "was refused: nothing listens there" : error.code === "ENOTFOUND" ? "failed: its host name does not resolve" : `failed (${error.code})`;
+    return `the connection to the proxy at ${error.hostAndPort} ${what}. Check gitlab.proxy in the model and that the proxy is running.`;
+  }
   switch (error.code) {
     case "ECONNREFUSED":
       return `the connection to ${error.hostAndPort} was refused: nothing listens there. Check ${urlSource} (host and port) and that GitLab is running.`;

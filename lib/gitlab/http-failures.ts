@@ -44,9 +44,11 @@ export class GitLabNetworkError extends Error {
 export class GitLabNotReachedError extends GitLabNetworkError {
   constructor(
     network: GitLabNetworkError,
-    /** gitlab.url's host and port as the connection used them: "127.0.0.1:8080", "gitlab.example.com:443". */
+    /** The host and port the connection went to: "127.0.0.1:8080", "gitlab.example.com:443" (the proxy's, through one). */
     readonly hostAndPort: string,
     readonly hostname: string,
+    /** Set when the connection went to gitlab.proxy, not to GitLab: then the proxy is what is not there. */
+    readonly throughProxy: boolean,
   ) {
     super(network.method, network.path, network.code, { cause: network.cause });
     this.name = "GitLabNotReachedError";

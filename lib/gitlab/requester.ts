@@ -19,7 +19,7 @@ import { createRequesterFn, type RequesterType, type RequestOptions, type Resour
 import { fetch as undiciFetch, type Dispatcher } from "undici";
 import { GitLabHttpError, GitLabNetworkError, GitLabNotReachedError, NotGitLabApiError } from "./http-failures";
 import type { RequestSender } from "./request-pacer";
-import { createDispatcher, type ConnectionSettings } from "./wire/dispatcher";
+import { createDispatcher, proxyUrlFor, type ConnectionSettings } from "./wire/dispatcher";
 import { PaginationGuard } from "./wire/pagination-guard";
 import { readCappedText, refuseRedirect } from "./wire/read-answer";
 import { AnswerTooLargeError, MalformedJsonError, OffOriginRequestError, RedirectRefusedError } from "./wire/wire-failures";
@@ -108,7 +108,7 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
           return reply;
         } catch (error) {
           if (!(error instanceof GitLabNetworkError)) answered = true;
-          else if (!answered && NOT_REACHED_CODES.has(error.code)) throw new GitLabNotReachedError(error, hostAndPort(base), base.hostname);
+          else if (!answered && NOT_REACHED_CODES.has(error.code)) throw notReached(error, base, settings.connection ?? {});
           throw error;
         }
       };
@@ -120,6 +120,13 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
       });
     },
   );
+}
+
+/** Nothing at the first hop: GitLab's host, or the proxy's when the requests go through one. */
+function notReached(error: GitLabNetworkError, base: URL, connection: ConnectionSettings): GitLabNotReachedError {
+  const proxy = proxyUrlFor(base, connection);
+  const hop = proxy ? new URL(proxy) : base;
+  return new GitLabNotReachedError(error, hostAndPort(hop), hop.hostname, proxy !== undefined);
 }
 
 /** "gitlab.example.com:443": the port the connection used, also when the URL leaves it out. */

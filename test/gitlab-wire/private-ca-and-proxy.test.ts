@@ -19,6 +19,7 @@ import { json, startHostileServer, type HostileServer } from "../support/hostile
 import { makePrivateCa, type PrivateCa } from "../support/private-ca";
 import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
 import { runInProcess, STACK_TRACE_LINE } from "../support/cli";
+import { closedPort } from "../support/fake-gitlab-setup";
 import { modelWith } from "../support/models";
 
 const TOKEN = "glpat-privateCaTest012345";
@@ -83,6 +84,19 @@ describe("through a corporate proxy", () => {
     expect(proxy.relayed().length).toBeGreaterThan(0);
     expect(proxy.relayed()).not.toContain(TOKEN);
     expect(gitlab.requests).toHaveLength(1);
+  });
+
+  test("fails at once, naming the proxy, when nothing listens where gitlab.proxy points", async () => {
+    const port = await closedPort();
+
+    const error = (await list({ caBundle: ca.caPem, proxy: { https: `http://127.0.0.1:${port}` } }).catch((caught: unknown) => caught)) as GitLabApiError;
+
+    expect(error).toBeInstanceOf(GitLabApiError);
+    expect(error.kind).toBe("not-reached");
+    expect(error.message).toBe(
+      `cannot reach GitLab at ${gitlab.url}: the connection to the proxy at 127.0.0.1:${port} was refused: nothing listens there. Check gitlab.proxy in the model and that the proxy is running.`,
+    );
+    expect(gitlab.requests).toEqual([]);
   });
 
   test("goes direct to a host in no_proxy", async () => {

@@ -137,6 +137,25 @@ describe("against the fake GitLab", () => {
     expect(Math.max(...waits)).toBeLessThanOrEqual(7000);
   });
 
+  test("a no-op re-run of a 40-shard cell, at the default pacing under GitLab's default throttle, is not held back (at most 15 s)", async () => {
+    gitlab.fake.rateLimit = { requests: 7200, periodSeconds: 3600 };
+    const root = mkdtempSync(join(tmpdir(), "forty-"));
+    const model = scaledModel({ cellId: "cell-40", gitlabUrl: gitlab.fake.url, shards: 40, secretsDir: join(root, "secrets") });
+    const env = scaledEnv(model, gitlab.fake.adminToken, join(root, "state"));
+    expect((await runOnboard({ runnerModel: model, env, log: () => {} })).exitCode).toBe(0);
+
+    const started = Date.now();
+    const again = await runOnboard({ runnerModel: model, env, log: () => {} });
+    const tookMs = Date.now() - started;
+
+    expect(again.exitCode).toBe(0);
+    expect(again.shards.map((shard) => shard.action)).toEqual(Array(40).fill("none"));
+    // 3 a shard and the cell's listing: 121, under the default burst of 600, so nothing waits for the rate.
+    expect(again.requests).toMatchObject({ requests: 121, paceWaitMs: 0, rateLimited: 0 });
+    expect(gitlab.fake.throttled).toBe(0);
+    expect(tookMs).toBeLessThan(15_000);
+  }, 30_000);
+
   describe("a GitLab whose Rack::Attack allows a few requests a second, on the real clock", () => {
     let model: RunnerModel;
     let env: NodeJS.ProcessEnv;

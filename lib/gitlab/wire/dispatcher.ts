@@ -62,13 +62,17 @@ function trustedCertificates(caBundle: string, env: NodeJS.ProcessEnv): string[]
   return [...rootCertificates, ...extra, caBundle];
 }
 
+/** The proxy requests to `baseUrl` go through, or undefined when they go direct. */
+export function proxyUrlFor(baseUrl: URL, settings: ConnectionSettings): string | undefined {
+  const port = baseUrl.port || (baseUrl.protocol === "https:" ? "443" : "80");
+  const proxyUrl = baseUrl.protocol === "https:" ? settings.proxy?.https : settings.proxy?.http;
+  return proxyUrl && !bypassesProxy(baseUrl.hostname, port, settings.proxy?.noProxy) ? proxyUrl : undefined;
+}
+
 /** The dispatcher for requests to `baseUrl`, or undefined when the default one does (no CA bundle, no proxy on the way). */
 export function createDispatcher(baseUrl: URL, settings: ConnectionSettings, env: NodeJS.ProcessEnv = process.env): Dispatcher | undefined {
   const tls = settings.caBundle ? { ca: trustedCertificates(settings.caBundle, env) } : undefined;
-  const port = baseUrl.port || (baseUrl.protocol === "https:" ? "443" : "80");
-  const proxyUrl = baseUrl.protocol === "https:" ? settings.proxy?.https : settings.proxy?.http;
-  if (proxyUrl && !bypassesProxy(baseUrl.hostname, port, settings.proxy?.noProxy)) {
-    return new ProxyAgent({ uri: proxyUrl, ...(tls ? { requestTls: tls } : {}) });
-  }
+  const proxyUrl = proxyUrlFor(baseUrl, settings);
+  if (proxyUrl) return new ProxyAgent({ uri: proxyUrl, ...(tls ? { requestTls: tls } : {}) });
   return tls ? new Agent({ connect: tls }) : undefined;
 }
