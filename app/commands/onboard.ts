@@ -136,6 +136,7 @@ export async function runOnboard(options: OnboardOptions): Promise<OnboardResult
     policy,
     clock,
     pacer,
+    contact: traffic.contactWith(model.gitlab.url),
     knownSecrets: () => [...secrets],
     onRetry: (event) => log(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`),
     ...modelConnection(model.gitlab),

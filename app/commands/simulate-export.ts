@@ -47,6 +47,7 @@ export async function exportFromGitLab(model: RunnerModel, options: ExportOption
     policy: { ...DEFAULT_RETRY_POLICY, budgetMs: retryBudgetMs(env[RETRY_TIMEOUT_ENV]) },
     clock: { now, sleep, random: SYSTEM_CLOCK.random },
     pacer: traffic.pacerFor(model.gitlab.url, token),
+    contact: traffic.contactWith(model.gitlab.url),
     onRetry: (event) => options.log(redact(`gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`)),
     ...modelConnection(model.gitlab),
     warn: options.log,

@@ -191,6 +191,7 @@ async function cellStatus(file: string, model: RunnerModel, ctx: CellContext): P
     policy: { ...DEFAULT_RETRY_POLICY, budgetMs: ctx.budgetMs },
     clock: { now: ctx.now, sleep: ctx.sleep, random: SYSTEM_CLOCK.random },
     pacer: ctx.traffic.pacerFor(model.gitlab.url, adminToken),
+    contact: ctx.traffic.contactWith(model.gitlab.url),
     knownSecrets: () => [...secrets],
     onRetry: (event) => ctx.log(redact(`cell ${model.cell.id}: gitlab: ${event.reason}; retrying in ${formatMs(event.delayMs)}`)),
     ...modelConnection(model.gitlab),

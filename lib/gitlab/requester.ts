@@ -37,6 +37,13 @@ export interface RequesterSettings {
   readonly pacer?: RequestSender;
   /** Most pages one listing may take before the call fails (./wire/pagination-guard.ts). @default MAX_PAGES (1000) */
   readonly maxPages?: number;
+  /** Whether the GitLab answered in this run, shared by the clients of a run's cells on it (./traffic.ts). @default - this client's own */
+  readonly contact?: GitLabContact;
+}
+
+/** Whether a GitLab has answered anything (any status) in this run: until it has, nothing there is not a hiccup (NOT_REACHED_CODES). */
+export interface GitLabContact {
+  answered: boolean;
 }
 
 /**
@@ -87,8 +94,7 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
   // not applied: GitLab's own limits answer 429 with Retry-After, which the retry honours.
   let dispatcher: Dispatcher | undefined | null = null;
   const pages = new PaginationGuard(settings.maxPages);
-  // Whether GitLab has answered anything (any status) since this client was made: see NOT_REACHED_CODES.
-  let answered = false;
+  const contact = settings.contact ?? { answered: false };
   return createRequesterFn(
     async (_resource, prepared) => prepared,
     (endpoint, options) => {
@@ -104,11 +110,11 @@ export function gitlabRequesterFn(settings: RequesterSettings = {}): (resource: 
       const attempt = async () => {
         try {
           const reply = await sendOnce(url, prepared, method, timeoutMs, wire);
-          answered = true;
+          contact.answered = true;
           return reply;
         } catch (error) {
-          if (!(error instanceof GitLabNetworkError)) answered = true;
-          else if (!answered && NOT_REACHED_CODES.has(error.code)) throw notReached(error, base, settings.connection ?? {});
+          if (!(error instanceof GitLabNetworkError)) contact.answered = true;
+          else if (!contact.answered && NOT_REACHED_CODES.has(error.code)) throw notReached(error, base, settings.connection ?? {});
           throw error;
         }
       };

@@ -10,11 +10,13 @@
  */
 import type { RetryClock } from "./retry";
 import { addTallies, RequestPacer, type PaceSettings, type RequestTally } from "./request-pacer";
+import type { GitLabContact } from "./requester";
 import { newRunnerKnowledge, type RunnerKnowledge } from "./runner-census";
 
 export class GitLabTraffic {
   private readonly pacers = new Map<string, RequestPacer>();
   private readonly knowledge = new Map<string, RunnerKnowledge>();
+  private readonly contacts = new Map<string, GitLabContact>();
 
   constructor(
     readonly settings: PaceSettings,
@@ -28,6 +30,11 @@ export class GitLabTraffic {
   /** Listings and runner details of the GitLab, as this run learnt them. */
   runnersOf(url: string, token: string): RunnerKnowledge {
     return remembered(this.knowledge, keyOf(url, token), newRunnerKnowledge);
+  }
+
+  /** Whether the GitLab at `url` has answered any cell of this run: a refusal after that is a restart, retried, not a wrong URL. */
+  contactWith(url: string): GitLabContact {
+    return remembered(this.contacts, url.replace(/\/+$/, "").toLowerCase(), () => ({ answered: false }));
   }
 
   tally(): RequestTally {

@@ -16,6 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGitLabClient } from "../../lib/gitlab/client";
 import { GitLabApiError } from "../../lib/gitlab/errors";
+import type { GitLabContact } from "../../lib/gitlab/requester";
+import { GitLabTraffic } from "../../lib/gitlab/traffic";
 import { STATE_DIR_ENV } from "../../lib/state/cell-lock";
 import { runBinAsync, runInProcess, STACK_TRACE_LINE, type CliResult } from "../support/cli";
 import { closedPort } from "../support/fake-gitlab-setup";
@@ -113,10 +115,11 @@ describe("a port that refuses connections", () => {
     const run = await inProcess("status", []);
 
     expectFailedFast(run);
-    const lines = run.stdout.split("\n");
+    // The shards' job capacity is the example model's (max_instances x capacity_per_instance): not what is tested here.
+    const lines = run.stdout.split("\n").map((line) => line.replace(/jobs \?\/\d+$/, "jobs ?/N"));
     expect(lines.slice(1)).toEqual([
-      "  small-amd64  unknown (not checked)  managers ?/2  token not checked  jobs ?/120",
-      "  large-amd64  unknown (not checked)  managers ?/2  token not checked  jobs ?/160",
+      "  small-amd64  unknown (not checked)  managers ?/2  token not checked  jobs ?/N",
+      "  large-amd64  unknown (not checked)  managers ?/2  token not checked  jobs ?/N",
       `  ! cell cell-1: ${cause}`,
       "1 problem(s) need attention",
       "1 GitLab request, 0ms waiting for the request rate",
@@ -177,27 +180,36 @@ describe("a refused connection once GitLab has answered (a restart mid-run)", ()
   let server: Server;
   afterEach(() => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())));
 
-  test("is retried until the retry budget, as before", async () => {
+  let url: string;
+  beforeEach(async () => {
     server = createServer((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(JSON.stringify([]));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const clock = fakeClock();
-    const retries: string[] = [];
-    const client = createGitLabClient({
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  const stopGitLab = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  const clientOf = (retries: string[], contact?: GitLabContact) =>
+    createGitLabClient({
       url,
       token: TOKEN,
       tokenEnv: "GITLAB_TOKEN",
-      clock,
+      clock: fakeClock(),
       policy: { budgetMs: 5_000, baseDelayMs: 500, maxDelayMs: 2_000 },
       onRetry: (event) => retries.push(event.reason),
+      ...(contact ? { contact } : {}),
     });
 
+  test("is retried until the retry budget, as before", async () => {
+    const retries: string[] = [];
+    const client = clientOf(retries);
+
     await expect(client.listRunnerManagers(1, "list the managers")).resolves.toEqual([]);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stopGitLab();
     const error = await client.listRunnerManagers(1, "list the managers").catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(GitLabApiError);
@@ -205,5 +217,20 @@ describe("a refused connection once GitLab has answered (a restart mid-run)", ()
     expect((error as Error).message).toContain(`cannot reach GitLab at ${url} (GET /api/v4/runners/1/managers): the connection was refused`);
     expect(retries.length).toBeGreaterThan(0);
     expect(retries[0]).toBe("GET /api/v4/runners/1/managers failed: ECONNREFUSED");
+  });
+
+  test("is retried for every cell of the run once GitLab answered one of them (the run's traffic shares the contact)", async () => {
+    const traffic = new GitLabTraffic({ requestsPerMinute: 0 }, fakeClock());
+    const [firstCell, secondCell, anotherRun] = [[], [], []] as string[][];
+
+    await clientOf(firstCell, traffic.contactWith(url)).listRunnerManagers(1, "list the managers");
+    await stopGitLab();
+    const inTheRun = await clientOf(secondCell, traffic.contactWith(`${url}/`)).listRunnerManagers(1, "list the managers").catch((caught: unknown) => caught);
+    const inAnotherRun = await clientOf(anotherRun).listRunnerManagers(1, "list the managers").catch((caught: unknown) => caught);
+
+    expect(inTheRun).toMatchObject({ kind: "gave-up" });
+    expect(secondCell.length).toBeGreaterThan(0);
+    expect(inAnotherRun).toMatchObject({ kind: "not-reached" });
+    expect(anotherRun).toEqual([]);
   });
 });
