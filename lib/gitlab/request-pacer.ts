@@ -35,6 +35,12 @@ export const DEFAULT_REQUESTS_PER_MINUTE = 100;
 export const DEFAULT_BURST = 600;
 /** A burst is never more than this many minutes of the steady rate, so a low --rate-limit keeps its burst in proportion. */
 export const BURST_MINUTES_CAP = 6;
+/**
+ * The longest GitLab's RateLimit headers make requests wait ahead of a 429: GitLab.com's windows are a
+ * minute. A window that ends later is left to GitLab: its 429 is honoured within the call's retry
+ * budget (./retry.ts), which says so when the wait is longer, instead of the run hanging here.
+ */
+export const MAX_WINDOW_WAIT_MS = 120_000;
 
 export interface PaceSettings {
   /** Steady rate; 0 sends without pacing (429s and GitLab's RateLimit-Remaining are still honoured). @default 100 */
@@ -192,7 +198,8 @@ export class RequestPacer implements RequestSender {
     const remaining = header("ratelimit-remaining")?.trim();
     const reset = header("ratelimit-reset")?.trim();
     if (!remaining || !reset || !/^\d+$/.test(remaining) || !/^\d+$/.test(reset)) return;
-    this.window = { remaining: Number(remaining), resetAtMs: this.clock.now() + Math.max(0, Number(reset) * 1000 - this.wallNow()) };
+    const waitMs = Math.max(0, Number(reset) * 1000 - this.wallNow());
+    this.window = waitMs > MAX_WINDOW_WAIT_MS ? undefined : { remaining: Number(remaining), resetAtMs: this.clock.now() + waitMs };
   }
 }
 

@@ -85,6 +85,17 @@ test("where GitLab says what is left of its window (RateLimit-Remaining, RateLim
   expect(pacer.tally()).toMatchObject({ requests: 4, rateLimited: 0, paceWaitMs: 40_000 });
 });
 
+test("a window GitLab says ends more than 2 minutes away is left to its 429 (and the retry budget), not waited for ahead", async () => {
+  const clock = fakeClock(0);
+  const wallNow = 1_700_000_000_000;
+  const pacer = new RequestPacer({ requestsPerMinute: 0 }, clock, () => wallNow);
+
+  await pacer.send(async () => ({ body: [], status: 200, headers: { "ratelimit-remaining": "0", "ratelimit-reset": String(wallNow / 1000 + 3600) } }));
+  await pacer.send(async () => undefined);
+
+  expect(clock.waits).toEqual([]);
+});
+
 test("0 requests a minute sends without waiting", async () => {
   const clock = fakeClock(0);
   const pacer = new RequestPacer({ requestsPerMinute: 0 }, clock);
