@@ -64,5 +64,7 @@ export function describeCostChange(change: CellCostChange, money: (amount: numbe
   const [idleBefore, idleAfter, maxBefore, maxAfter] = [side(change.before, "idle"), side(change.after, "idle"), side(change.before, "max"), side(change.after, "max")];
   if (change.before === null && change.after === null) return undefined;
   if (idleBefore === idleAfter && maxBefore === maxAfter) return undefined;
-  return `monthly cost estimate ${idleBefore} → ${idleAfter} at idle capacity, ${maxBefore} → ${maxAfter} at maximum`;
+  // "estimate": the dry run's figure from the policies' idle capacity and the maximum; the simulated cost of a
+  // week's jobs, where the review simulates, is a line of its own ("simulated cost").
+  return `monthly cost estimate (the dry run's) ${idleBefore} → ${idleAfter} at idle capacity, ${maxBefore} → ${maxAfter} at maximum`;
 }

@@ -15,7 +15,7 @@ function callout(change: CellQueueChange, shard: ShardQueueChange): string {
 
 export function queueTextLines(change: CellQueueChange): string[] {
   const lines = [`simulated on ${change.load}:`];
-  for (const shard of change.shards) lines.push(`  ${shard.shard}: p95 wait ${wait(shard.before)} → ${wait(shard.after)}, monthly cost ${money(shard.before)} → ${money(shard.after)}`);
+  for (const shard of change.shards) lines.push(`  ${shard.shard}: p95 wait ${wait(shard.before)} → ${wait(shard.after)}, simulated cost ${money(shard.before)} → ${money(shard.after)} a month`);
   for (const shard of change.shards.filter((entry) => entry.raisedAboveTarget)) lines.push(`WARNING: ${callout(change, shard)}`);
   return lines;
 }

@@ -185,17 +185,17 @@ describe("provision --dry-run --json", () => {
 describe("the review's cost change", () => {
   it("reads a new cell as none before, and says nothing when nothing moved", () => {
     expect(describeCostChange({ cell: "cell-9", before: null, after: { idle: 100, max: 1234.5 }, unpriced: [] }, formatMoney)).toBe(
-      "monthly cost estimate none → $100.00 at idle capacity, none → $1,234.50 at maximum",
+      "monthly cost estimate (the dry run's) none → $100.00 at idle capacity, none → $1,234.50 at maximum",
     );
     expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: 1, max: 2 }, unpriced: [] }, formatMoney)).toBeUndefined();
     expect(describeCostChange({ cell: "cell-1", before: null, after: null, unpriced: [] }, formatMoney)).toBeUndefined();
     // A move to a region the table does not price reads "unknown", never $0.00 (a saving it is not).
     expect(describeCostChange({ cell: "cell-1", before: { idle: 775.74, max: 2 }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toBe(
-      "monthly cost estimate $775.74 → unknown at idle capacity, $2.00 → unknown at maximum",
+      "monthly cost estimate (the dry run's) $775.74 → unknown at idle capacity, $2.00 → unknown at maximum",
     );
     // A partly priced side says that its figure is the priced part, beside "unknown".
     expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: null, max: null, pricedPart: { idle: 3, max: 4 } }, unpriced: ["x"] }, formatMoney)).toBe(
-      "monthly cost estimate $1.00 → unknown (priced part $3.00) at idle capacity, $2.00 → unknown (priced part $4.00) at maximum",
+      "monthly cost estimate (the dry run's) $1.00 → unknown (priced part $3.00) at idle capacity, $2.00 → unknown (priced part $4.00) at maximum",
     );
     // Unknown on both sides, alike: nothing to say.
     expect(describeCostChange({ cell: "cell-1", before: { idle: null, max: null }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toBeUndefined();

@@ -68,7 +68,7 @@ test("a new shard's simulated wait above the target is a figure, not a warning",
   expect(added.after!.p95WaitSeconds).toBeGreaterThan(queue.targetWaitSeconds);
   expect(added.raisedAboveTarget).toBe(false);
   const text = renderReviewText(report(new Map(), new Map(), [queue]));
-  expect(text).toMatch(/\n    extra-amd64: p95 wait none → \d+ s, monthly cost none → \$[\d,.]+\n/);
+  expect(text).toMatch(/\n    extra-amd64: p95 wait none → \d+ s, simulated cost none → \$[\d,.]+ a month\n/);
   expect(text).not.toContain("WARNING");
 }, 60_000);
 
