@@ -54,6 +54,6 @@ describe("review over two refs with the real synth", () => {
     expect(cost.cell).toBe("cell-2");
     expect(cost.after!.max! - cost.before!.max!).toBeCloseTo(2 * 20 * spotHourly * table.hours_per_month, 4);
     expect(cost.after!.idle).toBeCloseTo(cost.before!.idle!, 6);
-    expect(markdown).toMatch(/Monthly cost estimate \$[\d,.]+ → \$[\d,.]+ at idle capacity, \$[\d,.]+ → \$[\d,.]+ at maximum\./);
+    expect(markdown).toMatch(/Monthly cost estimate \(the dry run's\) \$[\d,.]+ → \$[\d,.]+ at idle capacity, \$[\d,.]+ → \$[\d,.]+ at maximum\./);
   }, 180_000);
 });
