@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { APPLY_MODES, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
-import { TOOLKIT_COMMAND_PATTERN, TOOLKIT_DIR_PATTERN, type ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
+import { runningToolkit, TOOLKIT_COMMAND_PATTERN, TOOLKIT_DIR_PATTERN, type ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
 import { cannotCombineWith, goWith, listOf, modeFlags, parseOptions, selectMode } from "../cli/parse-options";
 
 export type ReviewMode =
@@ -97,7 +97,9 @@ const optionsSchema = selectMode((flags) => (flags.childPipeline !== undefined ?
       return z.NEVER;
     }
     const image = flags.image === undefined ? {} : { image: flags.image };
+    // Run by hand without the flags: the jobs run the toolkit as this run was (./bin/ here, npx --no-install installed).
     const toolkit: ToolkitInvocation = {
+      ...runningToolkit(),
       ...(flags.toolkitCommand === undefined ? {} : { command: flags.toolkitCommand }),
       ...(flags.toolkitDir === undefined ? {} : { dir: flags.toolkitDir }),
     };

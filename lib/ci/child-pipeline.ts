@@ -56,6 +56,8 @@ interface JobContext {
 
 interface ChildPipelineContext {
   readonly mode: ChildPipelineMode;
+  /** The command that wrote it, as its jobs run the toolkit: `./bin/review` or `npx --no-install runner-fleet review`. */
+  readonly generatedBy: string;
   readonly stage: string;
   readonly base: string;
   readonly image: string;
@@ -147,6 +149,7 @@ export function renderChildPipeline(options: ChildPipelineOptions): string {
   const verb = options.mode === "drift" ? "check for drift" : options.mode;
   const context: ChildPipelineContext = {
     mode: options.mode,
+    generatedBy: toolkitCommand(toolkit, "review"),
     stage: options.mode,
     base: options.base,
     image: options.image ?? DEFAULT_CI_IMAGE,
