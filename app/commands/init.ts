@@ -210,8 +210,8 @@ function lockAndInstall(
   const install = options.install !== false;
   npmInstall(dir, !install, options.env);
   outcomes.push({ path: "package-lock.json", outcome: before !== undefined ? "updated" : "created" });
+  // Without the install, the report's "Next:" starts with it.
   if (install) outcomes.push({ path: "node_modules/", outcome: "updated" });
-  else notes.push("nothing installed (--no-install): run `npm ci` to install what package-lock.json locks");
   return install;
 }
 
@@ -233,10 +233,11 @@ export function formatInitReport(result: InitResult): string {
   const cell = model ? model.path.replace(/^models\/|\.yaml$/g, "") : "<cell>";
   // npx --no-install: runs the toolkit this repository installed, never one fetched by its name.
   const npx = (subcommand: "provision" | "prepare") => toolkitCommand(INSTALLED_TOOLKIT, subcommand);
+  const install = result.installed || (result.update && !result.files.some((file) => file.path === "package.json")) ? [] : ["  npm install                                     # installs what package.json pins (init did not)"];
   const next = result.update
-    ? ["  commit the changed files in one merge request: its review note shows the change (an upgrade with its changelog)", `  ${npx("prepare")}                  # refreshes models/schema.json for the new version`]
+    ? [...install, "  commit the changed files in one merge request: its review note shows the change (an upgrade with its changelog)", `  ${npx("prepare")}                  # refreshes models/schema.json for the new version`]
     : [
-        ...(result.installed ? [] : ["  npm install                                     # installs what package.json pins (init did not)"]),
+        ...install,
         `  ${npx("provision")} --model ${cell} --dry-run`,
         `  then edit models/${cell}.yaml (every acme-... and example.com value) and read README.md`,
       ];

@@ -265,7 +265,7 @@ describe("the lockfile", () => {
     expect(JSON.parse(read(root, "fake/args.json"))).toEqual(["install", "--prefer-offline", "--no-audit", "--no-fund"]);
     // What npm found when it started: this checkout's locked entries for runner-fleet's dependencies and for the SDK's tree.
     const tested = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")).packages as Record<string, { version: string; dev?: boolean }>;
-    const seeded = JSON.parse(readFileSync(seen, "utf8")).packages as Record<string, { version: string; dev?: boolean }>;
+    const seeded = JSON.parse(readFileSync(seen, "utf8")).packages as Record<string, { version: string; dev?: boolean; dependencies?: Record<string, string> }>;
     for (const path of ["node_modules/yaml", "node_modules/zod", "node_modules/@google-cloud/secret-manager", "node_modules/google-gax"]) {
       expect([path, seeded[path]?.version]).toEqual([path, tested[path].version]);
     }
