@@ -77,7 +77,7 @@ export function runInit(options: InitOptions = {}): InitResult {
   }
   const npmRegistry = options.npmRegistry === undefined ? undefined : npmRegistryUrl(options.npmRegistry);
   if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new UserInputError(`${dir}: expected a directory (or a path to create one at), received a file`);
-  const tarball = options.toolkitTarball === undefined ? undefined : readToolkitTarball(resolve(options.toolkitTarball));
+  const tarball = options.toolkitTarball === undefined ? undefined : readToolkitTarball(resolve(options.toolkitTarball), options.toolkitTarball);
   const version = tarball?.version ?? options.version ?? packageVersion();
   if (options.update) return runUpdate(dir, options, tarball);
   const force = options.force ?? false;

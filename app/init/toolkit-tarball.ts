@@ -42,9 +42,10 @@ function fileInTarball(tarball: string, path: string): string | undefined {
   return result.status === 0 ? result.stdout : undefined;
 }
 
-export function readToolkitTarball(file: string): ToolkitTarball {
+/** `given`: the path as the person wrote it, for the messages. */
+export function readToolkitTarball(file: string, given = file): ToolkitTarball {
   const expected = "--toolkit-tarball: expected runner-fleet's package (a .tgz that `npm pack` wrote, such as runner-fleet-1.2.0.tgz)";
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new UserInputError(`${expected}, received ${JSON.stringify(file)}, which is not a file`);
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new UserInputError(`${expected}, received ${JSON.stringify(given)}, which is not a file`);
   const manifestText = fileInTarball(file, "package.json");
   let manifest: ToolkitTarball["manifest"] | undefined;
   try {
@@ -53,10 +54,10 @@ export function readToolkitTarball(file: string): ToolkitTarball {
     manifest = undefined;
   }
   if (manifest?.name !== PACKAGE_NAME || typeof manifest.version !== "string") {
-    throw new UserInputError(`${expected}, received ${JSON.stringify(file)}, ${manifest ? `the package ${JSON.stringify(manifest.name)}` : "which holds no package/package.json"}`);
+    throw new UserInputError(`${expected}, received ${JSON.stringify(given)}, ${manifest ? `the package ${JSON.stringify(manifest.name)}` : "which holds no package/package.json"}`);
   }
   const testedText = fileInTarball(file, TESTED_DEPENDENCIES_FILE);
-  if (testedText === undefined) throw new UserInputError(`${expected} of a version that ships ${TESTED_DEPENDENCIES_FILE}, received ${JSON.stringify(file)} (runner-fleet ${manifest.version}, which does not)`);
+  if (testedText === undefined) throw new UserInputError(`${expected} of a version that ships ${TESTED_DEPENDENCIES_FILE}, received ${JSON.stringify(given)} (runner-fleet ${manifest.version}, which does not)`);
   const version = manifest.version;
   const vendored = `${VENDOR_DIR}/${PACKAGE_NAME}-${version}.tgz`;
   const spec = `file:${vendored}`;

@@ -308,3 +308,66 @@ describe("the lockfile", () => {
     expect(existsSync(join(dir, "models", "cell-1.yaml"))).toBe(true);
   });
 });
+
+describe("init --update", () => {
+  test("--component-project changes the include's project and nothing else: the team's README, models and pins stay", () => {
+    runInit({ dir: root, lockfile: false });
+    writeFileSync(join(root, "README.md"), "# Our runners\n");
+    const ci = read(root, ".gitlab-ci.yml");
+    const before = Object.fromEntries(["README.md", "package.json", "models/cell-1.yaml", ".gitignore"].map((path) => [path, read(root, path)]));
+
+    const result = initBin(["--update", "--component-project", "platform/ci/runner-fleet"], root);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout.split("\n").slice(1, 2)).toEqual(["  updated  .gitlab-ci.yml"]);
+    expect(read(root, ".gitlab-ci.yml")).toBe(
+      ci.replace(`$CI_SERVER_FQDN/${PLACEHOLDER_COMPONENT_PROJECT}/runner-fleet@${VERSION}`, `$CI_SERVER_FQDN/platform/ci/runner-fleet/runner-fleet@${VERSION}`),
+    );
+    expect(read(root, ".gitlab-ci.yml")).not.toBe(ci);
+    for (const [path, text] of Object.entries(before)) expect([path, read(root, path)]).toEqual([path, text]);
+    expect(readdirSync(join(root, "models")).sort()).toEqual(["cell-1.yaml", "schema.json"]);
+  });
+
+  test("fails when it is given nothing to change, or the pipeline has no include of the component", () => {
+    runInit({ dir: root, lockfile: false });
+    const nothing = initBin(["--update"], root);
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toBe(
+      "error: --update: expected what to change, received neither; give --component-project <group/project> (the include's path) and/or --toolkit-tarball <file> (an upgrade)\n",
+    );
+    writeFileSync(join(root, ".gitlab-ci.yml"), "include:\n  - project: platform/templates\n    file: runners.yml\n");
+    const noInclude = initBin(["--update", "--component-project", "platform/runner-fleet"], root);
+    expect(noInclude.status).toBe(2);
+    expect(noInclude.stderr).toBe(
+      `error: ${join(root, ".gitlab-ci.yml")}: expected the include of the runner-fleet component, such as \`- component: $CI_SERVER_FQDN/platform/runner-fleet/runner-fleet@1.2.0\`, received a file without one; add it, or change the file by hand\n`,
+    );
+    expect(read(root, ".gitlab-ci.yml")).toBe("include:\n  - project: platform/templates\n    file: runners.yml\n");
+  });
+
+  test("fails when there is no models repository to update", () => {
+    const result = initBin(["--update", "--component-project", "platform/runner-fleet"], root);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`error: ${join(root, ".gitlab-ci.yml")}: expected the models repository's pipeline that init wrote, received no such file; run init without --update to write one\n`);
+    expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe("init --toolkit-tarball", () => {
+  test("fails when the file is missing or is not runner-fleet's package, before writing anything", () => {
+    const missing = initBin(["--toolkit-tarball", "runner-fleet-1.2.0.tgz", "--no-lockfile"], root);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(
+      'error: --toolkit-tarball: expected runner-fleet\'s package (a .tgz that `npm pack` wrote, such as runner-fleet-1.2.0.tgz), received "runner-fleet-1.2.0.tgz", which is not a file\n',
+    );
+    // Another package's tarball: npm pack's layout (package/package.json), another name.
+    mkdirSync(join(root, "other", "package"), { recursive: true });
+    writeFileSync(join(root, "other", "package", "package.json"), JSON.stringify({ name: "left-pad", version: "1.3.0" }));
+    spawnSync("tar", ["-czf", join(root, "left-pad-1.3.0.tgz"), "-C", join(root, "other"), "package"]);
+    const other = initBin(["--toolkit-tarball", "left-pad-1.3.0.tgz", "--no-lockfile"], root);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toBe(
+      'error: --toolkit-tarball: expected runner-fleet\'s package (a .tgz that `npm pack` wrote, such as runner-fleet-1.2.0.tgz), received "left-pad-1.3.0.tgz", the package "left-pad"\n',
+    );
+    expect(readdirSync(root).sort()).toEqual(["left-pad-1.3.0.tgz", "other"]);
+  });
+});
