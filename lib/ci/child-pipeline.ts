@@ -11,7 +11,7 @@
  */
 import { DRIFT_EXIT_CODE } from "../process/errors";
 import { template } from "../templates/template-engine";
-import { toolkitCommand, toolkitIsCheckout, toolkitScript, type ToolkitInvocation } from "./toolkit-invocation";
+import { toolkitCommand, toolkitScript, type ToolkitInvocation } from "./toolkit-invocation";
 
 export type ChildPipelineMode = "plan" | "apply" | "drift";
 /** manual: each apply job waits for a person to start it (after the environment's approvals, if any). */
@@ -61,7 +61,7 @@ interface ChildPipelineContext {
   readonly stage: string;
   readonly base: string;
   readonly image: string;
-  /** npm ci (the toolkit the lockfile pins; in the toolkit's own checkout, its build), then the engine: install-engine.sh is one of the toolkit's files. */
+  /** npm ci (the toolkit the lockfile pins; its build where it is the toolkit's own checkout), then the engine: install-engine.sh is one of the toolkit's files. */
   readonly beforeScript: readonly string[];
   readonly jobs: readonly JobContext[];
   readonly removed: readonly string[];
@@ -153,7 +153,7 @@ export function renderChildPipeline(options: ChildPipelineOptions): string {
     stage: options.mode,
     base: options.base,
     image: options.image ?? DEFAULT_CI_IMAGE,
-    beforeScript: ["npm ci --cache .npm --prefer-offline --no-audit --no-fund", ...(toolkitIsCheckout(toolkit) ? ["npm run build"] : []), `bash ${toolkitScript(toolkit, "install-engine.sh")}`],
+    beforeScript: ["npm ci --cache .npm --prefer-offline --no-audit --no-fund", `sh ${toolkitScript(toolkit, "build-checkout.sh")}`, `bash ${toolkitScript(toolkit, "install-engine.sh")}`],
     jobs: cells.map(jobFor),
     removed: removed.map(
       (cell) =>

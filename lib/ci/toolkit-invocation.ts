@@ -45,14 +45,6 @@ export function toolkitCommand(toolkit: ToolkitInvocation, subcommand: ToolkitSu
   return toolkit.command === undefined ? `./bin/${subcommand}` : `${toolkit.command.trim()} ${subcommand}`;
 }
 
-/**
- * The toolkit is the job's own checkout (this repository's pipeline: toolkit_dir "."), whose bin/ runs
- * dist/: its jobs build after `npm ci` (package.json has no `prepare` that would do it on install).
- */
-export function toolkitIsCheckout(toolkit: ToolkitInvocation): boolean {
-  return toolkit.dir === undefined || toolkit.dir.replace(/\/+$/, "") === ".";
-}
-
 /** Path of one of the toolkit's ci/ scripts, e.g. `ci/install-engine.sh` or `node_modules/runner-fleet/ci/install-engine.sh`. */
 export function toolkitScript(toolkit: ToolkitInvocation, script: string): string {
   return toolkit.dir === undefined ? `ci/${script}` : `${toolkit.dir.replace(/\/+$/, "")}/ci/${script}`;

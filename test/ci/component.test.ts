@@ -123,7 +123,12 @@ describe("the component's inputs", () => {
     expect(config.variables).toMatchObject({ RUNNER_ENGINE: "terraform", RUNNER_ENGINE_VERSION: "", RUNNER_MODELS_DIR: "models", RUNNER_LOCK_TIMEOUT: "5m", APPLY_MODE: { value: "auto" } });
     const base = config[".runner-fleet-job"] as { image: string; before_script: string[] };
     expect(base.image).toBe(DEFAULT_CI_IMAGE);
-    expect(base.before_script).toEqual(["npm ci --prefer-offline --no-audit --no-fund", 'sh "node_modules/runner-fleet/ci/check-toolkit-version.sh" "lockfile"']);
+    expect(base.before_script).toEqual([
+      "npm ci --prefer-offline --no-audit --no-fund",
+      // Does nothing for the installed package; builds the toolkit's own checkout (test/ci/build-checkout.test.ts).
+      'sh "node_modules/runner-fleet/ci/build-checkout.sh"',
+      'sh "node_modules/runner-fleet/ci/check-toolkit-version.sh" "lockfile"',
+    ]);
     expect((config.prepare as { script: string[] }).script).toEqual(["npx --no-install runner-fleet prepare --require-engine"]);
   });
 

@@ -220,14 +220,15 @@ describe("the component as a models repository includes it, with inputs other th
     const outcome = evaluatePipeline(team, mergeRequest);
     for (const name of ["prepare", "review", "plan:generate"]) {
       const job = createdJob(outcome, name);
-      expect(job.definition.before_script.slice(0, 2)).toEqual([
+      expect(job.definition.before_script.slice(0, 3)).toEqual([
         "npm ci --prefer-offline --no-audit --no-fund",
+        'sh "node_modules/runner-fleet/ci/build-checkout.sh"',
         'sh "node_modules/runner-fleet/ci/check-toolkit-version.sh" "1.2.0"',
       ]);
       expect(job.definition.script[0]).toMatch(/^npx --no-install runner-fleet (prepare|review) /);
       expect(job.definition.image).toBe("node:22-bookworm");
     }
-    expect(createdJob(outcome, "prepare").definition.before_script[2]).toBe('bash "node_modules/runner-fleet/ci/install-engine.sh"');
+    expect(createdJob(outcome, "prepare").definition.before_script[3]).toBe('bash "node_modules/runner-fleet/ci/install-engine.sh"');
   });
 
   it("the component's settings leave the team's own job alone (no `default:`)", () => {
@@ -245,7 +246,11 @@ describe("the component as a models repository includes it, with inputs other th
     const planChild = renderChildPipeline({ base: "0123abcd", mode: mode.pipeline, cells: ["cell-1"], image: mode.image, toolkit: mode.toolkit });
     const job = createdJob(evaluatePipeline(planChild, childOf(mergeRequest)), "plan:cell-1");
     expect(job.definition.image).toBe("node:22-bookworm");
-    expect(job.definition.before_script).toEqual(["npm ci --cache .npm --prefer-offline --no-audit --no-fund", "bash node_modules/runner-fleet/ci/install-engine.sh"]);
+    expect(job.definition.before_script).toEqual([
+      "npm ci --cache .npm --prefer-offline --no-audit --no-fund",
+      "sh node_modules/runner-fleet/ci/build-checkout.sh",
+      "bash node_modules/runner-fleet/ci/install-engine.sh",
+    ]);
     expect(job.definition.script[0]).toMatch(/^npx --no-install runner-fleet provision --model cell-1 --plan --skip-onboard /);
   });
 
