@@ -1,7 +1,7 @@
 /**
  * The CI/CD component (templates/runner-fleet.yml): where GitLab's catalog looks for it, its
  * `spec:inputs` (every input described and defaulted, values checked as GitLab checks them), and
- * the pipeline it makes. Inputs are validated and interpolated by test/support/gitlab-inputs.ts, a
+ * the pipeline it makes. Inputs are validated and interpolated by lib/ci/gitlab-ci/inputs.ts, a
  * stand-in written from GitLab's documentation and source (cited there), itself tested below on the
  * documentation's own examples.
  */
@@ -9,8 +9,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import Ajv from "ajv";
 import { DEFAULT_CI_IMAGE } from "../../lib/ci/child-pipeline";
-import { resolvePipelineText } from "../support/gitlab-include";
-import { InputsError, interpolate, loadConfigFile, resolveInputs, type InputSpec, type InputSpecs } from "../support/gitlab-inputs";
+import { resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
+import { InputsError, interpolate, loadConfigFile, resolveInputs, type InputSpec, type InputSpecs } from "../../lib/ci/gitlab-ci/inputs";
 
 const ROOT = join(__dirname, "..", "..");
 const COMPONENT = "templates/runner-fleet.yml";

@@ -1,6 +1,6 @@
 /**
  * Which jobs exist in each kind of pipeline, from .gitlab-ci.yml (the CI/CD component
- * templates/runner-fleet.yml it includes, merged as GitLab merges includes: test/support/gitlab-include.ts),
+ * templates/runner-fleet.yml it includes, merged as GitLab merges includes: lib/ci/gitlab-ci/include.ts),
  * the component as a models repository includes it with other inputs, and the child pipelines
  * `review --child-pipeline` renders, evaluated with the rules evaluator in test/support
  * (itself tested against GitLab's documented examples in gitlab-rules-evaluator.test.ts).
@@ -16,9 +16,9 @@ import { reviewCommand } from "../../app/commands/review";
 import { parseReviewOptions } from "../../app/commands/review-options";
 import { renderChildPipeline, type ChildPipelineOptions } from "../../lib/ci/child-pipeline";
 import { parsedCommandLine } from "../support/command-line";
-import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
-import { evaluatePipeline, jobNames, type CreatedJob } from "../support/gitlab-pipeline";
+import { evaluatePipeline, jobNames, type CreatedJob } from "../../lib/ci/gitlab-ci/pipeline";
 
 const ROOT = join(__dirname, "..", "..");
 const rootPipeline = resolvePipeline(ROOT);

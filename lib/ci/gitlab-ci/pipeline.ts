@@ -17,7 +17,7 @@
  * `rules:changes`, `rules:exists`, `only`/`except` and `!reference` are refused, not guessed.
  */
 import { parse } from "yaml";
-import { evaluateExpression, type Variables } from "./gitlab-expression";
+import { evaluateExpression, type Variables } from "./expression";
 
 /** Top-level keys that are not jobs (doc/ci/yaml/index.md, "Global keywords"). */
 const GLOBAL_KEYWORDS = new Set(["default", "include", "stages", "variables", "workflow", "image", "services", "cache", "before_script", "after_script", "types"]);

@@ -1,16 +1,18 @@
 /**
  * The configuration GitLab builds from a `.gitlab-ci.yml` with `include: local:` (and `inputs:`), as
  * doc/ci/yaml/includes.md and lib/gitlab/ci/config/external/processor.rb define it: each included
- * file's content (its inputs interpolated, see gitlab-inputs.ts) is deep-merged into the
+ * file's content (its inputs interpolated, see ./inputs.ts) is deep-merged into the
  * configuration in the order of `include`, then the including file's own keys are merged on top
  * ("Override included configuration values": hashes merge key by key, any other value, arrays
  * included, is replaced). Nested includes of an included file are resolved the same way.
- * Only `local` is resolved here; `component`, `project`, `remote` and `template` are refused.
+ * Only `local` is resolved here, and `component` where the caller says where a component's file is
+ * (the `pipeline` command: runner-fleet's own, templates/runner-fleet.yml of the installed toolkit);
+ * `project`, `remote` and `template` are refused.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { interpolate, loadConfigFile, resolveInputs } from "./gitlab-inputs";
+import { interpolate, loadConfigFile, resolveInputs } from "./inputs";
 
 type Yaml = Record<string, unknown>;
 
@@ -28,15 +30,25 @@ export function deepMerge(base: Yaml, override: Yaml): Yaml {
 interface IncludeItem {
   readonly local: string;
   readonly inputs?: Yaml;
+  /** The file's text, when it is not read from the repository (a component's). */
+  readonly text?: string;
 }
 
-function includeItems(include: unknown, where: string): IncludeItem[] {
+/** A component's file by its include address (`$CI_SERVER_FQDN/group/project/name@version`): its name for messages and its text. */
+export type ComponentResolver = (address: string, where: string) => { readonly file: string; readonly text: string };
+
+function includeItems(include: unknown, where: string, components?: ComponentResolver): IncludeItem[] {
   if (include === undefined) return [];
   const items = Array.isArray(include) ? include : [include];
   return items.map((item) => {
     if (typeof item === "string") {
       if (/^https?:\/\//.test(item)) throw new Error(`${where}: include of a remote file is not supported here`);
       return { local: item };
+    }
+    if (components && isObject(item) && typeof item.component === "string") {
+      if (item.rules !== undefined) throw new Error(`${where}: include:rules is not supported here`);
+      const component = components(item.component, where);
+      return { local: component.file, inputs: item.inputs as Yaml | undefined, text: component.text };
     }
     if (!isObject(item) || typeof item.local !== "string") {
       throw new Error(`${where}: only include:local is supported here, got ${JSON.stringify(item)}`);
@@ -47,7 +59,7 @@ function includeItems(include: unknown, where: string): IncludeItem[] {
 }
 
 /** The content of `file` (relative to the repository root), its includes resolved, given `args` for its inputs. */
-function loadWithIncludes(root: string, file: string, args: Yaml | undefined, seen: readonly string[], text = readLocal(root, file)): Yaml {
+function loadWithIncludes(root: string, file: string, args: Yaml | undefined, seen: readonly string[], text = readLocal(root, file), components?: ComponentResolver): Yaml {
   if (seen.includes(file)) throw new Error(`include loop: ${[...seen, file].join(" -> ")}`);
   const loaded = loadConfigFile(text, file);
   let content: Yaml;
@@ -61,7 +73,9 @@ function loadWithIncludes(root: string, file: string, args: Yaml | undefined, se
   }
   const { include, ...own } = content;
   let merged: Yaml = {};
-  for (const item of includeItems(include, file)) merged = deepMerge(merged, loadWithIncludes(root, item.local, item.inputs, [...seen, file]));
+  for (const item of includeItems(include, file, components)) {
+    merged = deepMerge(merged, loadWithIncludes(root, item.local, item.inputs, [...seen, file], item.text ?? readLocal(root, item.local), components));
+  }
   return deepMerge(merged, own);
 }
 
@@ -72,12 +86,12 @@ export function resolvePipelineConfig(root: string, file = ".gitlab-ci.yml"): Ya
   return loadWithIncludes(root, file, undefined, []);
 }
 
-/** The merged configuration of a `.gitlab-ci.yml` with this text, its local includes read from `root`. */
-export function resolvePipelineText(root: string, text: string): Yaml {
-  return loadWithIncludes(root, ".gitlab-ci.yml", undefined, [], text);
+/** The merged configuration of a `.gitlab-ci.yml` with this text, its local includes read from `root`, its components from `components`. */
+export function resolvePipelineText(root: string, text: string, components?: ComponentResolver): Yaml {
+  return loadWithIncludes(root, ".gitlab-ci.yml", undefined, [], text, components);
 }
 
-/** As YAML text, for evaluatePipeline (test/support/gitlab-pipeline.ts). */
+/** As YAML text, for evaluatePipeline (./pipeline.ts). */
 export function pipelineYaml(config: Yaml): string {
   return stringify(config, { lineWidth: 0 });
 }

@@ -3,7 +3,7 @@
  * configuration: a stand-in written from GitLab's documentation (doc/ci/inputs/_index.md) and its
  * source (lib/gitlab/ci/config/interpolation/: inputs.rb, inputs/base_input.rb, inputs/string_input.rb,
  * template.rb, access.rb; lib/gitlab/ci/config/yaml/loader.rb). No gitlab-ci-local here: the
- * pipeline tests evaluate configurations in process (test/support/gitlab-pipeline.ts).
+ * pipeline tests evaluate configurations in process (lib/ci/gitlab-ci/pipeline.ts).
  *
  * - A file with a header is two YAML documents: `spec:` first, the configuration after `---`.
  * - Arguments not declared in the spec are refused ("unknown input arguments"); an input without
