@@ -1,7 +1,7 @@
 /**
  * The package as a team gets it (issue 22): `npm pack` of this checkout installed into an empty
  * directory (test/support/installed-package.ts: offline, from the cache `npm ci` filled), then
- * `npx runner-fleet init` and `runner-fleet provision --model cell-1 --dry-run` there, and the
+ * `npx --no-install runner-fleet init` and `runner-fleet provision --model cell-1 --dry-run` there, and the
  * library example built against the installed package's declarations and synthesized.
  *
  * `npx` runs once, for init: it proves that npx finds the package's executable in the models
@@ -38,14 +38,14 @@ beforeAll(() => {
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** `npx runner-fleet ...` in `cwd`, as a team runs it (init; see above). */
+/** `npx --no-install runner-fleet ...` in `cwd`, as a team runs it (init; see above). */
 function npx(args: readonly string[], cwd = repo, env: NodeJS.ProcessEnv = process.env) {
   const result = spawnSync("npx", ["--no-install", "runner-fleet", ...args], { cwd, env, encoding: "utf8", timeout: 120_000 });
   if (result.error) throw result.error;
   return result;
 }
 
-/** The installed executable run with node directly: what `npx runner-fleet` runs, without npx's own start-up. */
+/** The installed executable run with node directly: what `npx --no-install runner-fleet` runs, without npx's own start-up. */
 function bin(args: readonly string[], cwd = repo, env: NodeJS.ProcessEnv = process.env) {
   return spawnSync(process.execPath, [join(repo, "node_modules", ".bin", "runner-fleet"), ...args], { cwd, env, encoding: "utf8", timeout: 120_000 });
 }
