@@ -9,6 +9,7 @@ module.exports = {
   prepare: { factory: "prepareCommand", summary: "validate the models, check the toolchain, write models/schema.json" },
   onboard: { factory: "onboardCommand", summary: "create or reconcile a cell's runners in GitLab and store their tokens" },
   provision: { factory: "provisionCommand", summary: "synthesize a cell's stack, plan, onboard and apply (--dry-run: no credentials)" },
+  pipeline: { factory: "pipelineCommand", summary: "the jobs this repository's .gitlab-ci.yml makes for a merge request, the default branch and a schedule" },
   review: { factory: "reviewCommand", summary: "compare the synthesized stacks of two git refs (merge request review)" },
   status: { factory: "statusCommand", summary: "the whole fleet as GitLab sees it, and the version that provisioned each cell" },
   simulate: { factory: "simulateCommand", summary: "replay a job load against a model's autoscaling: queue wait, instance-hours and cost per shard" },

@@ -1,7 +1,7 @@
 "use strict";
 /**
- * Shared by bin/*: runs a command from its bundle (dist/bundle/<command>.js, built by `npm ci` or
- * `npm run build`), or explains how to build it.
+ * Shared by bin/*: runs a command from its bundle (dist/bundle/<command>.js, built by `npm run build`, which
+ * `npm pack` runs too), or explains how to build it.
  *
  * Start-up is most of what a person waits for in a dry run, and compiling the bundle is a good part
  * of it. So the bundle runs through vm.Script with V8's code cache: the functions a run compiled are
@@ -28,7 +28,7 @@ const vm = require("node:vm");
 module.exports = function loadCommand(command, factory, options = {}) {
   const bundle = join(__dirname, "..", "dist", "bundle", `${command}.js`);
   if (!existsSync(bundle)) {
-    process.stderr.write(`error: ${bundle} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
+    process.stderr.write(`error: ${bundle} is missing; run \`npm run build\` first (after \`npm ci\`; \`npm run setup\` does both)\n`);
     process.exit(1);
   }
   if (!OPTIMIZED_COMMANDS.has(command)) setOptimizingCompiler(false);

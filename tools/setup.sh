@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-npm ci --no-audit --no-fund        # dependencies, pinned by the lockfile; its prepare script builds dist/
+npm ci --no-audit --no-fund        # dependencies, pinned by the lockfile
+npm run build                      # dist/: the compiled code and one bundle per command, which bin/ runs
 bash tools/setup/validators.sh     # the validators the tests run, into .tools/bin (no root needed)
 # The system tests boot the managers in real systemd (systemd-nspawn), which needs root: as root, the
 # container tools and the Debian rootfs they boot, into .cache/ (test/system says so when they are missing).

@@ -18,6 +18,7 @@ import { gitlabClientModule } from "../../lib/gitlab/load-client";
 import { formatIssue, formatPath, ModelValidationError } from "../../lib/model/issues";
 import { parseModel } from "../../lib/model/load";
 import { modelsDir } from "../../lib/model/model-files";
+import { runningToolkit, toolkitCommand } from "../../lib/ci/toolkit-invocation";
 import { workspaceDir } from "../../lib/files/workspace";
 import { writeModelFile } from "../../lib/model/write-model-file";
 import { createSecretStore } from "../../lib/secrets/create-store";
@@ -164,7 +165,8 @@ export function formatImportReport(result: ImportResult): string {
   }
   if (result.notes.length > 0) lines.push("notes:", ...result.notes.map((note) => `  ${note}`));
   if (result.warnings.length > 0) lines.push("warnings (as prepare prints them):", ...result.warnings.map((warning) => `  ${warning}`));
-  lines.push("next: review the model (its header lists what was not imported), then ./bin/prepare and ./bin/onboard --model " + `${result.cell} --dry-run`);
+  const toolkit = runningToolkit();
+  lines.push(`next: review the model (its header lists what was not imported), then ${toolkitCommand(toolkit, "prepare")} and ${toolkitCommand(toolkit, "onboard")} --model ${result.cell} --dry-run`);
   return `${lines.join("\n")}\n`;
 }
 

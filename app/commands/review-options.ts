@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { APPLY_MODES, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
-import { TOOLKIT_COMMAND_PATTERN, TOOLKIT_DIR_PATTERN, type ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
+import { runningToolkit, TOOLKIT_COMMAND_PATTERN, TOOLKIT_DIR_PATTERN, type ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
 import { cannotCombineWith, goWith, listOf, modeFlags, parseOptions, selectMode } from "../cli/parse-options";
 
 export type ReviewMode =
@@ -86,7 +86,12 @@ const optionsSchema = selectMode((flags) => (flags.childPipeline !== undefined ?
       all: z.boolean().optional(),
       image: z.string().optional(),
       // Written into the child pipeline's shell lines: plain words only.
-      toolkitCommand: z.string().regex(TOOLKIT_COMMAND_PATTERN, { error: "must be plain words (letters, digits, _ . / @ = - and spaces), e.g. npx --no-install runner-fleet" }).optional(),
+      toolkitCommand: z
+        .string()
+        .regex(TOOLKIT_COMMAND_PATTERN, { error: "must be plain words (letters, digits, _ . / @ = - and spaces), e.g. npx --no-install runner-fleet" })
+        // A plain npx fetches the package by its name from a registry when it is not installed, and runs it with the job's credentials.
+        .refine((command) => !/^npx\b/.test(command.trim()) || /(^|\s)--no-install(\s|$)/.test(command), { error: "must run the installed toolkit: npx --no-install runner-fleet (a plain npx fetches a package of that name when none is installed)" })
+        .optional(),
       toolkitDir: z.string().regex(TOOLKIT_DIR_PATTERN, { error: "must be a path of letters, digits and _ . @ / -, e.g. node_modules/runner-fleet" }).optional(),
     },
     cannotCombineWith("--child-pipeline writes a pipeline: it cannot be combined with"),
@@ -97,7 +102,9 @@ const optionsSchema = selectMode((flags) => (flags.childPipeline !== undefined ?
       return z.NEVER;
     }
     const image = flags.image === undefined ? {} : { image: flags.image };
+    // Run by hand without the flags: the jobs run the toolkit as this run was (./bin/ here, npx --no-install installed).
     const toolkit: ToolkitInvocation = {
+      ...runningToolkit(),
       ...(flags.toolkitCommand === undefined ? {} : { command: flags.toolkitCommand }),
       ...(flags.toolkitDir === undefined ? {} : { dir: flags.toolkitDir }),
     };

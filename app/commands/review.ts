@@ -9,7 +9,7 @@ import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
 import type * as ReviewOptionsModule from "./review-options";
 import { DEFAULT_CI_IMAGE, renderChildPipeline, type ApplyMode, type ChildPipelineMode } from "../../lib/ci/child-pipeline";
-import type { ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
+import { runningToolkit, toolkitCommand, type ToolkitInvocation } from "../../lib/ci/toolkit-invocation";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, type NoteUpsertResult } from "../../lib/gitlab/merge-request-note";
 import { describeTally } from "../../lib/gitlab/request-pacer";
 import { formatMs } from "../../lib/gitlab/retry";
@@ -170,6 +170,9 @@ export function formatChangedCells(result: ChangedCellsResult): string {
 }
 
 export function reviewCommand(): Command {
+  // The help's examples and defaults as the person reading it runs the toolkit (./bin/ here, npx --no-install installed).
+  const here = runningToolkit();
+  const review = toolkitCommand(here, "review");
   return cliCommand("review")
     .description("Review what a change does to the synthesized stacks of each cell; list the cells to plan; write the child pipeline.")
     .option("--base <ref>", "git ref to compare with (in an MR pipeline: $CI_MERGE_REQUEST_DIFF_BASE_SHA)")
@@ -185,13 +188,13 @@ export function reviewCommand(): Command {
     .addOption(withDefault(new Option("--apply-mode <mode>", "with --mode apply: auto, or manual (each apply job waits for a person)"), "auto"))
     .option("--all", "with --child-pipeline: every cell, whatever changed")
     .addOption(withDefault(new Option("--image <image>", "with --child-pipeline: job image"), DEFAULT_CI_IMAGE))
-    .addOption(withDefault(new Option("--toolkit-command <command>", "with --child-pipeline: how jobs run the toolkit, a subcommand follows it"), "./bin/<subcommand>"))
-    .addOption(withDefault(new Option("--toolkit-dir <dir>", "with --child-pipeline: directory of the toolkit's ci/ scripts"), "this checkout"))
+    .addOption(withDefault(new Option("--toolkit-command <command>", "with --child-pipeline: how jobs run the toolkit, a subcommand follows it"), here.command ?? "./bin/<subcommand>"))
+    .addOption(withDefault(new Option("--toolkit-dir <dir>", "with --child-pipeline: directory of the toolkit's ci/ scripts"), here.dir ?? "this checkout"))
     .addOption(modelsDirOption())
     .addHelpText(
       "after",
-      "\nExamples:\n  ./bin/review --base origin/main\n  ./bin/review --base $CI_MERGE_REQUEST_DIFF_BASE_SHA --markdown review.md --post\n" +
-        "  ./bin/review --changed-cells --base origin/main --json\n  ./bin/review --child-pipeline child.yml --base HEAD~1 --mode apply\n" +
+      `\nExamples:\n  ${review} --base origin/main\n  ${review} --base $CI_MERGE_REQUEST_DIFF_BASE_SHA --markdown review.md --post\n` +
+        `  ${review} --changed-cells --base origin/main --json\n  ${review} --child-pipeline child.yml --base HEAD~1 --mode apply\n` +
         "\nExit codes: 0 ok, 2 invalid usage, ref, model or missing CI variables, 1 git/synth/GitLab failure.",
     )
     .action(async (flags: { json?: boolean }, command: Command) => {

@@ -18,6 +18,7 @@ type Manifest = Record<string, unknown> & { dependencies?: Record<string, string
  * every install.) `npm run dry-run -- cell-1` names the cell after the script's --model.
  */
 const SCRIPTS: Record<string, string> = {
+  // npm run puts node_modules/.bin first on the PATH: these run the installed toolkit, never a fetched one.
   validate: "runner-fleet prepare",
   "dry-run": "runner-fleet provision --dry-run --model",
   status: "runner-fleet status",
@@ -44,6 +45,10 @@ export function packageManifest(
   force: boolean,
   existing: string | undefined,
   alongside: Readonly<Record<string, string>> = {},
+  /** Pinned even without `force`: what a flag asked for by name (--toolkit-tarball's runner-fleet). */
+  pinAlways: readonly string[] = [],
+  /** The toolkit's install-script decisions (its package.json `allowScripts`) for packages this repository installs; the team's own entries win. */
+  allowScripts: Readonly<Record<string, boolean>> = {},
 ): ManifestChange {
   const manifest = existing === undefined ? newManifest(dir) : parseManifest(file, existing);
   const dependencies = { ...(manifest.dependencies ?? {}) };
@@ -51,18 +56,19 @@ export function packageManifest(
   let dependencyChanged = false;
   for (const [name, wanted] of Object.entries({ [PACKAGE_NAME]: version, ...alongside })) {
     const pinned = dependencies[name];
-    const pin = pinned === undefined || force ? wanted : pinned;
+    const pin = pinned === undefined || force || pinAlways.includes(name) ? wanted : pinned;
     dependencyChanged ||= pinned !== pin;
     dependencies[name] = pin;
   }
   const scripts = { ...SCRIPTS, ...(manifest.scripts ?? {}) };
-  const content = `${JSON.stringify({ ...manifest, scripts, dependencies }, null, 2)}\n`;
+  const allowed = { ...allowScripts, ...((manifest.allowScripts as Record<string, boolean> | undefined) ?? {}) };
+  const content = `${JSON.stringify({ ...manifest, scripts, dependencies, ...(Object.keys(allowed).length > 0 ? { allowScripts: allowed } : {}) }, null, 2)}\n`;
   return {
     content,
     dependencyChanged,
     existed: existing !== undefined,
     changed: content !== existing,
-    ...(current !== undefined && current !== version && !force ? { keptSpec: current } : {}),
+    ...(current !== undefined && current !== version && !force && !pinAlways.includes(PACKAGE_NAME) ? { keptSpec: current } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
  * section, dated, with its "For running fleets" part. The section's text is written to the notes file:
  * the release's description on GitLab, and so the CI/CD catalog's page of the version.
  *
- *   node ci/release/release-check.js <tag> <notes file>      (in the checkout, after `npm ci`)
+ *   node ci/release/release-check.js <tag> <notes file>      (in the checkout, after `npm ci` and `npm run build`)
  *
  * Why each check: the CI/CD catalog takes the tag as the component's version, npm takes package.json's,
  * and the component's `toolkit_version` input compares the two in every team's jobs
@@ -18,7 +18,7 @@
  */
 const { readFileSync, writeFileSync } = require("node:fs");
 const { join, resolve } = require("node:path");
-// The parser the review reads the changelog with (lib/review/changelog.ts), from the build `npm ci` made.
+// The parser the review reads the changelog with (lib/review/changelog.ts), from the build `npm run build` made.
 const { parseChangelog } = require(join(__dirname, "..", "..", "dist", "lib", "review", "changelog.js"));
 
 /** SemVer without a "v": the catalog's version rule, and the component's toolkit_version input pattern. */

@@ -56,10 +56,12 @@ interface JobContext {
 
 interface ChildPipelineContext {
   readonly mode: ChildPipelineMode;
+  /** The command that wrote it, as its jobs run the toolkit: `./bin/review` or `npx --no-install runner-fleet review`. */
+  readonly generatedBy: string;
   readonly stage: string;
   readonly base: string;
   readonly image: string;
-  /** npm ci (the toolkit the lockfile pins), then the engine: install-engine.sh is one of the toolkit's files. */
+  /** npm ci (the toolkit the lockfile pins; its build where it is the toolkit's own checkout), then the engine: install-engine.sh is one of the toolkit's files. */
   readonly beforeScript: readonly string[];
   readonly jobs: readonly JobContext[];
   readonly removed: readonly string[];
@@ -147,10 +149,11 @@ export function renderChildPipeline(options: ChildPipelineOptions): string {
   const verb = options.mode === "drift" ? "check for drift" : options.mode;
   const context: ChildPipelineContext = {
     mode: options.mode,
+    generatedBy: toolkitCommand(toolkit, "review"),
     stage: options.mode,
     base: options.base,
     image: options.image ?? DEFAULT_CI_IMAGE,
-    beforeScript: ["npm ci --cache .npm --prefer-offline --no-audit --no-fund", `bash ${toolkitScript(toolkit, "install-engine.sh")}`],
+    beforeScript: ["npm ci --cache .npm --prefer-offline --no-audit --no-fund", `sh ${toolkitScript(toolkit, "build-checkout.sh")}`, `bash ${toolkitScript(toolkit, "install-engine.sh")}`],
     jobs: cells.map(jobFor),
     removed: removed.map(
       (cell) =>

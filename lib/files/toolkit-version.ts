@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from "./project-root";
 interface ToolkitManifest {
   readonly version: string;
   readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly allowScripts?: Readonly<Record<string, boolean>>;
 }
 
 let manifest: ToolkitManifest | undefined;
@@ -25,6 +26,11 @@ export function toolkitPeerVersion(name: string): string {
   const version = toolkitManifest().peerDependencies?.[name];
   if (version === undefined) throw new Error(`package.json has no peer dependency ${name}`);
   return version;
+}
+
+/** The toolkit's decisions on its dependencies' install scripts (npm 11's `allowScripts` in its package.json). */
+export function toolkitAllowScripts(): Readonly<Record<string, boolean>> {
+  return toolkitManifest().allowScripts ?? {};
 }
 
 /** The stack output that records the toolkit version (stacks/cell-stack.ts writes it, `status` reads it). */

@@ -1,6 +1,7 @@
 /** The simulated queue wait and cost of a review (./queue-change.ts), as text and as Markdown. */
 import { formatMoney } from "./render-cost";
 import type { CellQueueChange, QueueSide, ShardQueueChange } from "./queue-change";
+import { runningToolkit, toolkitCommand } from "../ci/toolkit-invocation";
 
 function seconds(value: number): string {
   return value < 10 ? `${value.toFixed(1)} s` : value < 120 ? `${Math.round(value)} s` : `${(value / 60).toFixed(1)} min`;
@@ -22,7 +23,7 @@ export function queueTextLines(change: CellQueueChange): string[] {
 
 export function queueMarkdown(change: CellQueueChange): string[] {
   const out = [
-    `**Simulated queue wait** on ${change.load}, base → head (\`./bin/simulate\`; p95 target ${seconds(change.targetWaitSeconds)}):`,
+    `**Simulated queue wait** on ${change.load}, base → head (\`${toolkitCommand(runningToolkit(), "simulate")}\`; p95 target ${seconds(change.targetWaitSeconds)}):`,
     "",
     "| Shard | p95 wait | Monthly cost (simulated) |",
     "|---|---|---|",

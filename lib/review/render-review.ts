@@ -21,6 +21,7 @@ import type { AttributeChange, EntryChange } from "./entry-change";
 import { countActions, type CellDiff, type StackDiff } from "./stack-diff";
 import { toolkitUpgradeMarkdown, toolkitUpgradeText } from "./render-toolkit-upgrade";
 import type { ToolkitUpgrade } from "./toolkit-upgrade";
+import { INSTALLED_TOOLKIT, toolkitCommand } from "../ci/toolkit-invocation";
 
 /** First line of the merge-request note: how the note is found and updated instead of duplicated. */
 export const REVIEW_MARKER = "<!-- runner-fleet-review -->";
@@ -334,7 +335,7 @@ function reasonsOf(report: ReviewReport, cell: string): readonly string[] {
 
 function destroyHint(cell: string): string {
   // The note is read in this repository and in models repositories, where the toolkit is the package's one bin.
-  return `Its infrastructure keeps running until someone runs \`npx runner-fleet provision --model ${cell} --destroy\` (\`./bin/provision\` in the toolkit's own repository) from a checkout that still has the model.`;
+  return `Its infrastructure keeps running until someone runs \`${toolkitCommand(INSTALLED_TOOLKIT, "provision")} --model ${cell} --destroy\` (\`${toolkitCommand({}, "provision")}\` in the toolkit's own repository) from a checkout that still has the model.`;
 }
 
 function describeRef(ref: { ref: string; sha?: string }): string {

@@ -1,7 +1,7 @@
 /**
  * The CI/CD component (templates/runner-fleet.yml): where GitLab's catalog looks for it, its
  * `spec:inputs` (every input described and defaulted, values checked as GitLab checks them), and
- * the pipeline it makes. Inputs are validated and interpolated by test/support/gitlab-inputs.ts, a
+ * the pipeline it makes. Inputs are validated and interpolated by lib/ci/gitlab-ci/inputs.ts, a
  * stand-in written from GitLab's documentation and source (cited there), itself tested below on the
  * documentation's own examples.
  */
@@ -9,8 +9,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import Ajv from "ajv";
 import { DEFAULT_CI_IMAGE } from "../../lib/ci/child-pipeline";
-import { resolvePipelineText } from "../support/gitlab-include";
-import { InputsError, interpolate, loadConfigFile, resolveInputs, type InputSpec, type InputSpecs } from "../support/gitlab-inputs";
+import { resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
+import { InputsError, interpolate, loadConfigFile, resolveInputs, type InputSpec, type InputSpecs } from "../../lib/ci/gitlab-ci/inputs";
 
 const ROOT = join(__dirname, "..", "..");
 const COMPONENT = "templates/runner-fleet.yml";
@@ -123,7 +123,12 @@ describe("the component's inputs", () => {
     expect(config.variables).toMatchObject({ RUNNER_ENGINE: "terraform", RUNNER_ENGINE_VERSION: "", RUNNER_MODELS_DIR: "models", RUNNER_LOCK_TIMEOUT: "5m", APPLY_MODE: { value: "auto" } });
     const base = config[".runner-fleet-job"] as { image: string; before_script: string[] };
     expect(base.image).toBe(DEFAULT_CI_IMAGE);
-    expect(base.before_script).toEqual(["npm ci --prefer-offline --no-audit --no-fund", 'sh "node_modules/runner-fleet/ci/check-toolkit-version.sh" "lockfile"']);
+    expect(base.before_script).toEqual([
+      "npm ci --prefer-offline --no-audit --no-fund",
+      // Does nothing for the installed package; builds the toolkit's own checkout (test/ci/build-checkout.test.ts).
+      'sh "node_modules/runner-fleet/ci/build-checkout.sh"',
+      'sh "node_modules/runner-fleet/ci/check-toolkit-version.sh" "lockfile"',
+    ]);
     expect((config.prepare as { script: string[] }).script).toEqual(["npx --no-install runner-fleet prepare --require-engine"]);
   });
 

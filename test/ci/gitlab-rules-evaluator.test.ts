@@ -1,12 +1,12 @@
 /**
- * The rules evaluator (test/support/gitlab-expression.ts, gitlab-pipeline.ts) against the examples
+ * The rules evaluator (lib/ci/gitlab-ci/expression.ts, pipeline.ts) against the examples
  * GitLab documents, so the pipeline tests that rely on it rest on GitLab's semantics, not ours.
  * Sources: doc/ci/jobs/job_rules.md ("CI/CD variable expressions", "rules examples"),
  * doc/ci/yaml/index.md (rules:if, rules:when), doc/ci/pipelines/downstream_pipelines.md
  * ("Run child pipelines with merge request pipelines").
  */
-import { evaluateExpression, ExpressionSyntaxError, parseExpression } from "../support/gitlab-expression";
-import { evaluatePipeline, jobNames } from "../support/gitlab-pipeline";
+import { evaluateExpression, ExpressionSyntaxError, parseExpression } from "../../lib/ci/gitlab-ci/expression";
+import { evaluatePipeline, jobNames } from "../../lib/ci/gitlab-ci/pipeline";
 
 describe("CI/CD variable expressions", () => {
   it.each([

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { validatorPath } from "../support/validators";
-import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 
 const ROOT = join(__dirname, "..", "..");
 const SCRIPT = join(ROOT, "ci", "install-engine.sh");

@@ -10,8 +10,8 @@
 import { join } from "node:path";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
-import { evaluatePipeline, type CreatedJob } from "../support/gitlab-pipeline";
-import { resolvePipeline } from "../support/gitlab-include";
+import { evaluatePipeline, type CreatedJob } from "../../lib/ci/gitlab-ci/pipeline";
+import { resolvePipeline } from "../../lib/ci/gitlab-ci/include";
 
 const ROOT = join(__dirname, "..", "..");
 const project = projectVariables;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import semver from "semver";
 import { parse } from "yaml";
 import { DEFAULT_CI_IMAGE, renderChildPipeline } from "../../lib/ci/child-pipeline";
-import { resolvePipelineConfig } from "../support/gitlab-include";
+import { resolvePipelineConfig } from "../../lib/ci/gitlab-ci/include";
 
 const ROOT = join(__dirname, "..", "..");
 const LTS_IMAGE = /^node:(22|24)(\.\d+)*-bookworm$/;

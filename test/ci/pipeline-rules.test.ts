@@ -1,6 +1,6 @@
 /**
  * Which jobs exist in each kind of pipeline, from .gitlab-ci.yml (the CI/CD component
- * templates/runner-fleet.yml it includes, merged as GitLab merges includes: test/support/gitlab-include.ts),
+ * templates/runner-fleet.yml it includes, merged as GitLab merges includes: lib/ci/gitlab-ci/include.ts),
  * the component as a models repository includes it with other inputs, and the child pipelines
  * `review --child-pipeline` renders, evaluated with the rules evaluator in test/support
  * (itself tested against GitLab's documented examples in gitlab-rules-evaluator.test.ts).
@@ -16,9 +16,9 @@ import { reviewCommand } from "../../app/commands/review";
 import { parseReviewOptions } from "../../app/commands/review-options";
 import { renderChildPipeline, type ChildPipelineOptions } from "../../lib/ci/child-pipeline";
 import { parsedCommandLine } from "../support/command-line";
-import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
-import { evaluatePipeline, jobNames, type CreatedJob } from "../support/gitlab-pipeline";
+import { evaluatePipeline, jobNames, type CreatedJob } from "../../lib/ci/gitlab-ci/pipeline";
 
 const ROOT = join(__dirname, "..", "..");
 const rootPipeline = resolvePipeline(ROOT);
@@ -220,14 +220,15 @@ describe("the component as a models repository includes it, with inputs other th
     const outcome = evaluatePipeline(team, mergeRequest);
     for (const name of ["prepare", "review", "plan:generate"]) {
       const job = createdJob(outcome, name);
-      expect(job.definition.before_script.slice(0, 2)).toEqual([
+      expect(job.definition.before_script.slice(0, 3)).toEqual([
         "npm ci --prefer-offline --no-audit --no-fund",
+        'sh "node_modules/runner-fleet/ci/build-checkout.sh"',
         'sh "node_modules/runner-fleet/ci/check-toolkit-version.sh" "1.2.0"',
       ]);
       expect(job.definition.script[0]).toMatch(/^npx --no-install runner-fleet (prepare|review) /);
       expect(job.definition.image).toBe("node:22-bookworm");
     }
-    expect(createdJob(outcome, "prepare").definition.before_script[2]).toBe('bash "node_modules/runner-fleet/ci/install-engine.sh"');
+    expect(createdJob(outcome, "prepare").definition.before_script[3]).toBe('bash "node_modules/runner-fleet/ci/install-engine.sh"');
   });
 
   it("the component's settings leave the team's own job alone (no `default:`)", () => {
@@ -245,7 +246,11 @@ describe("the component as a models repository includes it, with inputs other th
     const planChild = renderChildPipeline({ base: "0123abcd", mode: mode.pipeline, cells: ["cell-1"], image: mode.image, toolkit: mode.toolkit });
     const job = createdJob(evaluatePipeline(planChild, childOf(mergeRequest)), "plan:cell-1");
     expect(job.definition.image).toBe("node:22-bookworm");
-    expect(job.definition.before_script).toEqual(["npm ci --cache .npm --prefer-offline --no-audit --no-fund", "bash node_modules/runner-fleet/ci/install-engine.sh"]);
+    expect(job.definition.before_script).toEqual([
+      "npm ci --cache .npm --prefer-offline --no-audit --no-fund",
+      "sh node_modules/runner-fleet/ci/build-checkout.sh",
+      "bash node_modules/runner-fleet/ci/install-engine.sh",
+    ]);
     expect(job.definition.script[0]).toMatch(/^npx --no-install runner-fleet provision --model cell-1 --plan --skip-onboard /);
   });
 

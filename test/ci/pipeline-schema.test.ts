@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Ajv from "ajv";
 import { parse } from "yaml";
 import { renderChildPipeline } from "../../lib/ci/child-pipeline";
-import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 
 const ROOT = join(__dirname, "..", "..");
 const schema = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "gitlab-ci.schema.json"), "utf8")) as Record<string, unknown>;

@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { pipelineYaml, resolvePipeline, resolvePipelineConfig, resolvePipelineText } from "../support/gitlab-include";
-import { evaluatePipeline, jobNames, type CreatedJob } from "../support/gitlab-pipeline";
+import { pipelineYaml, resolvePipeline, resolvePipelineConfig, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
+import { evaluatePipeline, jobNames, type CreatedJob } from "../../lib/ci/gitlab-ci/pipeline";
 import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
 
 const ROOT = join(__dirname, "..", "..");

@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { evaluatePipeline, jobNames } from "../support/gitlab-pipeline";
-import { resolvePipeline } from "../support/gitlab-include";
+import { evaluatePipeline, jobNames } from "../../lib/ci/gitlab-ci/pipeline";
+import { resolvePipeline } from "../../lib/ci/gitlab-ci/include";
 
 const ROOT = join(__dirname, "..", "..");
 const snippetText = readFileSync(join(ROOT, "templates", "ci", "trigger-runner-fleet.yml"), "utf8");

@@ -10,8 +10,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pipelineYaml, resolvePipelineText } from "../support/gitlab-include";
-import { evaluatePipeline } from "../support/gitlab-pipeline";
+import { pipelineYaml, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
+import { evaluatePipeline } from "../../lib/ci/gitlab-ci/pipeline";
 import { projectVariables } from "../support/pipeline-variables";
 
 const ROOT = join(__dirname, "..", "..");

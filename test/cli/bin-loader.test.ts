@@ -123,7 +123,7 @@ test("a node started with a TurboFan flag of its own keeps it", () => {
 test("a missing bundle is named, with how to build it", () => {
   const result = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(join(root, "bin", "load-command.js"))})("absent", "absentCommand")`], { encoding: "utf8" });
   expect(result.status).toBe(1);
-  expect(result.stderr).toBe(`error: ${join(root, "dist", "bundle", "absent.js")} is missing; run \`npm ci\` (or \`npm run build\`) first\n`);
+  expect(result.stderr).toBe(`error: ${join(root, "dist", "bundle", "absent.js")} is missing; run \`npm run build\` first (after \`npm ci\`; \`npm run setup\` does both)\n`);
 });
 
 test("the cache's V8 data starts 8-byte aligned after the identity line, so V8 uses it in place instead of copying it", () => {

@@ -23,7 +23,7 @@ import { renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { REPO_ROOT } from "../support/cli";
 import { markdownFilesUnder } from "../support/markdown-files";
 import { parsedCommandLine } from "../support/command-line";
-import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../support/gitlab-include";
+import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 
 const PARSERS = {
   prepare: (args: readonly string[]) => parsePrepareOptions(parsedCommandLine(prepareCommand(), args)).mode.kind,

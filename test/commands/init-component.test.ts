@@ -1,7 +1,7 @@
 /**
  * The `.gitlab-ci.yml` that `runner-fleet init` writes includes the component with inputs. GitLab
  * refuses an include whose inputs the component's `spec:inputs` does not declare, or whose values fail
- * its `options`/`regex` (test/support/gitlab-inputs.ts). So the scaffold is resolved here against this
+ * its `options`/`regex` (lib/ci/gitlab-ci/inputs.ts). So the scaffold is resolved here against this
  * tree's component, the one its version ships: a renamed input or a tightened rule breaks this test,
  * not a team's first pipeline.
  */
@@ -12,7 +12,7 @@ import { parse, stringify } from "yaml";
 import { runInit } from "../../app/commands/init";
 import { toolkitVersion } from "../../lib/files/toolkit-version";
 import { REPO_ROOT } from "../support/cli";
-import { resolvePipelineText } from "../support/gitlab-include";
+import { resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 
 type Include = { component?: string; local?: string; inputs?: Record<string, unknown> };
 

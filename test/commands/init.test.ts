@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv from "ajv";
 import { parse } from "yaml";
-import { runInit } from "../../app/commands/init";
+import { formatInitReport, runInit } from "../../app/commands/init";
 import { PLACEHOLDER_COMPONENT_PROJECT } from "../../app/init/scaffold-files";
 import { toolkitVersion } from "../../lib/files/toolkit-version";
 import { runnerModelJsonSchemaText } from "../../lib/model/json-schema";
@@ -94,7 +94,7 @@ describe("a new repository", () => {
     expect(Object.values(manifest.scripts as Record<string, string>).every((script) => script.startsWith("runner-fleet "))).toBe(true);
 
     const readme = read(dir, "README.md");
-    for (const part of ["## First run", "## Variables", "## Upgrade", "GITLAB_TOKEN", "GITLAB_REVIEW_TOKEN", "npx runner-fleet provision --model cell-1 --dry-run", `provisioned by runner-fleet ${VERSION}`]) {
+    for (const part of ["## First run", "## Variables", "## Upgrade", "GITLAB_TOKEN", "GITLAB_REVIEW_TOKEN", "npx --no-install runner-fleet provision --model cell-1 --dry-run", `provisioned by runner-fleet ${VERSION}`]) {
       expect(readme).toContain(part);
     }
     expect(read(dir, ".gitignore").split("\n")).toEqual(expect.arrayContaining(["node_modules/", "cdktf.out/", ".state/"]));
@@ -138,7 +138,9 @@ test("every command line the team's README and package.json scripts give is one 
   runInit({ dir: root, lockfile: false });
   const readme = read(root, "README.md");
   const scripts = Object.values(JSON.parse(read(root, "package.json")).scripts as Record<string, string>);
-  const lines = [...readme.matchAll(/npx (runner-fleet [^\n`#]*)/g)].map((match) => match[1].trim()).concat(scripts);
+  // npx --no-install everywhere: a bare `npx runner-fleet` before `npm ci` runs whatever the public registry has under that name.
+  expect([readme, read(root, ".gitlab-ci.yml"), read(root, "models/cell-1.yaml")].filter((text) => /\bnpx runner-fleet\b/.test(text))).toEqual([]);
+  const lines = [...readme.matchAll(/npx --no-install (runner-fleet [^\n`#]*)/g)].map((match) => match[1].trim()).concat(scripts);
   // A script that ends in --model takes the cell from `npm run <script> -- <cell>`.
   const parsed = lines.map((line) => line.split(/\s+/).slice(1).concat(line.endsWith(" --model") ? ["cell-1"] : [])).filter(([command]) => command in PARSERS);
   expect(new Set(parsed.map(([command]) => command))).toEqual(new Set(["prepare", "provision", "status"]));
@@ -240,13 +242,14 @@ describe("bad input has no side effects", () => {
 
 describe("the lockfile", () => {
   /** A stand-in for npm (npm_execpath, as npx sets it): records its arguments, then writes a lockfile or fails as npm does. */
-  function fakeNpm(behaviour: "writes" | "fails"): NodeJS.ProcessEnv {
+  function fakeNpm(behaviour: "writes" | "fails", seen?: string): NodeJS.ProcessEnv {
     const script = join(root, "fake", "npm-cli.js");
     mkdirSync(join(root, "fake"));
     writeFileSync(
       script,
       [
         `require("node:fs").writeFileSync(${JSON.stringify(join(root, "fake", "args.json"))}, JSON.stringify(process.argv.slice(2)));`,
+        seen ? `require("node:fs").copyFileSync("package-lock.json", ${JSON.stringify(seen)});` : "",
         behaviour === "writes"
           ? `require("node:fs").writeFileSync("package-lock.json", JSON.stringify({ lockfileVersion: 3, packages: { "": require(process.cwd() + "/package.json") } }));`
           : `process.stderr.write("npm error code E404\\nnpm error 404 Not Found - GET https://registry.npmjs.org/runner-fleet\\n"); process.exit(1);`,
@@ -255,12 +258,39 @@ describe("the lockfile", () => {
     return { ...process.env, npm_execpath: script };
   }
 
-  test("is written by npm from package.json, resolving without installing", () => {
+  test("is seeded with the versions the toolkit was tested with, then npm installs what package.json pins", () => {
     const dir = join(root, "repo");
-    const result = runInit({ dir, env: fakeNpm("writes") });
+    const seen = join(root, "fake", "lock-npm-saw.json");
+    const result = runInit({ dir, env: fakeNpm("writes", seen) });
+    expect(JSON.parse(read(root, "fake/args.json"))).toEqual(["install", "--prefer-offline", "--no-audit", "--no-fund"]);
+    // What npm found when it started: this checkout's locked entries for runner-fleet's dependencies and for the SDK's tree.
+    const tested = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")).packages as Record<string, { version: string; dev?: boolean }>;
+    const seeded = JSON.parse(readFileSync(seen, "utf8")).packages as Record<string, { version: string; dev?: boolean; dependencies?: Record<string, string> }>;
+    for (const path of ["node_modules/yaml", "node_modules/zod", "node_modules/@google-cloud/secret-manager", "node_modules/google-gax"]) {
+      expect([path, seeded[path]?.version]).toEqual([path, tested[path].version]);
+    }
+    // Dev-only in this checkout, a dependency there: no flag that would make npm skip it.
+    expect(tested["node_modules/@google-cloud/secret-manager"].dev).toBe(true);
+    expect(Object.values(seeded).filter((entry) => entry.dev)).toEqual([]);
+    // The toolkit's own entry is the registry's to give (npm resolves it); the AWS SDK is not this store's.
+    expect(seeded["node_modules/runner-fleet"]).toBeUndefined();
+    expect(seeded["node_modules/@aws-sdk/client-ssm"]).toBeUndefined();
+    expect(seeded[""].dependencies).toEqual({ "runner-fleet": VERSION, "@google-cloud/secret-manager": PEERS["@google-cloud/secret-manager"] });
+    expect(result.files.slice(-2)).toEqual([
+      { path: "package-lock.json", outcome: "created" },
+      { path: "node_modules/", outcome: "updated" },
+    ]);
+    // The Google SDK's tree has protobufjs, whose install script the toolkit's tests run without: the same decision here.
+    expect(JSON.parse(read(dir, "package.json")).allowScripts).toEqual({ protobufjs: false });
+    expect(formatInitReport(result)).not.toContain("npm install");
+  });
+
+  test("--no-install: the lockfile only, and the report says what to run", () => {
+    const dir = join(root, "repo");
+    const result = runInit({ dir, install: false, env: fakeNpm("writes") });
     expect(JSON.parse(read(root, "fake/args.json"))).toEqual(["install", "--package-lock-only", "--no-audit", "--no-fund"]);
-    expect(JSON.parse(read(dir, "package-lock.json")).packages[""].dependencies).toEqual({ "runner-fleet": VERSION, "@google-cloud/secret-manager": PEERS["@google-cloud/secret-manager"] });
     expect(result.files.at(-1)).toEqual({ path: "package-lock.json", outcome: "created" });
+    expect(formatInitReport(result)).toContain("\nNext:\n  npm install                                     # installs what package.json pins (init did not)\n  npx --no-install runner-fleet provision --model cell-1 --dry-run\n");
   });
 
   test("npm failing (no registry) is an environment failure that says what was written and what to run", () => {
@@ -272,9 +302,72 @@ describe("the lockfile", () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(OperationalError);
-    expect((error as Error).message).toContain(`the other files are written, but npm could not write package-lock.json in ${dir}`);
+    expect((error as Error).message).toContain(`the other files are written, but npm could not install in ${dir}`);
     expect((error as Error).message).toContain("npm error 404 Not Found - GET https://registry.npmjs.org/runner-fleet");
     expect((error as Error).message).toContain("Run `npm install` there");
     expect(existsSync(join(dir, "models", "cell-1.yaml"))).toBe(true);
+  });
+});
+
+describe("init --update", () => {
+  test("--component-project changes the include's project and nothing else: the team's README, models and pins stay", () => {
+    runInit({ dir: root, lockfile: false });
+    writeFileSync(join(root, "README.md"), "# Our runners\n");
+    const ci = read(root, ".gitlab-ci.yml");
+    const before = Object.fromEntries(["README.md", "package.json", "models/cell-1.yaml", ".gitignore"].map((path) => [path, read(root, path)]));
+
+    const result = initBin(["--update", "--component-project", "platform/ci/runner-fleet"], root);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout.split("\n").slice(1, 2)).toEqual(["  updated  .gitlab-ci.yml"]);
+    expect(read(root, ".gitlab-ci.yml")).toBe(
+      ci.replace(`$CI_SERVER_FQDN/${PLACEHOLDER_COMPONENT_PROJECT}/runner-fleet@${VERSION}`, `$CI_SERVER_FQDN/platform/ci/runner-fleet/runner-fleet@${VERSION}`),
+    );
+    expect(read(root, ".gitlab-ci.yml")).not.toBe(ci);
+    for (const [path, text] of Object.entries(before)) expect([path, read(root, path)]).toEqual([path, text]);
+    expect(readdirSync(join(root, "models")).sort()).toEqual(["cell-1.yaml", "schema.json"]);
+  });
+
+  test("fails when it is given nothing to change, or the pipeline has no include of the component", () => {
+    runInit({ dir: root, lockfile: false });
+    const nothing = initBin(["--update"], root);
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toBe(
+      "error: --update: expected what to change, received neither; give --component-project <group/project> (the include's path) and/or --toolkit-tarball <file> (an upgrade)\n",
+    );
+    writeFileSync(join(root, ".gitlab-ci.yml"), "include:\n  - project: platform/templates\n    file: runners.yml\n");
+    const noInclude = initBin(["--update", "--component-project", "platform/runner-fleet"], root);
+    expect(noInclude.status).toBe(2);
+    expect(noInclude.stderr).toBe(
+      `error: ${join(root, ".gitlab-ci.yml")}: expected the include of the runner-fleet component, such as \`- component: $CI_SERVER_FQDN/platform/runner-fleet/runner-fleet@1.2.0\`, received a file without one; add it, or change the file by hand\n`,
+    );
+    expect(read(root, ".gitlab-ci.yml")).toBe("include:\n  - project: platform/templates\n    file: runners.yml\n");
+  });
+
+  test("fails when there is no models repository to update", () => {
+    const result = initBin(["--update", "--component-project", "platform/runner-fleet"], root);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`error: ${join(root, ".gitlab-ci.yml")}: expected the models repository's pipeline that init wrote, received no such file; run init without --update to write one\n`);
+    expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe("init --toolkit-tarball", () => {
+  test("fails when the file is missing or is not runner-fleet's package, before writing anything", () => {
+    const missing = initBin(["--toolkit-tarball", "runner-fleet-1.2.0.tgz", "--no-lockfile"], root);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(
+      'error: --toolkit-tarball: expected runner-fleet\'s package (a .tgz that `npm pack` wrote, such as runner-fleet-1.2.0.tgz), received "runner-fleet-1.2.0.tgz", which is not a file\n',
+    );
+    // Another package's tarball: npm pack's layout (package/package.json), another name.
+    mkdirSync(join(root, "other", "package"), { recursive: true });
+    writeFileSync(join(root, "other", "package", "package.json"), JSON.stringify({ name: "left-pad", version: "1.3.0" }));
+    spawnSync("tar", ["-czf", join(root, "left-pad-1.3.0.tgz"), "-C", join(root, "other"), "package"]);
+    const other = initBin(["--toolkit-tarball", "left-pad-1.3.0.tgz", "--no-lockfile"], root);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toBe(
+      'error: --toolkit-tarball: expected runner-fleet\'s package (a .tgz that `npm pack` wrote, such as runner-fleet-1.2.0.tgz), received "left-pad-1.3.0.tgz", the package "left-pad"\n',
+    );
+    expect(readdirSync(root).sort()).toEqual(["left-pad-1.3.0.tgz", "other"]);
   });
 });

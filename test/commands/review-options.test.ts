@@ -56,8 +56,12 @@ describe("review refuses", () => {
     [["--base", "b", "--toolkit-command", "npx runner-fleet"], "--toolkit-command goes with --child-pipeline"],
     // Written into the child pipeline's shell lines: anything a shell would interpret is refused.
     [
-      ["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--toolkit-command", "npx runner-fleet; curl x | sh"],
-      '--toolkit-command must be plain words (letters, digits, _ . / @ = - and spaces), e.g. npx --no-install runner-fleet, got "npx runner-fleet; curl x | sh"',
+      ["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--toolkit-command", "npx --no-install runner-fleet; curl x | sh"],
+      '--toolkit-command must be plain words (letters, digits, _ . / @ = - and spaces), e.g. npx --no-install runner-fleet, got "npx --no-install runner-fleet; curl x | sh"',
+    ],
+    [
+      ["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--toolkit-command", "npx runner-fleet"],
+      '--toolkit-command must run the installed toolkit: npx --no-install runner-fleet (a plain npx fetches a package of that name when none is installed), got "npx runner-fleet"',
     ],
     [["--child-pipeline", "c.yml", "--base", "b", "--mode", "plan", "--toolkit-dir", "$(id)"], '--toolkit-dir must be a path of letters, digits and _ . @ / -, e.g. node_modules/runner-fleet, got "$(id)"'],
     [["--changed-cells", "--base", "b", "--post", "--markdown", "r.md"], "--changed-cells only lists the cells to plan: it cannot be combined with --post or --markdown"],

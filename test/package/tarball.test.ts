@@ -1,7 +1,7 @@
 /**
  * The package as a team gets it (issue 22): `npm pack` of this checkout installed into an empty
  * directory (test/support/installed-package.ts: offline, from the cache `npm ci` filled), then
- * `npx runner-fleet init` and `runner-fleet provision --model cell-1 --dry-run` there, and the
+ * `npx --no-install runner-fleet init` and `runner-fleet provision --model cell-1 --dry-run` there, and the
  * library example built against the installed package's declarations and synthesized.
  *
  * `npx` runs once, for init: it proves that npx finds the package's executable in the models
@@ -14,8 +14,9 @@
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { toolkitVersion } from "../../lib/files/toolkit-version";
+import { toolkitUpgrade } from "../../lib/review/toolkit-upgrade";
 import { REPO_ROOT, STACK_TRACE_LINE } from "../support/cli";
 import { installOffline, linkPeers, packToolkit, type PackedToolkit } from "../support/installed-package";
 
@@ -37,14 +38,14 @@ beforeAll(() => {
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** `npx runner-fleet ...` in `cwd`, as a team runs it (init; see above). */
+/** `npx --no-install runner-fleet ...` in `cwd`, as a team runs it (init; see above). */
 function npx(args: readonly string[], cwd = repo, env: NodeJS.ProcessEnv = process.env) {
   const result = spawnSync("npx", ["--no-install", "runner-fleet", ...args], { cwd, env, encoding: "utf8", timeout: 120_000 });
   if (result.error) throw result.error;
   return result;
 }
 
-/** The installed executable run with node directly: what `npx runner-fleet` runs, without npx's own start-up. */
+/** The installed executable run with node directly: what `npx --no-install runner-fleet` runs, without npx's own start-up. */
 function bin(args: readonly string[], cwd = repo, env: NodeJS.ProcessEnv = process.env) {
   return spawnSync(process.execPath, [join(repo, "node_modules", ".bin", "runner-fleet"), ...args], { cwd, env, encoding: "utf8", timeout: 120_000 });
 }
@@ -235,3 +236,126 @@ test("the library: examples/own-stack type-checks against the installed declarat
   }
   expect(relative(repo, out)).toBe(join("example", "cdktf.out"));
 });
+
+/** git in `cwd`, as a person with no git configuration of their own would run it. */
+function git(cwd: string, ...args: string[]) {
+  const result = spawnSync("git", ["-c", "user.name=Models Test", "-c", "user.email=models@example.invalid", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`git ${args.join(" ")} in ${cwd}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/**
+ * `init --toolkit-tarball`: a models repository with the toolkit in vendor/, made by the installed
+ * toolkit, committed, cloned, and installed in the clone with npm ci --offline: no registry, only npm's
+ * cache (which this checkout's npm ci filled with the tested versions the lockfile is seeded with).
+ * The AWS example: its store's SDK is 24 packages where Google's is 106 (the install is this test's time).
+ */
+describe("a models repository with the toolkit vendored (init --toolkit-tarball)", () => {
+  const offline = { ...process.env, npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false" };
+  let models: string;
+
+  test("committed and cloned fresh: npm ci --offline, npx --no-install runner-fleet --version and a dry run", () => {
+    models = join(root, "vendored-models");
+    mkdirSync(models);
+    git(models, "init", "--quiet", "--initial-branch=main");
+    // --no-install: the lockfile only (the clone below installs); offline, so nothing can come from a registry.
+    const init = bin(["init", "--cloud", "aws", "--component-project", "platform/runner-fleet", "--toolkit-tarball", packed.tarball, "--no-install"], models, offline);
+    expect(init.stderr).toBe("");
+    expect(init.status).toBe(0);
+    const vendored = `vendor/runner-fleet-${VERSION}.tgz`;
+    expect(init.stdout).toMatch(new RegExp(`^ +created +${vendored.replace(/\./g, "\\.")}$`, "m"));
+    expect(readFileSync(join(models, vendored)).equals(readFileSync(packed.tarball))).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(models, "package.json"), "utf8"));
+    expect(manifest.dependencies).toEqual({ "runner-fleet": `file:${vendored}`, "@aws-sdk/client-ssm": installedPeerVersion("@aws-sdk/client-ssm") });
+    const lock = JSON.parse(readFileSync(join(models, "package-lock.json"), "utf8"));
+    expect(lock.packages["node_modules/runner-fleet"]).toMatchObject({ version: VERSION, resolved: `file:${vendored}`, integrity: expect.stringMatching(/^sha512-/) });
+    git(models, "add", "--all");
+    git(models, "commit", "--quiet", "--message", "runner models");
+
+    const clone = join(root, "vendored-clone");
+    git(root, "clone", "--quiet", models, clone);
+    const ci = spawnSync("npm", ["ci"], { cwd: clone, env: offline, encoding: "utf8", timeout: 240_000 });
+    expect(ci.stderr).not.toMatch(/ENOTCACHED|npm error/);
+    // No install script left for npm to warn about: runner-fleet has no prepare, the AWS SDK's tree none at all.
+    expect(ci.stderr).not.toContain("install-scripts");
+    expect(ci.status).toBe(0);
+    // npm ci installed what the lockfile says and changed nothing that is committed.
+    expect(git(clone, "status", "--porcelain")).toBe("");
+
+    const version = spawnSync("npx", ["--no-install", "runner-fleet", "--version"], { cwd: clone, env: offline, encoding: "utf8", timeout: 120_000 });
+    expect(version.stdout).toBe(`${VERSION}\n`);
+    expect(version.status).toBe(0);
+    const dryRun = spawnSync(process.execPath, [join(clone, "node_modules", ".bin", "runner-fleet"), "provision", "--model", "cell-1", "--dry-run"], { cwd: clone, env: offline, encoding: "utf8", timeout: 120_000 });
+    expect(dryRun.stderr).not.toMatch(STACK_TRACE_LINE);
+    expect(dryRun.status).toBe(0);
+    expect(dryRun.stdout).toContain(`cell-1: dry run: nothing was created; Terraform JSON in ${join(clone, "cdktf.out", "stacks", "cell-1")}`);
+    // What the installed toolkit tells a person to run works where they are: npx --no-install, node_modules/runner-fleet/ci/.
+    const installedBin = (args: readonly string[]) => spawnSync(process.execPath, [join(clone, "node_modules", ".bin", "runner-fleet"), ...args], { cwd: clone, env: offline, encoding: "utf8", timeout: 120_000 });
+    const reviewHelp = installedBin(["review", "--help"]);
+    expect(reviewHelp.stdout).toContain("\nExamples:\n  npx --no-install runner-fleet review --base origin/main\n");
+    // (commander wraps the help at the terminal's width: compared with its spaces and line breaks as one space)
+    expect(reviewHelp.stdout.replace(/\s+/g, " ")).toContain("--toolkit-command <command> with --child-pipeline: how jobs run the toolkit, a subcommand follows it (default: npx --no-install runner-fleet)");
+    expect(reviewHelp.stdout.replace(/\s+/g, " ")).toContain("--toolkit-dir <dir> with --child-pipeline: directory of the toolkit's ci/ scripts (default: node_modules/runner-fleet)");
+    const child = installedBin(["review", "--child-pipeline", "child.yml", "--all", "--mode", "plan"]);
+    expect(child.stderr).toBe("");
+    expect(child.status).toBe(0);
+    const childYaml = readFileSync(join(clone, "child.yml"), "utf8");
+    expect(childYaml.split("\n")[0]).toBe("# Child pipeline generated by `npx --no-install runner-fleet review --child-pipeline` (plan mode, base (all cells)).");
+    expect(childYaml).toContain("bash node_modules/runner-fleet/ci/install-engine.sh");
+    expect(childYaml).toContain("npx --no-install runner-fleet provision --model cell-1");
+    for (const text of [reviewHelp.stdout, childYaml]) expect(text).not.toMatch(/\.\/bin\/|\bnpx runner-fleet\b/);
+    rmSync(join(clone, "child.yml"));
+
+    // The store's SDK is installed (init pinned it at the tested version): onboard would find it.
+    expect(JSON.parse(readFileSync(join(clone, "node_modules", "@aws-sdk", "client-ssm", "package.json"), "utf8")).version).toBe(installedPeerVersion("@aws-sdk/client-ssm"));
+  }, 300_000);
+
+  test("an upgrade: init --update --toolkit-tarball replaces the tarball and moves the pins, nothing else, and the review reads it as an upgrade", async () => {
+    // The next version: this tarball with another version in its package.json (what a release's would differ in, for the pins).
+    const next = "99.0.0";
+    const unpacked = join(root, "next");
+    mkdirSync(unpacked);
+    execTar(["-xzf", packed.tarball, "-C", unpacked]);
+    const manifestFile = join(unpacked, "package", "package.json");
+    writeFileSync(manifestFile, readFileSync(manifestFile, "utf8").replace(`"version": "${VERSION}"`, `"version": "${next}"`));
+    const nextTarball = join(root, `runner-fleet-${next}.tgz`);
+    execTar(["-czf", nextTarball, "-C", unpacked, "package"]);
+    const base = git(models, "rev-parse", "HEAD").trim();
+    const readme = readFileSync(join(models, "README.md"), "utf8");
+
+    const update = bin(["init", "--update", "--toolkit-tarball", nextTarball, "--no-install"], models, offline);
+    expect(update.stderr).toBe("");
+    expect(update.status).toBe(0);
+    const report = update.stdout.split("\n");
+    expect(report.slice(1, report.indexOf("")).map((line) => line.trim().split(/ +/))).toEqual([
+      ["updated", ".gitlab-ci.yml"],
+      ["created", `vendor/runner-fleet-${next}.tgz`],
+      ["removed", `vendor/runner-fleet-${VERSION}.tgz`],
+      ["updated", "package.json"],
+      ["updated", "package-lock.json"],
+    ]);
+    expect(report.slice(report.indexOf("Next:"))).toEqual([
+      "Next:",
+      "  npm install                                     # installs what package.json pins (init did not)",
+      "  commit the changed files in one merge request: its review note shows the change (an upgrade with its changelog)",
+      "  npx --no-install runner-fleet prepare                  # refreshes models/schema.json for the new version",
+      "",
+    ]);
+    expect(readdirSync(join(models, "vendor"))).toEqual([basename(nextTarball)]);
+    expect(readFileSync(join(models, "README.md"), "utf8")).toBe(readme);
+    // The include and its toolkit_version move together; no other line of the pipeline changes.
+    expect(git(models, "diff", "--unified=0", "--", ".gitlab-ci.yml").split("\n").filter((line) => /^[-+](?![-+])/.test(line))).toEqual([
+      `-  - component: $CI_SERVER_FQDN/platform/runner-fleet/runner-fleet@${VERSION}`,
+      `+  - component: $CI_SERVER_FQDN/platform/runner-fleet/runner-fleet@${next}`,
+      `-      toolkit_version: "${VERSION}"   # the runner-fleet package version the jobs install (the one package.json pins)`,
+      `+      toolkit_version: "${next}"   # the runner-fleet package version the jobs install (the one package.json pins)`,
+    ]);
+    const upgrade = await toolkitUpgrade({ cwd: models, baseSha: base, toolkit: { version: next } });
+    expect(upgrade).toMatchObject({ package: "runner-fleet", from: VERSION, to: next, direction: "upgrade" });
+  }, 120_000);
+});
+
+function execTar(args: readonly string[]): void {
+  const result = spawnSync("tar", args, { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`tar ${args.join(" ")}: ${result.stderr}`);
+}

@@ -59,7 +59,7 @@ describe("renderReviewMarkdown", () => {
     expect(markdown).toContain("No changes: `cell-b`.");
     expect(markdown).toMatch(/- `cell-c` \(models\/cell-c\.yaml\): \*\*not planned for destroy\*\*.*--model cell-c --destroy/);
     // Read in models repositories too, where the toolkit is the package's bin.
-    expect(markdown).toContain("`npx runner-fleet provision --model cell-c --destroy` (`./bin/provision` in the toolkit's own repository)");
+    expect(markdown).toContain("`npx --no-install runner-fleet provision --model cell-c --destroy` (`./bin/provision` in the toolkit's own repository)");
   });
 
   it("folds long tables into <details>", () => {

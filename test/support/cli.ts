@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; nodeArgs?: readonly string[] } = {},
 ): CliResult {
@@ -34,7 +34,7 @@ export const STACK_TRACE_LINE = /^\s+at .+\(.+:\d+:\d+\)$/m;
  * itself serves the stand-ins (fake GitLab) the command talks to.
  */
 export function runBinAsync(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
@@ -57,7 +57,7 @@ export function runBinAsync(
   });
 }
 
-type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate";
+type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline";
 
 /** Each command's factory, loaded on first use: the one bin/<name> hands to the CLI entry. */
 const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").Command>> = {
@@ -69,6 +69,7 @@ const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").
   import: () => require("../../app/commands/import").importCommand(),
   init: () => require("../../app/commands/init").initCommand(),
   simulate: () => require("../../app/commands/simulate").simulateCommand(),
+  pipeline: () => require("../../app/commands/pipeline").pipelineCommand(),
 };
 
 /**
