@@ -15,7 +15,8 @@ import { configureBackend } from "./backend";
 import { addCellFleet } from "./cell-fleet";
 import type * as GoogleCellModule from "./google-cell";
 import { escapeLiteralTextIn } from "./literal-text";
-import { holdManagerSlots } from "./manager-holds";
+import type { PreviousTemplate } from "../lib/roll/manager-slots";
+import { holdManagerSlots, keepPreviousTemplates } from "./manager-holds";
 import { ResolvedOnceStack } from "./resolve-once";
 
 export interface CellStackProps {
@@ -24,6 +25,8 @@ export interface CellStackProps {
   readonly workDir?: string;
   /** Manager slots (`shard/slot`) kept at the revision they run (provision's roll). @default none */
   readonly heldManagerSlots?: ReadonlySet<string>;
+  /** Google manager slots whose previous template is kept beside the current one (provision's roll). @default none */
+  readonly previousTemplates?: ReadonlyMap<string, PreviousTemplate>;
   /** The files the cell's VMs boot with, as the synth checked and writes them. @default - rendered here */
   readonly rendered?: readonly RenderedShardFiles[];
 }
@@ -64,6 +67,7 @@ export class CellStack extends ResolvedOnceStack {
     // The same call a user's own CDKTF app makes (the package's entry point): one fleet either way.
     addCellFleet(this, "fleet", model, rendered);
     holdManagerSlots(this, props.heldManagerSlots ?? new Set());
+    keepPreviousTemplates(this, props.previousTemplates ?? new Map());
     recordToolkitVersion(this);
   }
 

@@ -18,7 +18,7 @@ import type { StackManifest } from "cdktf/lib/manifest";
 import { removeTree } from "../lib/files/remove-tree";
 import type { LoadedModel } from "../lib/model/load";
 import { renderedFileList, type RenderedShardFiles } from "../lib/render/rendered-files";
-import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey } from "../lib/roll/manager-slots";
+import { MANAGER_SLOTS_FILE, managerSlotOfPath, slotKey, type PreviousTemplate } from "../lib/roll/manager-slots";
 import { CellStack, type ResourcePaths } from "./cell-stack";
 import { skipTokenStackTraces } from "./token-stack-traces";
 
@@ -36,6 +36,8 @@ export interface CellRequest {
   readonly loaded: LoadedModel;
   /** The manager slots (`shard/slot`) held at the revision they run. @default none */
   readonly heldManagerSlots?: ReadonlySet<string>;
+  /** Google manager slots whose previous template is kept beside the current one. @default none */
+  readonly previousTemplates?: ReadonlyMap<string, PreviousTemplate>;
 }
 
 /** One cell to synthesize, with its files rendered and checked (stacks/rendered-jobs.ts). */
@@ -58,7 +60,7 @@ export class CellSynthesis {
     // Stack traces on every construct and token cost more than the rest of synth; nobody reads them here.
     skipTokenStackTraces();
     this.app = new App({ outdir, stackTraces: false });
-    this.stacks = jobs.map((job) => ({ job, stack: new CellStack(this.app, { model: job.loaded.model, workDir, heldManagerSlots: job.heldManagerSlots, rendered: job.rendered }) }));
+    this.stacks = jobs.map((job) => ({ job, stack: new CellStack(this.app, { model: job.loaded.model, workDir, heldManagerSlots: job.heldManagerSlots, previousTemplates: job.previousTemplates, rendered: job.rendered }) }));
     // Resolved in this step, not while writing: see CellStack.resolveAhead.
     for (const { stack } of this.stacks) {
       stack.resolveAhead();

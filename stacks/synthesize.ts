@@ -12,6 +12,7 @@ import { ensureOutputDirectory } from "../lib/files/output-directory";
 import { defaultSynthOutDir, workspaceDir } from "../lib/files/workspace";
 import type * as LoadModule from "../lib/model/load";
 import type { LoadedModel, LoadOptions } from "../lib/model/load";
+import type { PreviousTemplate } from "../lib/roll/manager-slots";
 import type * as CellSynthesisModule from "./cell-synthesis";
 import type { CellRequest, SynthesizedCell } from "./cell-synthesis";
 import { cloudHint } from "./cloud-hint";
@@ -28,16 +29,22 @@ export interface SynthesizeOptions {
   readonly workDir?: string;
   /** Per cell, the manager slots (`shard/slot`) to hold at the revision they run. @default none */
   readonly heldManagerSlots?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per cell, the Google manager slots whose previous template is kept beside the current one. @default none */
+  readonly previousTemplates?: ReadonlyMap<string, ReadonlyMap<string, PreviousTemplate>>;
 }
 
-export interface ModelFilesSynthesizeOptions extends Omit<SynthesizeOptions, "heldManagerSlots"> {
+export interface ModelFilesSynthesizeOptions extends Omit<SynthesizeOptions, "heldManagerSlots" | "previousTemplates"> {
   /** How each model file is loaded (loadModelFile's options). @default none */
   readonly load?: LoadOptions;
 }
 
 export function synthesizeCells(models: readonly LoadedModel[], options: SynthesizeOptions = {}): SynthesizedCell[] {
   const { outdir, workDir } = outputOf(options);
-  const requests: CellRequest[] = models.map((loaded) => ({ loaded, heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id) }));
+  const requests: CellRequest[] = models.map((loaded) => ({
+    loaded,
+    heldManagerSlots: options.heldManagerSlots?.get(loaded.model.cell.id),
+    previousTemplates: options.previousTemplates?.get(loaded.model.cell.id),
+  }));
   const threaded = inThreads(requests, outdir, workDir, { cloudOf: (request) => request.loaded.model.cloud.provider, shareOf: (jobs) => ({ jobs }) });
   return threaded ?? synthesizeSerially(requests, outdir, workDir);
 }

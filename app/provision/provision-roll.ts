@@ -12,7 +12,7 @@ import { synthesizeCells } from "../../stacks/synthesize";
 import { runOnboard } from "../commands/onboard";
 import { addTallies, describeTally, type RequestTally } from "../../lib/gitlab/request-pacer";
 import { formatMs } from "../../lib/gitlab/retry";
-import { MANAGER_SLOTS_FILE, type SlotKey } from "../../lib/roll/manager-slots";
+import { MANAGER_SLOTS_FILE, type PreviousTemplate, type SlotKey } from "../../lib/roll/manager-slots";
 import { rollPlanOf, type RollPlan } from "../../lib/roll/roll-plan";
 import { runRoll, type RollTiming, type SeenManager } from "../../lib/roll/run-roll";
 
@@ -64,9 +64,14 @@ export async function rollCell(cell: CellRoll): Promise<void> {
   function roll(): Promise<void> {
     return runRoll(loaded.model, cell.roll, {
       log: cell.log,
-      plan: async (held: ReadonlySet<SlotKey>) => {
+      plan: async (held: ReadonlySet<SlotKey>, previousTemplates: ReadonlyMap<SlotKey, PreviousTemplate>) => {
         phase += 1;
-        synthesizeCells([loaded], { outdir, workDir: cell.workspace, heldManagerSlots: new Map([[cellId, held]]) });
+        synthesizeCells([loaded], {
+          outdir,
+          workDir: cell.workspace,
+          heldManagerSlots: new Map([[cellId, held]]),
+          previousTemplates: new Map([[cellId, previousTemplates]]),
+        });
         const planned = await driver.plan({ out: join(stackDir, `${cellId}.roll-${phase}.tfplan`) });
         const plan = await driver.showPlanJson(planned.planFile);
         return { planFile: planned.planFile, changes: planned.changes, replaces: rollOfPlan(loaded, plan, stackDir).changing };

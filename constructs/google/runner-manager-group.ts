@@ -12,11 +12,12 @@
  */
 import { ComputeHealthCheck } from "@cdktf/provider-google/lib/compute-health-check";
 import { ComputeInstanceGroupManager } from "@cdktf/provider-google/lib/compute-instance-group-manager";
-import { ComputeInstanceTemplate } from "@cdktf/provider-google/lib/compute-instance-template";
+import { ComputeInstanceTemplate, type ComputeInstanceTemplateConfig } from "@cdktf/provider-google/lib/compute-instance-template";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import { RUNNER_METRICS_PORT, SLOT_METADATA_KEY } from "../../lib/contract/fleet-contract";
 import { GOOGLE_NAME_RULES } from "../../lib/names/cloud-name-rules";
+import { PREVIOUS_TEMPLATE_SUFFIX } from "../../lib/roll/manager-slots";
 import { checkComputeName, checkName, checkIntegerRange, checkNonEmpty, checkNotBlank, checkUnique } from "./checks";
 import { bootDisk, privateInterface, SHIELDED_VM, hostMaintenancePolicy } from "./instance-template-parts";
 
@@ -87,6 +88,8 @@ export class RunnerManagerGroup extends Construct {
   public readonly groups: ComputeInstanceGroupManager[] = [];
   /** Group names, in slot order (plain strings). */
   public readonly groupNames: readonly string[];
+  /** Each slot's template settings, kept so a slot's previous template can be declared again (keepPreviousTemplate). */
+  private readonly templateConfigs: ComputeInstanceTemplateConfig[] = [];
 
   constructor(scope: Construct, id: string, props: RunnerManagerGroupProps) {
     super(scope, id);
@@ -119,7 +122,7 @@ export class RunnerManagerGroup extends Construct {
     this.healthCheck = healthCheck;
 
     props.slots.forEach((slot, index) => {
-      const template = new ComputeInstanceTemplate(this, `Template${index}`, {
+      const config: ComputeInstanceTemplateConfig = {
         namePrefix: slot.templateNamePrefix,
         project: props.project,
         region: props.region,
@@ -141,7 +144,9 @@ export class RunnerManagerGroup extends Construct {
         // Live migration where the series supports it; elsewhere (T2A, ...) a restart, which autohealing and the drain cover.
         scheduling: { automaticRestart: true, onHostMaintenance: hostMaintenancePolicy(props.machineType), provisioningModel: "STANDARD" },
         lifecycle: { createBeforeDestroy: true },
-      });
+      };
+      this.templateConfigs.push(config);
+      const template = new ComputeInstanceTemplate(this, `Template${index}`, config);
       this.templates.push(template);
 
       this.groups.push(
@@ -173,6 +178,27 @@ export class RunnerManagerGroup extends Construct {
     });
   }
 
+  /**
+   * Declares slot `index`'s previous template beside its current one, so that applying the stack does not
+   * delete it: the Compute API refuses to delete a template an instance still runs from
+   * (`resourceInUseByAnotherResource`; hashicorp/terraform#21865, hashicorp/terraform-provider-google#6277),
+   * and the slot's VM runs from the old one until its drain ends and the group recreates it (OPPORTUNISTIC
+   * above). `take` moves the template Terraform knows as the current one to this address (a `moved` block),
+   * so that the current address gets a new template while the old one stays; without it, the previous
+   * template already at this address is kept as it is. Either way it ignores every change (its settings here
+   * are the current ones, which it must not take). A later apply that no longer declares it deletes it.
+   */
+  keepPreviousTemplate(index: number, how: { readonly take: boolean }): ComputeInstanceTemplate {
+    const current = this.templates[index];
+    const previous = new ComputeInstanceTemplate(this, `PreviousTemplate${index}`, {
+      ...this.templateConfigs[index],
+      lifecycle: { createBeforeDestroy: true, ignoreChanges: "all" },
+    });
+    previous.overrideLogicalId(`${current.friendlyUniqueId}${PREVIOUS_TEMPLATE_SUFFIX}`);
+    if (how.take) previous.moveFromId(`${current.terraformResourceType}.${current.friendlyUniqueId}`);
+    return previous;
+  }
+
   private checkProps(props: RunnerManagerGroupProps): void {
     checkNonEmpty(this, "slots", props.slots, "manager slot");
     props.slots.forEach((slot, i) => {
@@ -192,3 +218,4 @@ export class RunnerManagerGroup extends Construct {
     (props.networkTags ?? []).forEach((tag, i) => checkComputeName(this, `networkTags[${i}]`, tag));
   }
 }
+

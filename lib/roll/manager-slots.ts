@@ -29,3 +29,17 @@ export function managerSlotOfPath(path: string): ManagerSlot | undefined {
 
 /** File beside cdk.tf.json: resource address -> slot key of every manager template. */
 export const MANAGER_SLOTS_FILE = "manager-slots.json";
+
+/**
+ * A Google slot's previous template, kept while the slot's VM still runs from it, has its current
+ * template's address with this suffix (constructs/google/runner-manager-group.ts, keepPreviousTemplate).
+ */
+export const PREVIOUS_TEMPLATE_SUFFIX = "_previous";
+
+/** The slot whose previous template has this address, from the addresses of the current templates. */
+export function slotOfPreviousTemplate(address: string, slotOf: (address: string) => SlotKey | undefined): SlotKey | undefined {
+  return address.endsWith(PREVIOUS_TEMPLATE_SUFFIX) ? slotOf(address.slice(0, -PREVIOUS_TEMPLATE_SUFFIX.length)) : undefined;
+}
+
+/** How a Google slot's previous template is kept in a phase: taken from the current address, or kept where it is. */
+export type PreviousTemplate = "take" | "keep";

@@ -23,11 +23,16 @@
  * shards has a new manager online in GitLab. Before a wave, every shard in it must have all its
  * managers online, so a shard never loses a second manager. Resuming needs no roll file: a full
  * plan shows which slots still run the old revision, and the roll continues with those.
+ * 3. Google Cloud only: the previous templates go. A wave keeps each released slot's old template
+ * (the Compute API refuses to delete a template a VM still runs from, `resourceInUseByAnotherResource`;
+ * hashicorp/terraform#21865, hashicorp/terraform-provider-google#6277), and the draining VM runs from it
+ * until the group recreates it; once the wave's new managers are online, the next phase no longer
+ * declares it, so its apply deletes it. The last wave's go in a phase of their own.
  */
 import type { RunnerModel } from "../model/schema";
 import type { PlanJson } from "../terraform/plan-json";
 import type { ManagerSlot, SlotKey } from "./manager-slots";
-import { slotKey } from "./manager-slots";
+import { slotKey, slotOfPreviousTemplate } from "./manager-slots";
 
 export interface RollPlan {
   /** Slots whose manager the change replaces, in wave order. */
@@ -36,6 +41,13 @@ export interface RollPlan {
   readonly waves: readonly (readonly ManagerSlot[])[];
   /** Shards with one manager: it is down while it drains and boots, whatever the order. */
   readonly singleManagerShards: readonly string[];
+  /**
+   * Google Cloud: the waves keep each released slot's previous template until its new manager is online,
+   * and a last phase deletes the last ones. False on AWS (a launch template's new version deletes nothing).
+   */
+  readonly keepsPreviousTemplates: boolean;
+  /** Previous templates the state still has (a roll stopped before deleting them): kept until the last phase. */
+  readonly previousTemplatesInState: readonly SlotKey[];
 }
 
 /** Actions that replace or change an existing template, and so the manager that runs it. */
@@ -49,8 +61,14 @@ function replacesManager(actions: readonly string[]): boolean {
  */
 export function rollPlanOf(model: RunnerModel, plan: PlanJson, slotOf: (address: string) => SlotKey | undefined): RollPlan {
   const changingKeys = new Set<SlotKey>();
+  const previousInState = new Set<SlotKey>();
   for (const change of plan.resource_changes ?? []) {
     if (change.mode !== "managed" || !replacesManager(change.change.actions)) continue;
+    const previous = slotOfPreviousTemplate(change.address, slotOf);
+    if (previous) {
+      previousInState.add(previous);
+      continue;
+    }
     const key = slotOf(change.address) ?? slotOf(change.address.replace(/\[[^\]]*\]$/, ""));
     if (key) changingKeys.add(key);
   }
@@ -66,11 +84,23 @@ export function rollPlanOf(model: RunnerModel, plan: PlanJson, slotOf: (address:
     changing: waves.flat(),
     waves,
     singleManagerShards: byShard.filter((entry) => entry.slots.length > 0 && entry.shard.managers.count === 1).map((entry) => entry.shard.name),
+    keepsPreviousTemplates: model.cloud.provider === "google",
+    previousTemplatesInState: [...previousInState].sort(),
   };
 }
 
 export function needsRoll(roll: RollPlan): boolean {
   return roll.changing.length > 0;
+}
+
+/** Whether the roll ends with a phase that deletes the previous templates the waves kept. */
+export function hasTemplateCleanup(roll: RollPlan): boolean {
+  return roll.keepsPreviousTemplates && (roll.waves.length > 0 || roll.previousTemplatesInState.length > 0);
+}
+
+/** The number of phases the roll applies. */
+export function phaseCount(roll: RollPlan): number {
+  return roll.waves.length + 1 + (hasTemplateCleanup(roll) ? 1 : 0);
 }
 
 /**
@@ -101,9 +131,10 @@ export function describeWave(wave: readonly ManagerSlot[]): string {
 export function describeRoll(roll: RollPlan): string[] {
   if (!needsRoll(roll)) return [];
   const lines = [
-    `roll: this change replaces ${roll.changing.length} runner manager${roll.changing.length === 1 ? "" : "s"}; provision applies it in ${roll.waves.length + 1} phases:`,
+    `roll: this change replaces ${roll.changing.length} runner manager${roll.changing.length === 1 ? "" : "s"}; provision applies it in ${phaseCount(roll)} phases:`,
     "  phase 1: everything except the replaced managers",
     ...roll.waves.map((wave, index) => `  phase ${index + 2}: replace ${describeWave(wave)} (drain with SIGQUIT, then wait until the new manager is online)`),
+    ...(hasTemplateCleanup(roll) ? [`  phase ${phaseCount(roll)}: delete the previous instance templates, which the replaced VMs ran from until they were recreated`] : []),
   ];
   for (const shard of roll.singleManagerShards) {
     lines.push(`  warning: shard ${shard} has one manager; it takes no jobs while it drains and boots (set managers.count to 2 or more)`);

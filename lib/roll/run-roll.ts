@@ -8,8 +8,8 @@
 import { OperationalError } from "../process/errors";
 import type { RunnerModel } from "../model/schema";
 import { gracefulStopSeconds } from "../render/graceful-stop";
-import { slotKey, type ManagerSlot, type SlotKey } from "./manager-slots";
-import { describeWave, type RollPlan } from "./roll-plan";
+import { slotKey, type ManagerSlot, type PreviousTemplate, type SlotKey } from "./manager-slots";
+import { describeWave, hasTemplateCleanup, phaseCount, type RollPlan } from "./roll-plan";
 
 export interface SeenManager {
   readonly systemId: string;
@@ -26,8 +26,11 @@ export interface PhasePlan {
 
 export interface RollDeps {
   readonly log: (line: string) => void;
-  /** Synthesize with these slots held at their running revision, then plan. */
-  readonly plan: (held: ReadonlySet<SlotKey>) => Promise<PhasePlan>;
+  /**
+   * Synthesize with these slots held at their running revision and these Google slots' previous
+   * templates kept (roll-plan.ts, phase 3), then plan.
+   */
+  readonly plan: (held: ReadonlySet<SlotKey>, previousTemplates: ReadonlyMap<SlotKey, PreviousTemplate>) => Promise<PhasePlan>;
   readonly apply: (planFile: string) => Promise<void>;
   /** Each shard's runner managers as GitLab sees them. */
   readonly managers: (shards: readonly string[]) => Promise<ReadonlyMap<string, readonly SeenManager[]>>;
@@ -62,14 +65,16 @@ export async function runRoll(model: RunnerModel, roll: RollPlan, deps: RollDeps
   const cell = model.cell.id;
   const log = (line: string) => deps.log(`[${cell}] ${line}`);
   const pending = new Set(roll.changing.map(slotKey));
-  const phaseCount = roll.waves.length + 1;
+  const phases = phaseCount(roll);
+  // Kept until the last phase: a roll that stopped may have left a VM draining from one of them.
+  const keptFromBefore = new Map<SlotKey, PreviousTemplate>(roll.previousTemplatesInState.map((key) => [key, "keep"]));
 
-  const first = `phase 1/${phaseCount} (everything except the replaced managers)`;
+  const first = `phase 1/${phases} (everything except the replaced managers)`;
   log(`roll ${first}`);
-  await planAndApply(deps, new Set(pending), [], cell, first);
+  await planAndApply(deps, new Set(pending), keptFromBefore, [], cell, first);
 
   for (const [index, wave] of roll.waves.entries()) {
-    const phase = `phase ${index + 2}/${phaseCount} (${describeWave(wave)})`;
+    const phase = `phase ${index + 2}/${phases} (${describeWave(wave)})`;
     const shards = wave.map((slot) => slot.shard);
     log(`roll ${phase}: checking that ${shards.join(", ")} ${shards.length === 1 ? "has" : "have"} every manager online`);
     const before = await waitFor(deps, timing, timing.bootMs, cell, phase, async () => {
@@ -84,7 +89,11 @@ export async function runRoll(model: RunnerModel, roll: RollPlan, deps: RollDeps
 
     for (const slot of wave) pending.delete(slotKey(slot));
     log(`roll ${phase}: replacing; each stopping manager gets SIGQUIT and up to maximum_timeout to finish its jobs`);
-    await planAndApply(deps, new Set(pending), wave, cell, phase);
+    // The wave's slots keep their old template (Google Cloud): their VMs run from it while they drain. The
+    // previous wave's are no longer declared, so this apply deletes them: their new managers are online.
+    const previous = new Map(keptFromBefore);
+    if (roll.keepsPreviousTemplates) for (const slot of wave) previous.set(slotKey(slot), "take");
+    await planAndApply(deps, new Set(pending), previous, wave, cell, phase);
 
     const drainMs = Math.max(...wave.map((slot) => gracefulStopSeconds(model.shards.find((shard) => shard.name === slot.shard)!) * 1000));
     log(`roll ${phase}: waiting for the new managers to come online (up to ${Math.round((drainMs + timing.bootMs) / 60_000)} min: drain and boot)`);
@@ -98,10 +107,23 @@ export async function runRoll(model: RunnerModel, roll: RollPlan, deps: RollDeps
     });
     log(`roll ${phase}: done, new managers online`);
   }
+
+  if (hasTemplateCleanup(roll)) {
+    const last = `phase ${phases}/${phases} (the previous instance templates)`;
+    log(`roll ${last}: deleting the templates the replaced VMs ran from`);
+    await planAndApply(deps, new Set(), new Map(), [], cell, last);
+  }
 }
 
-async function planAndApply(deps: RollDeps, held: ReadonlySet<SlotKey>, expected: readonly ManagerSlot[], cell: string, phase: string): Promise<void> {
-  const planned = await deps.plan(held);
+async function planAndApply(
+  deps: RollDeps,
+  held: ReadonlySet<SlotKey>,
+  previousTemplates: ReadonlyMap<SlotKey, PreviousTemplate>,
+  expected: readonly ManagerSlot[],
+  cell: string,
+  phase: string,
+): Promise<void> {
+  const planned = await deps.plan(held, previousTemplates);
   const replaces = new Set(planned.replaces.map(slotKey));
   const want = new Set(expected.map(slotKey));
   const stray = [...replaces].filter((key) => !want.has(key));

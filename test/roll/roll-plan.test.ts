@@ -54,11 +54,30 @@ describe("rollPlanOf", () => {
     });
     const roll = rollPlanOf(single, plan(change("google_compute_instance_template.s0", ["update"])), slotOf);
     expect(describeRoll(roll)).toEqual([
-      "roll: this change replaces 1 runner manager; provision applies it in 2 phases:",
+      "roll: this change replaces 1 runner manager; provision applies it in 3 phases:",
       "  phase 1: everything except the replaced managers",
       "  phase 2: replace small-amd64 slot 0 (drain with SIGQUIT, then wait until the new manager is online)",
+      "  phase 3: delete the previous instance templates, which the replaced VMs ran from until they were recreated",
       "  warning: shard small-amd64 has one manager; it takes no jobs while it drains and boots (set managers.count to 2 or more)",
     ]);
+  });
+
+  it("on Google Cloud, keeps the previous templates a stopped roll left until its last phase", () => {
+    const roll = rollPlanOf(
+      model,
+      plan(change("google_compute_instance_template.s0_previous", ["delete"]), change("google_compute_instance_template.s1", ["create", "delete"])),
+      slotOf,
+    );
+    // The previous template's delete replaces no manager: only slot 1 rolls.
+    expect(roll.changing).toEqual([{ shard: "small-amd64", slot: 1 }]);
+    expect(roll.previousTemplatesInState).toEqual(["small-amd64/0"]);
+    expect(describeRoll(roll)[0]).toBe("roll: this change replaces 1 runner manager; provision applies it in 3 phases:");
+  });
+
+  it("on AWS, has no phase for previous templates (a launch template's new version deletes nothing)", () => {
+    const roll = rollPlanOf(exampleModel("cell-2"), plan(change("google_compute_instance_template.s0", ["update"])), slotOf);
+    expect(roll.keepsPreviousTemplates).toBe(false);
+    expect(describeRoll(roll).some((line) => line.includes("previous instance templates"))).toBe(false);
   });
 });
 

@@ -22,6 +22,16 @@
  *                      keeps its state), show -json prints those changes, apply writes them to FILE and
  *                      logs {applied: [updated or deleted addresses], created: [addresses]}
  *   FAKE_TF_FAIL_APPLY_NUMBER=N  stateful mode: the Nth apply (counted in FILE.applies) fails
+ *   Stateful mode also follows two rules of the real engine and the Google provider:
+ *   - `moved` blocks ({from, to}) move a resource's state to its new address before planning, when the
+ *     old address has state and the new one has none (Terraform's "Refactoring" docs, moved blocks);
+ *   - a google_compute_instance_template cannot be updated in place (every argument forces a new one, so
+ *     a change plans ["create", "delete"], create_before_destroy), and each one created gets an ID
+ *     (state `ids`). FAKE_GCE_IN_USE=FILE: JSON {vm: template ID}, the templates the cloud's VMs run
+ *     from. An apply that would delete a template some VM runs from fails as the Compute API refuses it,
+ *     "Error 400: The instance_template resource '...' is already being used by '...',
+ *     resourceInUseByAnotherResource" (hashicorp/terraform-provider-google#6277, hashicorp/terraform#21865),
+ *     and changes nothing (the real engine would have made the new template and left the old one deposed).
  * Like the real engine, plan needs a prior init (.terraform/ in the working directory).
  */
 "use strict";
@@ -149,12 +159,34 @@ function init() {
   out("Terraform has been successfully initialized!");
 }
 
+const REPLACED_ON_CHANGE = new Set(["google_compute_instance_template"]);
+
+function readState() {
+  const saved = fs.existsSync(env.FAKE_TF_STATE) ? JSON.parse(fs.readFileSync(env.FAKE_TF_STATE, "utf8")) : {};
+  return { resources: saved.resources || {}, ids: saved.ids || {}, created: saved.created || 0 };
+}
+
 /** Stateful mode: the stack's resources against the state file. */
 function statefulPlan() {
   const stack = JSON.parse(fs.readFileSync("cdk.tf.json", "utf8"));
-  const state = fs.existsSync(env.FAKE_TF_STATE) ? JSON.parse(fs.readFileSync(env.FAKE_TF_STATE, "utf8")).resources : {};
+  const { resources: state, ids, created: createdSoFar } = readState();
+  for (const move of stack.moved || []) {
+    if (move.from in state && !(move.to in state)) {
+      state[move.to] = state[move.from];
+      delete state[move.from];
+      if (move.from in ids) {
+        ids[move.to] = ids[move.from];
+        delete ids[move.from];
+      }
+    }
+  }
   const changes = [];
   const next = {};
+  const nextIds = {};
+  // IDs of the objects this plan deletes (a deleted resource's, or the one a replacement leaves behind).
+  const deletes = [];
+  let created = createdSoFar;
+  const newId = (type) => `${type.replace(/^google_compute_/, "").replace(/_/g, "-")}-${++created}`;
   for (const [type, byName] of Object.entries(stack.resource || {})) {
     for (const [name, body] of Object.entries(byName)) {
       const address = `${type}.${name}`;
@@ -163,15 +195,33 @@ function statefulPlan() {
       const held = lifecycle && lifecycle.ignore_changes === "all";
       let actions = ["no-op"];
       if (!(address in state)) actions = ["create"];
-      else if (!held && state[address] !== config) actions = ["update"];
+      else if (!held && state[address] !== config) actions = REPLACED_ON_CHANGE.has(type) ? ["create", "delete"] : ["update"];
       next[address] = held && address in state ? state[address] : config;
+      if (REPLACED_ON_CHANGE.has(type)) nextIds[address] = actions[0] === "create" ? newId(type) : ids[address];
+      if (actions[1] === "delete") deletes.push({ address, id: ids[address] });
       changes.push({ address, type, name, actions });
     }
   }
   for (const address of Object.keys(state)) {
-    if (!(address in next)) changes.push({ address, type: address.split(".")[0], name: address.split(".")[1], actions: ["delete"] });
+    if (address in next) continue;
+    changes.push({ address, type: address.split(".")[0], name: address.split(".")[1], actions: ["delete"] });
+    if (address in ids) deletes.push({ address, id: ids[address] });
   }
-  return { changes, next };
+  return { changes, next, ids: nextIds, created, deletes };
+}
+
+/** The Compute API's refusal to delete a template a VM still runs from (FAKE_GCE_IN_USE). */
+function refuseDeletingTemplatesInUse(deletes) {
+  if (!env.FAKE_GCE_IN_USE || !fs.existsSync(env.FAKE_GCE_IN_USE)) return;
+  const vms = JSON.parse(fs.readFileSync(env.FAKE_GCE_IN_USE, "utf8"));
+  for (const { address, id } of deletes) {
+    const vm = Object.keys(vms).find((name) => vms[name] === id);
+    if (!vm) continue;
+    fail(
+      `Error deleting instance template: googleapi: Error 400: The instance_template resource 'projects/fake/global/instanceTemplates/${id}' is already being used by 'projects/fake/zones/fake-a/instances/${vm}', resourceInUseByAnotherResource`,
+      `with ${address}`,
+    );
+  }
 }
 
 function plan() {
@@ -179,9 +229,9 @@ function plan() {
     fail("Backend initialization required, please run \"terraform init\"", "Reason: Initial configuration of the requested backend.");
   }
   if (env.FAKE_TF_STATE) {
-    const { changes, next } = statefulPlan();
+    const { changes, next, ids, created, deletes } = statefulPlan();
     const outFile = flagValue("out");
-    if (outFile) fs.writeFileSync(outFile, JSON.stringify({ fakePlan: true, stateful: true, changes, next }));
+    if (outFile) fs.writeFileSync(outFile, JSON.stringify({ fakePlan: true, stateful: true, changes, next, ids, created, deletes }));
     const changed = changes.filter((change) => change.actions[0] !== "no-op");
     if (changed.length === 0) return out("No changes. Your infrastructure matches the configuration.");
     for (const change of changed) out(`  # ${change.address} will be ${change.actions.join(", then ")}`);
@@ -223,7 +273,7 @@ function show() {
       mode: "managed",
       type: change.type,
       name: change.name,
-      change: { actions: change.actions, before: change.actions[0] === "create" ? null : {}, after: change.actions[0] === "delete" ? null : {} },
+      change: { actions: change.actions, before: change.actions.join() === "create" ? null : {}, after: change.actions.join() === "delete" ? null : {} },
     }));
     return out(JSON.stringify({ format_version: "1.2", terraform_version: "1.11.4", resource_changes: resourceChanges }));
   }
@@ -254,9 +304,10 @@ function apply() {
     const number = (fs.existsSync(counter) ? Number(fs.readFileSync(counter, "utf8")) : 0) + 1;
     fs.writeFileSync(counter, String(number));
     if (String(number) === env.FAKE_TF_FAIL_APPLY_NUMBER) fail(`apply number ${number} failed (FAKE_TF_FAIL_APPLY_NUMBER)`, "The simulated failure happened before anything changed.");
+    refuseDeletingTemplatesInUse(saved.deletes || []);
     const created = saved.changes.filter((change) => change.actions[0] === "create").map((change) => change.address);
-    const applied = saved.changes.filter((change) => change.actions[0] === "update" || change.actions[0] === "delete").map((change) => change.address);
-    fs.writeFileSync(env.FAKE_TF_STATE, JSON.stringify({ resources: saved.next }));
+    const applied = saved.changes.filter((change) => change.actions.includes("update") || change.actions.includes("delete")).map((change) => change.address);
+    fs.writeFileSync(env.FAKE_TF_STATE, JSON.stringify({ resources: saved.next, ids: saved.ids, created: saved.created }));
     log({ applied, created });
     out(`Apply complete! Resources: ${created.length} added, ${applied.length} changed or destroyed.`);
     return;
