@@ -8,6 +8,7 @@
  * (lib/render/ops-agent-config.ts writes that configuration); the queries below select a shard by
  * them. test/render/ops-agent-labels.test.ts holds the two together.
  */
+import { LoggingMetric } from "@cdktf/provider-google/lib/logging-metric";
 import { MonitoringAlertPolicy } from "@cdktf/provider-google/lib/monitoring-alert-policy";
 import { MonitoringDashboard } from "@cdktf/provider-google/lib/monitoring-dashboard";
 import { MonitoringNotificationChannel } from "@cdktf/provider-google/lib/monitoring-notification-channel";
@@ -41,6 +42,28 @@ export function promqlMetricName(metricType: string): string {
  * (cloud.google.com/nat/docs/monitoring, "dropped_sent_packets_count").
  */
 export const NAT_DROPPED_PACKETS_METRIC = promqlMetricName("compute.googleapis.com/nat/dropped_sent_packets_count");
+
+/**
+ * The log-based metric of a cell's failed job requests (one per cell: two cells may share a project). Its
+ * name holds only characters PromQL keeps in a metric name.
+ */
+export function jobRequestFailuresMetricName(cellId: string): string {
+  return `runner_fleet_job_request_failures_${cellId.replace(/[^A-Za-z0-9]/g, "_")}`;
+}
+
+/**
+ * Cloud Logging's filter for gitlab-runner's failed job requests (lib/contract/fleet-alerts.ts), on the
+ * journal entries the Ops Agent ships (lib/render/ops-agent-config.ts): gitlab-runner.service's lines,
+ * its JSON line in jsonPayload.MESSAGE, each message searched as text in the entry. Every group is in
+ * parentheses: in the Logging query language OR binds tighter than AND (Logging query language docs,
+ * "Boolean operators").
+ */
+export function jobRequestFailureLogFilter(): string {
+  const quote = (text: string) => JSON.stringify(text);
+  const failed = JOB_REQUEST_FAILURE_ALERT.failedMessages.map((message) => `jsonPayload.MESSAGE:${quote(message)}`);
+  const other = `(jsonPayload.MESSAGE:${quote(JOB_REQUEST_FAILURE_ALERT.otherStatusMessage)} AND NOT jsonPayload.MESSAGE:${quote(JOB_REQUEST_FAILURE_ALERT.conflictStatus)})`;
+  return `jsonPayload._SYSTEMD_UNIT="gitlab-runner.service" AND (${[...failed, other].join(" OR ")})`;
+}
 
 export type FleetAlertKind = "managers-missing" | "boot-failed" | "job-failure-ratio" | "job-requests-failing" | "concurrency-saturation" | "workers-near-max";
 
@@ -109,6 +132,8 @@ export class FleetMonitoring extends Construct {
   /** The cell-wide Cloud NAT drop alert (natGatewayName set); not one shard's, so not in `alerts`. */
   public readonly natAlert?: { readonly query: string; readonly durationSeconds: number; readonly policy: MonitoringAlertPolicy };
   public readonly dashboard?: MonitoringDashboard;
+  /** The cell's log-based metric of failed job requests (labels: cell, shard, slot). */
+  public readonly jobRequestFailures?: LoggingMetric;
 
   constructor(scope: Construct, id: string, props: FleetMonitoringProps) {
     super(scope, id);
@@ -143,6 +168,7 @@ export class FleetMonitoring extends Construct {
       Annotations.of(this).addWarning("Monitoring has no notification channel: alerts will fire without notifying anyone.");
     }
 
+    if (props.shards.length > 0) this.jobRequestFailures = this.addJobRequestFailuresMetric(props);
     for (const shard of props.shards) this.addShardAlerts(props, shard);
     if (props.natGatewayName) this.natAlert = this.addNatAlert(props, props.natGatewayName);
     if (props.dashboard ?? true) this.dashboard = this.addDashboard(props);
@@ -196,21 +222,21 @@ export class FleetMonitoring extends Construct {
         `(windows with fewer than ${JOB_FAILURE_ALERT.minimumFinishedJobs} finished jobs are ignored). Look at gitlab_runner_failed_jobs_total by failure_reason and the runner log ("Job failed (system failure)").`,
     });
     // Every VM healthy, /metrics answering, and no job taken: a revoked token, a changed certificate, broken egress.
-    const notFailed = JOB_REQUEST_FAILURE_ALERT.notFailedStatuses.join("|");
+    // Counted from the runner's log: its request metrics never count a transport error (lib/contract/fleet-alerts.ts).
     const requestWindow = `${JOB_REQUEST_FAILURE_ALERT.windowSeconds / 60}m`;
+    const failures = promqlMetricName(`logging.googleapis.com/user/${jobRequestFailuresMetricName(props.cellId)}`);
     this.addAlert(props, shard, {
       kind: "job-requests-failing",
       title: `${name}: job requests to GitLab failing`,
       severity: "CRITICAL",
       threshold: JOB_REQUEST_FAILURE_ALERT.threshold,
-      query:
-        `sum(increase(gitlab_runner_api_request_statuses_total{${selector},endpoint="request_job",status!~"${notFailed}"}[${requestWindow}]))` +
-        ` >= ${JOB_REQUEST_FAILURE_ALERT.threshold}`,
+      query: `sum(increase(${failures}{${shardLabels(props.cellId, shard.name)}}[${requestWindow}])) >= ${JOB_REQUEST_FAILURE_ALERT.threshold}`,
       durationSeconds: 0,
       documentation:
         `The managers of ${name} failed ${JOB_REQUEST_FAILURE_ALERT.threshold} or more job requests in ${requestWindow}: pipelines stay pending. ` +
-        "Status 403: the runner token was revoked or the runner deleted (re-run onboard); -100: TLS, DNS or egress (CA file, proxy, NAT); 5xx: GitLab. " +
-        'See gitlab_runner_api_request_statuses_total{endpoint="request_job"} by status and "Checking for jobs..." in the runner log.',
+        '"forbidden": the runner token was revoked or the runner deleted (re-run onboard); "client error": TLS, DNS or egress (CA file, proxy, Cloud NAT); ' +
+        '"unavailable" or "failed" with a 5xx status: GitLab. Read "Checking for jobs..." in the runner log ' +
+        `(Logs Explorer: ${jobRequestFailureLogFilter()}).`,
     });
     this.addAlert(props, shard, {
       kind: "concurrency-saturation",
@@ -282,6 +308,27 @@ export class FleetMonitoring extends Construct {
       threshold: alert.threshold,
       durationSeconds: alert.durationSeconds,
       policy,
+    });
+  }
+
+  /**
+   * Counts the failed job requests in the managers' logs, labelled by the labels the Ops Agent puts on each
+   * entry (lib/render/ops-agent-config.ts). A DELTA INT64 counter: the alert's increase() sums it.
+   */
+  private addJobRequestFailuresMetric(props: FleetMonitoringProps): LoggingMetric {
+    const keys = [MANAGER_METRIC_LABELS.cell, MANAGER_METRIC_LABELS.shard, MANAGER_METRIC_LABELS.slot];
+    return new LoggingMetric(this, "job-request-failures", {
+      project: props.project,
+      name: jobRequestFailuresMetricName(props.cellId),
+      description: `Failed job requests to GitLab logged by the runner managers of cell ${props.cellId} (runner-fleet).`,
+      filter: jobRequestFailureLogFilter(),
+      metricDescriptor: {
+        metricKind: "DELTA",
+        valueType: "INT64",
+        unit: "1",
+        labels: keys.map((key) => ({ key, valueType: "STRING" })),
+      },
+      labelExtractors: Object.fromEntries(keys.map((key) => [key, `EXTRACT(labels."${key}")`])),
     });
   }
 

@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { exampleModel, modelWith } from "../support/models";
 import { validatorPath } from "../support/validators";
 import { matchesJsonFilter } from "../support/cloudwatch-filter";
-import { googleFleetOf, googleTestStack } from "./google/support";
+import { matchesLoggingFilter } from "../support/logging-filter";
+import { jobRequestFailuresMetricName, promqlMetricName } from "../../constructs/google/fleet-monitoring";
+import { googleFleetOf, googleTestStack, resourcesOf as googleResourcesOf, synth as synthGoogle } from "./google/support";
 import { awsFleetOf, awsTestStack, resourcesOf, synthJson } from "./aws/support";
 
 const google = exampleModel("cell-1");
@@ -21,7 +23,11 @@ const aws = modelWith("cell-2", (draft) => void (draft.monitoring.thresholds.job
 const googleShard = google.shards[0].name;
 const awsShard = aws.shards[0].name;
 
-const googleAlerts = googleFleetOf(googleTestStack(), google).monitoring!.alerts.filter((alert) => alert.shard === googleShard);
+const googleStack = googleTestStack();
+const googleAlerts = googleFleetOf(googleStack, google).monitoring!.alerts.filter((alert) => alert.shard === googleShard);
+/** The log-based metric's filter as synthesized. */
+const jobRequestFailureFilter: string = googleResourcesOf(synthGoogle(googleStack), "google_logging_metric")[0].filter;
+const jobRequestFailuresSeries = promqlMetricName(`logging.googleapis.com/user/${jobRequestFailuresMetricName(google.cell.id)}`);
 const awsStack = awsTestStack();
 awsFleetOf(awsStack, aws);
 const awsJson = synthJson(awsStack).json;
@@ -55,12 +61,22 @@ function awsAlarmFires(alarmSuffix: string, lines: LogLine[]): boolean {
   return value >= alarm.threshold;
 }
 
-/** Google: promtool evaluates the policy's PromQL on counters that grow evenly through the window. */
-function googleAlertFires(kind: string, counters: Array<{ metric: string; labels: Record<string, string>; perMinute: number }>): boolean {
+/** The labels the Ops Agent puts on manager 0's metrics (and, without `job`, on its log entries). */
+const managerLabels = { gitlab_cell: google.cell.id, runner_shard: googleShard, runner_slot: "0" };
+
+/**
+ * Google: promtool evaluates the policy's PromQL on counters that grow evenly through the window. `base`: the labels
+ * every series has (the Prometheus receiver's, by default; a log-based metric has only its extracted labels).
+ */
+function googleAlertFires(
+  kind: string,
+  counters: Array<{ metric: string; labels: Record<string, string>; perMinute: number }>,
+  base: Record<string, string> = { job: "gitlab-runner", ...managerLabels },
+): boolean {
   const alert = googleAlerts.find((candidate) => candidate.kind === kind)!;
   const dir = mkdtempSync(join(tmpdir(), "alert-meaning-"));
   try {
-    const agentLabels = { job: "gitlab-runner", gitlab_cell: google.cell.id, runner_shard: googleShard, runner_slot: "0" };
+    const agentLabels = base;
     const rules = join(dir, "rules.yml");
     writeFileSync(rules, JSON.stringify({ groups: [{ name: "g", rules: [{ alert: kind, expr: alert.query, for: "0s" }] }] }));
     const input_series = counters.map(({ metric, labels, perMinute }) => ({
@@ -125,12 +141,35 @@ describe("the failed-job-request alert means the same on Google Cloud and AWS", 
   ];
   it.each(cases)("%s", (_name, byStatus, fires) => {
     const lines = Object.entries(byStatus).flatMap(([status, count]) => (logLine[status] ? repeat(count, logLine[status]) : []));
-    const counters = Object.entries(byStatus).map(([status, count]) => ({
-      metric: "gitlab_runner_api_request_statuses_total",
-      labels: { endpoint: "request_job", status },
-      perMinute: count / 10,
-    }));
-    expect({ aws: awsAlarmFires("job-requests-failing", lines), google: googleAlertFires("job-requests-failing", counters) }).toEqual({ aws: fires, google: fires });
+    // Google: the same lines as the journal entries the Ops Agent ships (lib/render/ops-agent-config.ts), counted by the
+    // log-based metric's filter through a stand-in of Cloud Logging's query language, then the policy's PromQL.
+    const entries = lines.map((line) => journalEntry("gitlab-runner.service", line));
+    // Another unit's line that quotes the same words is not the runner's request.
+    entries.push(journalEntry("runner-fleet-manager.service", logLine["-100"]));
+    const counted = entries.filter((entry) => matchesLoggingFilter(jobRequestFailureFilter, entry)).length;
+    const counters = [{ metric: jobRequestFailuresSeries, labels: {}, perMinute: counted / 10 }];
+    expect({ aws: awsAlarmFires("job-requests-failing", lines), google: googleAlertFires("job-requests-failing", counters, managerLabels) }).toEqual({ aws: fires, google: fires });
+  });
+});
+
+/**
+ * A journal entry as the Ops Agent ships it: the unit, gitlab-runner's JSON line as MESSAGE (logrus's JSON formatter
+ * writes its keys sorted), and the labels the agent's modify_fields processor adds.
+ */
+function journalEntry(unit: string, line: LogLine) {
+  const fields: Record<string, string> = { ...line, time: "2026-11-28T12:00:00Z", runner: "t1_abc123" };
+  const message = JSON.stringify(Object.fromEntries(Object.keys(fields).sort().map((key) => [key, fields[key]])));
+  return { jsonPayload: { MESSAGE: message, _SYSTEMD_UNIT: unit }, labels: managerLabels };
+}
+
+describe("the Cloud Logging filter stand-in", () => {
+  it("fails when a filter uses syntax it does not know, and binds OR tighter than AND as the language does", () => {
+    const entry = { jsonPayload: { MESSAGE: "Checking for jobs... failed 409 Conflict", UNIT: "u" } };
+    expect(() => matchesLoggingFilter("jsonPayload.MESSAGE > 3", entry)).toThrow(/unsupported operator/);
+    // (false OR true) AND false: false; with AND binding tighter it would be true.
+    expect(matchesLoggingFilter('jsonPayload.UNIT="x" OR jsonPayload.UNIT="u" AND jsonPayload.UNIT="y"', entry)).toBe(false);
+    expect(matchesLoggingFilter('jsonPayload.MESSAGE:"checking FOR jobs" AND NOT jsonPayload.MESSAGE:"409 Conflict"', entry)).toBe(false);
+    expect(matchesLoggingFilter('jsonPayload.MISSING:"x" OR jsonPayload.MESSAGE:"failed"', entry)).toBe(true);
   });
 });
 

@@ -101,6 +101,31 @@ describe("labels of the managers' metrics", () => {
   });
 });
 
+describe("labels of the managers' log entries", () => {
+  /** The journal pipeline of manager `slot`'s agent: its receiver types and the labels its processors set. */
+  function journalOf(shardIndex: number, slot: number) {
+    const { sandbox } = firstBoot(renderManagerStartupScript(model, model.shards[shardIndex], slot));
+    const logging = parseYaml(sandbox.file(OPS_AGENT_CONFIG_FILE.slice(1))).logging;
+    const [pipeline] = Object.values(logging.service.pipelines) as Array<{ receivers: string[]; processors: string[] }>;
+    const labels: Record<string, string> = {};
+    for (const name of pipeline.processors) {
+      for (const [field, setting] of Object.entries(logging.processors[name].fields as Record<string, { static_value: string }>)) {
+        labels[JSON.parse(field.replace(/^labels\./, ""))] = setting.static_value;
+      }
+    }
+    return { receiverTypes: pipeline.receivers.map((name) => logging.receivers[name].type), labels };
+  }
+
+  it("are the metrics' labels (without job) on every journal entry, which the job-request log-based metric extracts", () => {
+    const journal = journalOf(1, 1);
+    expect(journal.receiverTypes).toEqual(["systemd_journald"]);
+    const { job: _job, ...metricLabels } = agentLabelsOf(1, 1);
+    expect(journal.labels).toEqual(metricLabels);
+    const [metric] = Object.values(JSON.parse(Testing.synth(stack)).resource.google_logging_metric) as Array<{ label_extractors: Record<string, string> }>;
+    expect(metric.label_extractors).toEqual(Object.fromEntries(Object.keys(metricLabels).map((key) => [key, `EXTRACT(labels."${key}")`])));
+  });
+});
+
 describe("the queries, in the Prometheus PromQL grammar", () => {
   it.each([
     ...alerts.map((alert) => [`${alert.shard} ${alert.kind} alert`, alert.query] as const),

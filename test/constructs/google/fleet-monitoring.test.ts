@@ -84,11 +84,12 @@ describe("FleetMonitoring", () => {
     expect(workers).toMatch(/fleeting_provisioner_instances\{.*\/ sum by \(runner_slot\) \(fleeting_provisioner_max_instances\{.*\}\) > 0\.85$/);
   });
 
-  test("every query selects the shard through the labels the managers' scrape config adds (the boot-failure points carry them without a job)", () => {
+  test("every query selects the shard through the labels the managers' scrape config adds (the boot-failure points and the log-based metric carry them without a job)", () => {
     const { monitoring } = monitoringOf();
     expect(MANAGER_METRIC_LABELS).toEqual({ cell: "gitlab_cell", shard: "runner_shard", slot: "runner_slot" });
     for (const alert of monitoring.alerts) {
-      const selector = alert.kind === "boot-failed" ? `{gitlab_cell="cell-9",runner_shard="${alert.shard}"}` : `job="gitlab-runner",gitlab_cell="cell-9",runner_shard="${alert.shard}"`;
+      const withoutJob = alert.kind === "boot-failed" || alert.kind === "job-requests-failing";
+      const selector = withoutJob ? `{gitlab_cell="cell-9",runner_shard="${alert.shard}"}` : `job="gitlab-runner",gitlab_cell="cell-9",runner_shard="${alert.shard}"`;
       expect(alert.query).toContain(selector);
     }
   });
