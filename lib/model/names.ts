@@ -86,6 +86,19 @@ export function secretLocation(model: RunnerModel, shard: Shard): SecretLocation
   };
 }
 
+/**
+ * Where manager `slot`'s config.toml lives for the managers to read at run time (lib/render/live-config.ts):
+ * a Secret Manager secret "<prefix>-<cell>-<shard>-config-<slot>" (Google) or an SSM String parameter
+ * "/<prefix>/<cell>/<shard>/manager-<slot>/config.toml" (AWS), whatever the token's store.
+ */
+export function liveConfigLocation(model: RunnerModel, shard: Shard, slot: number): { readonly googleSecretId: string; readonly awsParameterName: string } {
+  const { prefix } = model.secrets;
+  return {
+    googleSecretId: fitName(`${prefix}-${shardPrefix(model, shard)}-config-${slot}`, 255),
+    awsParameterName: `/${prefix}/${model.cell.id}/${shard.name}/manager-${slot}/config.toml`,
+  };
+}
+
 /** Labels (Google) / tags (AWS) on every resource of a shard: the cell's labels plus identity. */
 export function shardLabels(model: RunnerModel, shard?: Shard): Record<string, string> {
   return {

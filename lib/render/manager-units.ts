@@ -58,7 +58,7 @@ export interface ManagerTimer {
   /** Unit name without the runner-fleet- prefix and suffix. */
   readonly name: string;
   /** The manager script's command. */
-  readonly command: "refresh-token" | "drain" | "health";
+  readonly command: "refresh-token" | "refresh-config" | "drain" | "health";
   /** systemd time span between runs. */
   readonly every: string;
   readonly description: string;

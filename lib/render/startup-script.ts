@@ -20,6 +20,7 @@ import { DOCKER_DAEMON_SETTINGS_FILE, dockerDaemonBootFiles } from "./docker-dae
 import { INSTALLED_MANAGER_SCRIPT, runnerServiceDropIn, timerUnitNames, timerUnits, type ManagerTimer } from "./manager-units";
 import { rotationMode } from "../model/rotation-mode";
 import { egressSettings, MANAGER_CA_FILE, proxyEnvironment, type EgressSettings } from "./egress-settings";
+import { CONFIG_REFRESH_INTERVAL, liveConfigSettings } from "./live-config";
 
 export { INSTALLED_MANAGER_SCRIPT } from "./manager-units";
 /** Where the manager waits for the token when the model's secret store is `local` (scripts/manager/store/local.sh). */
@@ -48,7 +49,7 @@ export const DRAIN_POLL_SECONDS = 10;
 export const LOG_TAGS = { manager: "runner-fleet-manager", worker: "runner-fleet-worker" } as const;
 
 /** The manager's scripts that every cloud and store share (scripts/manager/). */
-const SHARED_MANAGER_SCRIPTS = ["common.sh", "install.sh", "runner-config.sh", "service.sh"] as const;
+const SHARED_MANAGER_SCRIPTS = ["common.sh", "install.sh", "runner-config.sh", "service.sh", "live-config.sh"] as const;
 
 function tokenStoreSettings(model: RunnerModel, shard: Shard): Record<string, string> {
   const location = secretLocation(model, shard);
@@ -72,14 +73,16 @@ function tokenStoreSettings(model: RunnerModel, shard: Shard): Record<string, st
 /** The timers of a manager on `cloud`. */
 export function managerTimers(cloud: RunnerModel["cloud"]["provider"]): ManagerTimer[] {
   const refresh: ManagerTimer = { name: "token-refresh", command: "refresh-token", every: TOKEN_REFRESH_INTERVAL, description: "Re-read the runner token from its store" };
+  const config: ManagerTimer = { name: "config-refresh", command: "refresh-config", every: CONFIG_REFRESH_INTERVAL, description: "Apply a changed config.toml from its store" };
   if (cloud === "aws") {
     return [
       refresh,
+      config,
       { name: "drain", command: "drain", every: "15s", description: "Drain gitlab-runner when Auto Scaling terminates this instance" },
       { name: "health", command: "health", every: HEALTH_CHECK_INTERVAL, description: "Report this instance Unhealthy when gitlab-runner stops answering" },
     ];
   }
-  return [refresh, { name: "drain", command: "drain", every: "30s", description: "Drain gitlab-runner, then recreate this VM, when its group has a new template" }];
+  return [refresh, config, { name: "drain", command: "drain", every: "30s", description: "Drain gitlab-runner, then recreate this VM, when its group has a new template" }];
 }
 
 /** The settings file of manager `slot` (manager.env): everything its scripts need to know, as data. */
@@ -111,6 +114,7 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
     MONITORING_ATTEMPTS: 3,
     TIMERS: timerUnitNames(managerTimers(cloud.provider)).join(" "),
     ...tokenStoreSettings(model, shard),
+    ...liveConfigSettings(model, shard, slot),
     ...egressScriptSettings(model),
   };
   if (cloud.provider === "aws") {
@@ -205,7 +209,8 @@ export function managerBootFiles(model: RunnerModel, shard: Shard, slot: number)
   ];
   const data: BootFile[] = [
     { path: MANAGER_SETTINGS_FILE, mode: "0644", content: renderSettingsFile(`Settings of runner manager ${managerName(model, shard, slot)}`, managerSettings(model, shard, slot)) },
-    { path: CONFIG_TEMPLATE_FILE, mode: "0600", content: configToml },
+    // No config.toml here: the manager reads it from its store at run time (live-config.ts), so a change to it
+    // changes no template and replaces no manager.
     runnerServiceDropIn({
       gracefulStopSeconds: gracefulStopSeconds(shard),
       fleetingPluginDir: FLEETING_PLUGIN_DIR,

@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import { managerName } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
-import { renderManagerStartupScript } from "../../lib/render/manager-files";
 import { DRAIN_HOOK_NAME } from "../../lib/contract/fleet-contract";
 import { gracefulStopSeconds, STOP_MARGIN_SECONDS } from "../../lib/render/graceful-stop";
 import { HEALTH_CHECK_INTERVAL, HEALTH_FAILURE_LIMIT } from "../../lib/render/manager-health";
@@ -21,7 +20,7 @@ const HEALTH_FAILURES_FILE = "/run/runner-fleet/health-failures";
 import { INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { scriptFile } from "../../lib/render/boot-files";
 import { exampleModel, modelWith } from "../support/models";
-import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+import { expectSucceeded, managerPayload, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 import { firstBoot } from "./support/shared-boots";
 
 const fakeRunnerToken = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
@@ -58,7 +57,7 @@ describe.each([
   it.each(model.shards.map((shard) => [shard.name, shard] as const))(
     "stops gitlab-runner with SIGQUIT and waits maximum_timeout plus a margin (%s)",
     (_name, shard) => {
-      const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
+      const { sandbox: booted, first: run } = firstBoot(managerPayload(model, shard, 0));
 
       expectSucceeded(run);
       const settings = unitSettings(booted.file(DROP_IN));
@@ -70,7 +69,7 @@ describe.each([
   );
 
   it("installs itself and a token refresh timer that runs it every minute, enabled after the runner started", () => {
-    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, model.shards[0], 0));
+    const { sandbox: booted, first: run } = firstBoot(managerPayload(model, model.shards[0], 0));
 
     expectSucceeded(run);
     expect(booted.file(INSTALLED_MANAGER_SCRIPT.slice(1))).toBe(scriptFile("manager/runner-fleet-manager"));
@@ -90,7 +89,7 @@ describe.each([
   });
 
   it("refuses an unknown command without touching anything", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), {}, ["reboot-everything"]);
+    const run = sandbox.run(managerPayload(model, model.shards[0], 0), {}, ["reboot-everything"]);
 
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("unknown command: reboot-everything");
@@ -101,7 +100,7 @@ describe.each([
 describe("AWS drain on termination", () => {
   const model: RunnerModel = exampleModel("cell-2");
   const shard = model.shards[0];
-  const script = renderManagerStartupScript(model, shard, 1);
+  const script = managerPayload(model, shard, 1);
   // Boot installed the AWS CLI (snap) before any timer runs.
   const withAwsCli = () => sandbox.addStub("aws");
 
@@ -111,7 +110,7 @@ describe("AWS drain on termination", () => {
     expectSucceeded(run);
     expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
     expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["15s"]);
-    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer", "runner-fleet-health.timer"]);
+    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-config-refresh.timer", "runner-fleet-drain.timer", "runner-fleet-health.timer"]);
   });
 
   it("does nothing while the instance is in service", () => {
@@ -163,7 +162,7 @@ describe("AWS drain on termination", () => {
 describe("AWS manager health timer", () => {
   const model: RunnerModel = exampleModel("cell-2");
   const shard = model.shards[0];
-  const script = renderManagerStartupScript(model, shard, 0);
+  const script = managerPayload(model, shard, 0);
   const withAwsCli = () => sandbox.addStub("aws");
   const healthCheck = (env: Record<string, string> = {}) => sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "InService", ...env }, ["health"]);
   const setHealthCalls = (run: ScriptRun) => callsOf(run, "aws").filter((args) => args[1] === "set-instance-health");
@@ -228,7 +227,7 @@ describe.each([
   const model = modelWith(cell, (draft) => {
     draft.shards[0].managers.runner_version = "19.5.0";
   });
-  const script = renderManagerStartupScript(model, model.shards[0], 0);
+  const script = managerPayload(model, model.shards[0], 0);
   const CONFIG = "etc/gitlab-runner/config.toml";
   const runnerEntry = () => (parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string; id: number }> }).runners[0];
   const configToken = () => runnerEntry().token;
@@ -312,7 +311,7 @@ describe("token refresh on a runner before 19.2 (taskscaler keyed by token)", ()
   const model = modelWith("cell-2", (draft) => {
     draft.shards[0].managers.runner_version = "19.1.3";
   });
-  const script = renderManagerStartupScript(model, model.shards[0], 0);
+  const script = managerPayload(model, model.shards[0], 0);
 
   it("drains gitlab-runner before writing the new token, then starts it again", () => {
     const oldToken = fakeRunnerToken();
@@ -337,7 +336,7 @@ describe("token refresh on a runner before 19.2 (taskscaler keyed by token)", ()
 describe("Google Cloud drain before replacement", () => {
   const model: RunnerModel = exampleModel("cell-1");
   const shard = model.shards[0];
-  const script = renderManagerStartupScript(model, shard, 1);
+  const script = managerPayload(model, shard, 1);
   const accessToken = fakeAccessToken();
   const env = (groupTemplate: string) => ({
     STUB_ACCESS_TOKEN: accessToken,
@@ -354,7 +353,7 @@ describe("Google Cloud drain before replacement", () => {
     expect(service.get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
     expect(service.get("TimeoutStartSec")).toEqual(["infinity"]);
     expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["30s"]);
-    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-drain.timer"]);
+    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-config-refresh.timer", "runner-fleet-drain.timer"]);
   });
 
   it("does nothing while the group's template is the one the VM was created from", () => {
@@ -396,7 +395,7 @@ describe("Google Cloud drain before replacement", () => {
 
 describe("token refresh while GitLab cannot confirm the new token", () => {
   const model = exampleModel("cell-2");
-  const script = renderManagerStartupScript(model, model.shards[0], 0);
+  const script = managerPayload(model, model.shards[0], 0);
 
   it("gives up after three attempts, keeps config.toml and fails the run (the next timer run tries again)", () => {
     // The VM after its first boot (booted once per file and copied).

@@ -12,10 +12,10 @@ import { parse } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import { logGroupName, secretLocation } from "../../lib/model/names";
 import type { RunnerModel } from "../../lib/model/schema";
-import { renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
+import { RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
 import { FLEETING_PLUGIN_DIR, INSTALLED_MANAGER_SCRIPT } from "../../lib/render/startup-script";
 import { exampleModel, modelWith } from "../support/models";
-import { expectSucceeded, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
+import { expectSucceeded, managerPayload, ScriptSandbox, type ScriptRun } from "./support/script-sandbox";
 import { bootAndReboot, firstBoot } from "./support/shared-boots";
 
 /** A token-shaped value made up at run time (never committed). */
@@ -59,7 +59,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
     const token = fakeRunnerToken();
     const accessToken = fakeAccessToken();
 
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 1), { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken });
+    const run = sandbox.run(managerPayload(model, shard, 1), { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: accessToken });
 
     expectSucceeded(run);
     const config = parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> };
@@ -76,7 +76,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("installs the pinned runner, then the fleeting plugin after config.toml exists, then restarts the service", () => {
-    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
+    const { sandbox: booted, first: run } = firstBoot(managerPayload(model, shard, 0));
 
     expectSucceeded(run);
     expect(aptInstalls(run)).toContainEqual(["gitlab-runner=19.5.0-1", "gitlab-runner-helper-images=19.5.0-1"]);
@@ -92,7 +92,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("installs the pinned fleeting plugin once: a reboot finds that version and does not ask the registry again", () => {
-    const { sandbox: booted, first, reboot } = bootAndReboot(renderManagerStartupScript(model, shard, 0));
+    const { sandbox: booted, first, reboot } = bootAndReboot(managerPayload(model, shard, 0));
 
     expectSucceeded(first);
     expectSucceeded(reboot);
@@ -103,7 +103,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("makes one SSH key for the fleeting plugin at the first boot and keeps it across reboots", () => {
-    const { sandbox: booted, first, reboot } = bootAndReboot(renderManagerStartupScript(model, shard, 0));
+    const { sandbox: booted, first, reboot } = bootAndReboot(managerPayload(model, shard, 0));
 
     expectSucceeded(first);
     expectSucceeded(reboot);
@@ -122,8 +122,8 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
         m.shards[0].managers.fleeting_plugin = `registry.example.com:5000/mirror/fleeting/googlecloud:${version}`;
       });
 
-    const first = sandbox.run(renderManagerStartupScript(mirrored("1.0.0"), mirrored("1.0.0").shards[0], 0), env);
-    const raised = sandbox.run(renderManagerStartupScript(mirrored("1.0.1"), mirrored("1.0.1").shards[0], 0), env);
+    const first = sandbox.run(managerPayload(mirrored("1.0.0"), mirrored("1.0.0").shards[0], 0), env);
+    const raised = sandbox.run(managerPayload(mirrored("1.0.1"), mirrored("1.0.1").shards[0], 0), env);
 
     expectSucceeded(first);
     expectSucceeded(raised);
@@ -135,7 +135,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("sets up the Ops Agent to scrape the runner's metrics on localhost:9252", () => {
-    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
+    const { sandbox: booted, first: run } = firstBoot(managerPayload(model, shard, 0));
 
     expectSucceeded(run);
     const opsAgent = parseYaml(booted.file("etc/google-cloud-ops-agent/config.yaml"));
@@ -148,7 +148,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("skips installing what a previous boot installed and still rewrites config.toml", () => {
-    const { sandbox: booted, runnerToken: token, first, reboot: secondBoot } = bootAndReboot(renderManagerStartupScript(model, shard, 0));
+    const { sandbox: booted, runnerToken: token, first, reboot: secondBoot } = bootAndReboot(managerPayload(model, shard, 0));
     expectSucceeded(first);
 
     expectSucceeded(secondBoot);
@@ -161,7 +161,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   it("upgrades when the installed runner is not the pinned version", () => {
     sandbox.preinstall("gitlab-runner", "19.4.0-1");
 
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
+    const run = sandbox.run(managerPayload(model, shard, 0), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: fakeAccessToken() });
 
     expectSucceeded(run);
     expect(run.stderr).toContain("installing gitlab-runner 19.5.0 (installed: 19.4.0-1)");
@@ -169,7 +169,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
   });
 
   it("fails when the store holds something that is not a runner token, and writes no config.toml", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), {
+    const run = sandbox.run(managerPayload(model, shard, 0), {
       STUB_RUNNER_TOKEN: fakeRunnerToken(),
       STUB_ACCESS_TOKEN: fakeAccessToken(),
       STUB_STORE_VALUE: 'x" = evil',
@@ -190,14 +190,14 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
   it("reads the token with the AWS CLI and writes config.toml, mode 0600", () => {
     const token = fakeRunnerToken();
 
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 1), { STUB_RUNNER_TOKEN: token });
+    const run = sandbox.run(managerPayload(model, shard, 1), { STUB_RUNNER_TOKEN: token });
 
     expectSucceeded(run);
     expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
     expect(statSync(join(sandbox.root, CONFIG)).mode & 0o777).toBe(0o600);
     expectSecretsKeptOut(run, token);
     expect(callIndex(run, "snap", "install", "aws-cli")).toBeGreaterThan(-1);
-    const ssm = run.calls.find((call) => call.name === "aws");
+    const ssm = run.calls.find((call) => call.name === "aws" && call.args.includes(secretLocation(model, shard).awsParameterName));
     expect(ssm?.args).toEqual([
       "ssm", "get-parameter", "--region", "eu-west-1", "--name", secretLocation(model, shard).awsParameterName,
       "--with-decryption", "--query", "Parameter.Value", "--output", "text",
@@ -205,7 +205,7 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
   });
 
   it("gives the service AWS_REGION and a JSON log file the CloudWatch agent ships to the shard's log group", () => {
-    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
+    const { sandbox: booted, first: run } = firstBoot(managerPayload(model, shard, 0));
 
     expectSucceeded(run);
     const dropIn = booted.file("etc/systemd/system/gitlab-runner.service.d/10-runner-fleet.conf");
@@ -224,7 +224,7 @@ describe("manager startup script on AWS (SSM Parameter Store)", () => {
   });
 
   it("installs a cloud-init per-boot hook that runs the manager again, because EC2 runs user data only once", () => {
-    const { sandbox: booted, first } = firstBoot(renderManagerStartupScript(model, shard, 0));
+    const { sandbox: booted, first } = firstBoot(managerPayload(model, shard, 0));
 
     expectSucceeded(first);
 
@@ -245,14 +245,17 @@ describe("manager startup script with the local secret store", () => {
     const model = localModel(name);
     const token = fakeRunnerToken();
 
-    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: token, STUB_SLEEP_HOOK: "place-token" });
+    const run = sandbox.run(managerPayload(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: token, STUB_ACCESS_TOKEN: fakeAccessToken(), STUB_SLEEP_HOOK: "place-token" });
 
     expectSucceeded(run);
     expect(run.stderr).toContain("waiting for the runner token in");
     expect(sandbox.state("sleeps").trim()).toBe("1");
     expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
     expect(statSync(join(sandbox.root, "etc/gitlab-runner/runner-token")).mode & 0o777).toBe(0o600);
-    expect(run.calls.some((call) => call.name === "aws" || (call.name === "curl" && call.args.some((arg) => arg.includes("secretmanager"))))).toBe(false);
+    // The token comes from the file alone; the store is asked only for config.toml (lib/render/live-config.ts).
+    const storeReads = run.calls.filter((call) => call.name === "aws" || (call.name === "curl" && call.args.some((arg) => arg.includes("secretmanager"))));
+    expect(storeReads.length).toBeGreaterThan(0);
+    for (const call of storeReads) expect(call.args.some((arg) => arg.includes("config"))).toBe(true);
     expectSecretsKeptOut(run, token);
   });
 });
@@ -265,7 +268,7 @@ describe.each([
   const shard = model.shards[0];
 
   it("retries the agent, reports it, and still starts gitlab-runner", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 0), {
+    const run = sandbox.run(managerPayload(model, shard, 0), {
       STUB_RUNNER_TOKEN: fakeRunnerToken(),
       STUB_ACCESS_TOKEN: fakeAccessToken(),
       STUB_AGENT_DOWN: "1",
@@ -285,7 +288,7 @@ describe.each([
   });
 
   it("sets the agent up without retries or a warning when its download works", () => {
-    const { first: run } = firstBoot(renderManagerStartupScript(model, shard, 0));
+    const { first: run } = firstBoot(managerPayload(model, shard, 0));
     expectSucceeded(run);
     expect(run.stderr).not.toContain("monitoring agent failed");
     expect(run.stderr).not.toContain("WARNING: no monitoring agent");
@@ -298,7 +301,7 @@ describe("a failed boot", () => {
     const shard = model.shards[0];
 
     // An image of the wrong architecture: the boot stops before any runner runs.
-    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, shard, 0), { STUB_ARCH: "arm64" });
+    const { sandbox: booted, first: run } = firstBoot(managerPayload(model, shard, 0), { STUB_ARCH: "arm64" });
 
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/FAILED: line \d+ exited with status 1; the runner manager is not ready/);
@@ -320,7 +323,7 @@ describe("a failed boot", () => {
     const shard = model.shards[0];
     const accessToken = `ya29.${randomBytes(24).toString("base64url")}`;
 
-    const run = sandbox.run(renderManagerStartupScript(model, shard, 1), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: accessToken, STUB_ARCH: "arm64" });
+    const run = sandbox.run(managerPayload(model, shard, 1), { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_ACCESS_TOKEN: accessToken, STUB_ARCH: "arm64" });
 
     expect(run.status).not.toBe(0);
     if (model.cloud.provider !== "google") throw new Error("cell-1 is the Google Cloud example");
@@ -338,12 +341,12 @@ describe("a failed boot", () => {
   it("clears the marker of an earlier failed boot when the next one starts", () => {
     const model = exampleModel("cell-2");
     // The VM after the failed boot above (booted once per file and copied).
-    const failed = firstBoot(renderManagerStartupScript(model, model.shards[0], 0), { STUB_ARCH: "arm64" });
+    const failed = firstBoot(managerPayload(model, model.shards[0], 0), { STUB_ARCH: "arm64" });
     expect(failed.first.status).not.toBe(0);
     sandbox.copyFrom(failed.sandbox);
     expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(true);
 
-    expectSucceeded(sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
+    expectSucceeded(sandbox.run(managerPayload(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
 
     expect(sandbox.exists("run/runner-fleet/boot-failed")).toBe(false);
   });
@@ -359,7 +362,7 @@ describe("a manager behind a private CA and a corporate proxy", () => {
   });
 
   it("writes the CA and the proxy drop-ins before anything starts, and asks GitLab for the runner ID through that CA", () => {
-    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() });
+    const run = sandbox.run(managerPayload(model, model.shards[0], 0), { STUB_RUNNER_TOKEN: fakeRunnerToken() });
 
     expectSucceeded(run);
     expect(sandbox.file("etc/gitlab-runner/certs/gitlab-ca.crt")).toBe(pem);

@@ -15,12 +15,11 @@ import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { parse as parseYaml } from "yaml";
 import type { FleetAlert } from "../../constructs/google/fleet-monitoring";
 import { OPS_AGENT_CONFIG_FILE } from "../../lib/render/ops-agent-config";
-import { renderManagerStartupScript } from "../../lib/render/manager-files";
 import { googleFleetOf } from "../constructs/google/support";
 import { exampleModel } from "../support/models";
 import { byLabels, labelMatchers, promqlSyntaxErrors } from "../support/promql";
 import { validatorPath } from "../support/validators";
-import { expectSucceeded } from "./support/script-sandbox";
+import { expectSucceeded, managerPayload } from "./support/script-sandbox";
 import { firstBoot } from "./support/shared-boots";
 
 const model = exampleModel("cell-1");
@@ -33,7 +32,7 @@ interface ScrapeConfig {
 /** The labels each manager's agent attaches, read from the file its startup script wrote (one boot per manager, shared). */
 function agentLabelsOf(shardIndex: number, slot: number): Record<string, string> {
   const shard = model.shards[shardIndex];
-  const { sandbox, first: run } = firstBoot(renderManagerStartupScript(model, shard, slot));
+  const { sandbox, first: run } = firstBoot(managerPayload(model, shard, slot));
   expectSucceeded(run);
   const config = parseYaml(sandbox.file(OPS_AGENT_CONFIG_FILE.slice(1)));
   const scrapeConfigs: ScrapeConfig[] = config.metrics.receivers.prometheus.config.scrape_configs;
@@ -104,7 +103,7 @@ describe("labels of the managers' metrics", () => {
 describe("labels of the managers' log entries", () => {
   /** The journal pipeline of manager `slot`'s agent: its receiver types and the labels its processors set. */
   function journalOf(shardIndex: number, slot: number) {
-    const { sandbox } = firstBoot(renderManagerStartupScript(model, model.shards[shardIndex], slot));
+    const { sandbox } = firstBoot(managerPayload(model, model.shards[shardIndex], slot));
     const logging = parseYaml(sandbox.file(OPS_AGENT_CONFIG_FILE.slice(1))).logging;
     const [pipeline] = Object.values(logging.service.pipelines) as Array<{ receivers: string[]; processors: string[] }>;
     const labels: Record<string, string> = {};

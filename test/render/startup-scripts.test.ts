@@ -90,6 +90,7 @@ describe("the boot scripts, as files", () => {
       "manager/cloud/google.sh",
       "manager/common.sh",
       "manager/install.sh",
+      "manager/live-config.sh",
       "manager/runner-config.sh",
       "manager/runner-fleet-manager",
       "manager/service.sh",

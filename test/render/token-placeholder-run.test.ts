@@ -5,9 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { parse } from "smol-toml";
-import { renderConfigToml, renderManagerStartupScript, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
+import { renderConfigToml, RUNNER_TOKEN_PLACEHOLDER } from "../../lib/render/manager-files";
 import { modelWith } from "../support/models";
-import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
+import { expectSucceeded, managerPayload, ScriptSandbox } from "./support/script-sandbox";
 
 const CONFIG = "etc/gitlab-runner/config.toml";
 
@@ -31,7 +31,7 @@ describe("the token placeholder in model values", () => {
   it("stays literal at boot: the token lands on the token line only", () => {
     const token = `glrt-t1_${randomBytes(15).toString("base64url")}`;
 
-    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), {
+    const run = sandbox.run(managerPayload(model, model.shards[0], 0), {
       STUB_RUNNER_TOKEN: token,
       STUB_ACCESS_TOKEN: `ya29.${randomBytes(24).toString("base64url")}`,
     });
@@ -53,7 +53,7 @@ describe("the token placeholder in model values", () => {
   });
 
   it("refuses a store value that could break out of the TOML string, writing no config.toml", () => {
-    const run = sandbox.run(renderManagerStartupScript(modelWith("cell-1", () => {}), model.shards[0], 0), {
+    const run = sandbox.run(managerPayload(modelWith("cell-1", () => {}), model.shards[0], 0), {
       STUB_RUNNER_TOKEN: "glrt-abc\"\nprivileged = true",
       STUB_ACCESS_TOKEN: `ya29.${randomBytes(24).toString("base64url")}`,
       STUB_SLEEP_HOOK: "fail-after-2",

@@ -29,7 +29,11 @@ import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 
 /** Harmless real tools the scripts may use (everything else is a stub or missing). */
-const REAL_TOOLS = ["date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed"];
+import { liveConfigContent } from "../../../lib/render/live-config";
+import { renderConfigToml, renderManagerStartupScript } from "../../../lib/render/manager-files";
+import type { RunnerModel, Shard } from "../../../lib/model/schema";
+
+const REAL_TOOLS = ["flock", "date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed"];
 /** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
 const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen"];
 
@@ -115,6 +119,9 @@ export class ScriptSandbox {
 
   /** Runs `script` as root would at boot; `args` are its command line (the manager script's timers pass a command). */
   run(script: string, env: Record<string, string> = {}, args: readonly string[] = []): ScriptRun {
+    // A boot reads the config.toml the stack stored for this payload's manager (managerPayload).
+    const stored = STORED_CONFIGS.get(script);
+    if (stored !== undefined) writeFileSync(join(this.stateDir, "live-config"), stored);
     const scriptFile = join(this.dir, "startup.sh");
     writeFileSync(scriptFile, script, { mode: 0o700 });
     this.installed.add(script);
@@ -132,6 +139,9 @@ export class ScriptSandbox {
       cpSync(installedRoot(payload), this.root, { recursive: true });
       this.installed.add(payload);
     }
+    // What the store holds, unless the test changed it (setStoredConfig).
+    const stored = STORED_CONFIGS.get(payload);
+    if (stored !== undefined && !existsSync(join(this.stateDir, "live-config"))) writeFileSync(join(this.stateDir, "live-config"), stored);
     return this.spawn(join(this.root, payloadEntry(payload)), env, args);
   }
 
@@ -155,6 +165,11 @@ export class ScriptSandbox {
     return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls: parseCalls(callLog), callLog };
   }
 
+  /** What the config store answers from now on (the stack stored a new config.toml). */
+  setStoredConfig(content: string): void {
+    writeFileSync(join(this.stateDir, "live-config"), content);
+  }
+
   file(relativePath: string): string {
     return readFileSync(join(this.root, relativePath), "utf8");
   }
@@ -171,6 +186,20 @@ export class ScriptSandbox {
   dispose(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Per manager payload, the content the stack stores for its config.toml (lib/render/live-config.ts). */
+const STORED_CONFIGS = new Map<string, string>();
+
+/**
+ * The startup payload of manager `slot`, as renderManagerStartupScript renders it; a sandbox that runs it
+ * answers the manager's config store (Secret Manager or SSM, stub-command.sh) with the content the stack
+ * stores for that manager.
+ */
+export function managerPayload(model: RunnerModel, shard: Shard, slot: number): string {
+  const payload = renderManagerStartupScript(model, shard, slot);
+  STORED_CONFIGS.set(payload, liveConfigContent(renderConfigToml(model, shard, slot)));
+  return payload;
 }
 
 /** Copies a directory tree with its modes; `relink` gives each symbolic link's new target. */

@@ -76,7 +76,11 @@ case "$name" in
   snap) ln -sf "$STUB_DIR/.command-stub" "$STUB_DIR/aws" ;;
   aws)
     # Only `aws ssm get-parameter` answers; `aws autoscaling ...` calls are just logged.
-    if [[ $1 == ssm ]]; then printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}"; fi
+    # The manager's config.toml parameter answers with what the stack stored ($STUB_STATE/live-config).
+    if [[ $1 == ssm && " $* " == *"/config.toml "* ]]; then
+      [[ -f $STUB_STATE/live-config ]] || exit 254
+      cat "$STUB_STATE/live-config"
+    elif [[ $1 == ssm ]]; then printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}"; fi
     ;;
   systemctl)
     # `show --property=ActiveState --value gitlab-runner` says "deactivating" for the first STUB_ACTIVE_CHECKS
@@ -179,6 +183,13 @@ case "$name" in
         grep -q "Authorization: Bearer $STUB_ACCESS_TOKEN" || exit 22
         printf '%s %s\n' "$url" "$data" >>"$STUB_STATE/monitoring"
         printf '{}'
+        ;;
+      https://secretmanager.googleapis.com/*-config-*)
+        # The manager's config.toml secret: what the stack stored ($STUB_STATE/live-config).
+        $config_stdin || exit 22
+        grep -q "Authorization: Bearer $STUB_ACCESS_TOKEN" || exit 22
+        [[ -f $STUB_STATE/live-config ]] || exit 22
+        printf '{"name": "projects/1/secrets/c/versions/1", "payload": {"data": "%s"}}\n' "$(base64 -w0 <"$STUB_STATE/live-config")"
         ;;
       https://secretmanager.googleapis.com/*)
         # The access token must arrive on stdin (curl --config -), never as an argument.
