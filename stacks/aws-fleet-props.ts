@@ -18,7 +18,8 @@ import {
   workersNearMaxAlarmName,
 } from "../lib/model/aws-names";
 import { parseGoDurationSeconds } from "../lib/model/duration";
-import { cacheBucketName, logGroupName, managerName, secretLocation, shardImages, shardLabels, workerGroupName } from "../lib/model/names";
+import { cacheBucketName, liveConfigLocation, logGroupName, managerName, secretLocation, shardImages, shardLabels, workerGroupName } from "../lib/model/names";
+import { liveConfigContent } from "../lib/render/live-config";
 import type { AwsCloudConfig, RunnerModel, Shard } from "../lib/model/schema";
 import { awsRootDeviceName } from "../lib/model/worker-image";
 import { drainHookHeartbeatSeconds } from "../lib/render/graceful-stop";
@@ -59,6 +60,10 @@ function shardProps(model: AwsRunnerModel, shard: Shard, files: RenderedShardFil
   const managerNames = slots.map((slot) => managerName(model, shard, slot));
   return {
     name: shard.name,
+    liveConfig: {
+      slots: slots.map((slot) => ({ parameterName: liveConfigLocation(model, shard, slot).awsParameterName, content: liveConfigContent(files.managers[slot].configToml.content) })),
+      tags,
+    },
     workers: {
       groups: slots.map((slot) => ({ name: workerGroupName(model, shard, slot) })),
       imageId: images.workers,

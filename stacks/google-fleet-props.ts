@@ -20,6 +20,7 @@ import {
   cacheBucketName,
   managerName,
   managerServiceAccountId,
+  liveConfigLocation,
   secretLocation,
   shardImages,
   workerServiceAccountId,
@@ -30,6 +31,7 @@ import {
 } from "../lib/model/names";
 import type { GoogleCloudConfig, RunnerModel, Shard } from "../lib/model/schema";
 import type { RenderedShardFiles } from "../lib/render/rendered-files";
+import { liveConfigContent } from "../lib/render/live-config";
 
 export type GoogleRunnerModel = RunnerModel & { readonly cloud: GoogleCloudConfig };
 
@@ -73,6 +75,10 @@ function shardProps(model: GoogleRunnerModel, shard: Shard, files: RenderedShard
   const workerGroups = slots.map((slot) => ({ name: workerGroupName(model, shard, slot), zone: zoneOfSlot(cloud.zones, slot) }));
   return {
     name: shard.name,
+    liveConfig: {
+      slots: slots.map((slot) => ({ secretId: liveConfigLocation(model, shard, slot).googleSecretId, content: liveConfigContent(files.managers[slot].configToml.content) })),
+      labels,
+    },
     iam: {
       roleId: fleetingRoleId(model, shard),
       serviceAccountId: managerServiceAccountId(model, shard),

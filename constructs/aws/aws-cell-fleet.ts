@@ -5,6 +5,7 @@
  * at synth: subnets, security groups, group ARNs, the instance profile. The stack around it (provider,
  * backend) belongs to the caller. Construct ids are a contract: renaming one replaces real infrastructure.
  */
+import { ManagerLiveConfig, type ManagerLiveConfigProps } from "./manager-live-config";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import { addFleetOutputs, byShard, type FleetOutput, type ShardFleet } from "../shard-fleet";
@@ -25,6 +26,8 @@ export interface AwsShardProps {
   /** `associatePublicIpAddress` also puts the managers in the public subnets, when the network has them. */
   readonly managers: Omit<RunnerManagerGroupProps, "subnetIds" | "securityGroupIds" | "instanceProfileArn" | "dependsOn">;
   readonly workers: Omit<WorkerAutoscalingGroupsProps, "subnetIds" | "securityGroupIds">;
+  /** Where each manager slot reads its config.toml at run time (constructs/aws/manager-live-config.ts). */
+  readonly liveConfig: Omit<ManagerLiveConfigProps, "role" | "region" | "accountId">;
 }
 
 export interface AwsCellFleetProps {
@@ -82,13 +85,14 @@ export class AwsCellFleet extends Construct {
       workerGroups: workers.groups.map((group) => ({ name: group.name, arn: group.autoscalingGroup.arn })),
       cacheBucketArn: cache?.bucketArn,
     });
+    const liveConfig = new ManagerLiveConfig(scope, "live-config", { ...shard.liveConfig, role: iam.role.id, region: shard.iam.region, accountId: iam.accountId });
     const managers = new RunnerManagerGroup(scope, {
       ...shard.managers,
       subnetIds: this.managerSubnetIds(shard.managers.associatePublicIpAddress ?? false),
       securityGroupIds: [this.network.managerSecurityGroupId],
       instanceProfileArn: iam.instanceProfileArn,
-      // The first token read at boot must find the role's policy in place.
-      dependsOn: [iam.policy],
+      // The first token and config.toml read at boot must find the role's policies and the parameters in place.
+      dependsOn: [iam.policy, liveConfig.policy, ...liveConfig.parameters],
     });
     return { name: shard.name, scope, iam, cache, managers, workers };
   }

@@ -6,6 +6,7 @@
  * (provider, backend) is created by the caller. Construct ids are a contract: renaming one
  * replaces real infrastructure.
  */
+import { ManagerLiveConfig, type ManagerLiveConfigProps } from "./manager-live-config";
 import { Construct } from "constructs";
 import { addFleetOutputs, byShard, type ShardFleet } from "../shard-fleet";
 import { CacheBucket, type CacheBucketProps } from "./cache-bucket";
@@ -31,6 +32,8 @@ export interface GoogleShardProps {
    * @default - workers have no service account and their boots leave no trace once they are removed
    */
   readonly workerLogs?: Omit<WorkerLogIdentityProps, "project">;
+  /** Where each manager slot reads its config.toml at run time (constructs/google/manager-live-config.ts). */
+  readonly liveConfig: Omit<ManagerLiveConfigProps, "project" | "reader">;
 }
 
 export interface GoogleCellFleetProps {
@@ -85,6 +88,8 @@ export class GoogleCellFleet extends Construct {
     const cache = shard.cache
       ? new CacheBucket(scope, "cache", { ...shard.cache, project, location: region, objectAdminServiceAccountEmails: [serviceAccountEmail] })
       : undefined;
+    // Before the managers: a manager's first boot reads its config.toml from there.
+    new ManagerLiveConfig(scope, "live-config", { ...shard.liveConfig, project, reader: iam.serviceAccountMember });
     const managers = new RunnerManagerGroup(scope, "managers", { ...shard.managers, project, region, subnetwork, serviceAccountEmail });
     const workers = new WorkerInstanceGroup(scope, "workers", {
       ...shard.workers,

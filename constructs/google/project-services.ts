@@ -18,7 +18,7 @@ export const FLEET_SERVICES: Readonly<Record<string, string>> = {
   "iam.googleapis.com": "the managers' service account and the fleeting plugin's custom role",
   "cloudresourcemanager.googleapis.com": "project IAM bindings of the managers' service account",
   "iamcredentials.googleapis.com": "signed GCS URLs of the runner cache (signBlob as the managers' service account)",
-  "secretmanager.googleapis.com": "the runner tokens the managers read at boot",
+  "secretmanager.googleapis.com": "the runner tokens and config.toml files the managers read",
   "storage.googleapis.com": "the cache buckets",
   "logging.googleapis.com": "the Ops Agent's runner logs",
   "monitoring.googleapis.com": "the Ops Agent's runner metrics, dashboards and alert policies",

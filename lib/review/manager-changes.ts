@@ -18,7 +18,15 @@
  *   name changes is recreated; one whose launch_template or mixed_instances_policy changes
  *   refreshes its instance.
  * - Both: a slot whose resources are deleted and created under another address.
+ *
+ * What does not replace it: config.toml, which the managers read at run time from the slot's
+ * `.../shard-<shard>/live-config/Config<n>` (a Secret Manager secret version on Google Cloud, an SSM
+ * parameter on AWS; lib/render/live-config.ts). A change to it is applied live when every setting that
+ * changed is one gitlab-runner reloads, else the runner restarts in place with the same drain
+ * (lib/render/config-reload.ts), unless the slot is replaced anyway.
  */
+import { configChange, type ReloadClass } from "../render/config-reload";
+import { configTomlOfLiveConfig } from "../render/live-config";
 import type { EntryChange, StackJson } from "./entry-change";
 
 export interface ShardManagerChanges {
@@ -27,6 +35,10 @@ export interface ShardManagerChanges {
   readonly total: number;
   /** Slots whose VM the change replaces. */
   readonly replaced: readonly number[];
+  /** Slots (not replaced) whose running gitlab-runner takes the new config.toml live. */
+  readonly live: readonly number[];
+  /** Slots (not replaced) whose gitlab-runner restarts in place, with the drain, for the new config.toml. */
+  readonly restarted: readonly number[];
   readonly added: readonly number[];
   readonly removed: readonly number[];
   /** Why, in words: "instance template changed (metadata, machine_type)". */
@@ -37,7 +49,7 @@ interface ManagerPart {
   readonly shard: string;
   readonly slot: number;
   /** What the resource is to the manager, for the reason text. */
-  readonly role: "instance template" | "instance group" | "launch template" | "Auto Scaling group";
+  readonly role: "instance template" | "instance group" | "launch template" | "Auto Scaling group" | "config.toml";
 }
 
 const MANAGER_PATHS: ReadonlyArray<{ pattern: RegExp; role: ManagerPart["role"] }> = [
@@ -45,6 +57,7 @@ const MANAGER_PATHS: ReadonlyArray<{ pattern: RegExp; role: ManagerPart["role"] 
   { pattern: /\/shard-([^/]+)\/managers\/Group(\d+)$/, role: "instance group" },
   { pattern: /\/shard-([^/]+)\/manager-(\d+)\/launch-template$/, role: "launch template" },
   { pattern: /\/shard-([^/]+)\/manager-(\d+)\/Resource$/, role: "Auto Scaling group" },
+  { pattern: /\/shard-([^/]+)\/live-config\/Config(\d+)$/, role: "config.toml" },
 ];
 
 /** Does a change of this top-level attribute replace the manager's VM? */
@@ -53,7 +66,12 @@ const REPLACING: Readonly<Record<ManagerPart["role"], (attribute: string) => boo
   "instance group": (attribute) => ["name", "zone", "base_instance_name", "project", "version"].includes(attribute),
   "launch template": (attribute) => !["tags", "tags_all", "default_version", "update_default_version"].includes(attribute),
   "Auto Scaling group": (attribute) => ["name", "launch_template", "mixed_instances_policy"].includes(attribute),
+  // Read at run time: never replaces the VM (handled apart, see configEffect).
+  "config.toml": () => false,
 };
+
+/** The attribute that holds a slot's stored config.toml: the secret version's data (Google), the parameter's value (AWS). */
+const CONFIG_ATTRIBUTES = ["secret_data", "insecure_value"] as const;
 
 export function managerPartOf(constructPath: string | undefined): ManagerPart | undefined {
   if (!constructPath) return undefined;
@@ -68,9 +86,9 @@ export function managerPartOf(constructPath: string | undefined): ManagerPart | 
 export function managerChanges(resources: readonly EntryChange[], before: StackJson | undefined, after: StackJson | undefined): ShardManagerChanges[] {
   const slotsBefore = managerSlots(before);
   const slotsAfter = managerSlots(after);
-  const byShard = new Map<string, { replaced: Set<number>; reasons: Set<string> }>();
+  const byShard = new Map<string, { replaced: Set<number>; configs: Map<number, ReloadClass>; reasons: Set<string> }>();
   const entry = (shard: string) => {
-    const found = byShard.get(shard) ?? { replaced: new Set<number>(), reasons: new Set<string>() };
+    const found = byShard.get(shard) ?? { replaced: new Set<number>(), configs: new Map<number, ReloadClass>(), reasons: new Set<string>() };
     byShard.set(shard, found);
     return found;
   };
@@ -80,6 +98,13 @@ export function managerChanges(resources: readonly EntryChange[], before: StackJ
     if (!part) continue;
     const key = `${part.shard}/${part.slot}`;
     const slotStays = slotsBefore.has(key) && slotsAfter.has(key);
+    if (part.role === "config.toml") {
+      const effect = configEffect(change.address, before, after);
+      if (!slotStays || effect === undefined) continue;
+      entry(part.shard).configs.set(part.slot, effect.effect);
+      entry(part.shard).reasons.add(effect.reason);
+      continue;
+    }
     if (change.action === "update") {
       const attributes = [...new Set(change.attributes.map((attribute) => topLevel(attribute.path)))];
       const replacing = attributes.filter(REPLACING[part.role]);
@@ -102,9 +127,13 @@ export function managerChanges(resources: readonly EntryChange[], before: StackJ
     const removed = beforeSlots.filter((slot) => !afterSlots.includes(slot)).sort((a, b) => a - b);
     const found = byShard.get(shard);
     const replaced = [...(found?.replaced ?? [])].sort((a, b) => a - b);
-    if (replaced.length + added.length + removed.length === 0) return [];
+    const configured = (effect: ReloadClass) =>
+      [...(found?.configs ?? new Map<number, ReloadClass>())].filter(([slot, value]) => value === effect && !replaced.includes(slot)).map(([slot]) => slot).sort((a, b) => a - b);
+    const live = configured("live");
+    const restarted = configured("restart");
+    if (replaced.length + added.length + removed.length + live.length + restarted.length === 0) return [];
     const total = afterSlots.length > 0 ? afterSlots.length : beforeSlots.length;
-    return [{ shard, total, replaced, added, removed, reasons: [...(found?.reasons ?? [])] }];
+    return [{ shard, total, replaced, live, restarted, added, removed, reasons: [...(found?.reasons ?? [])] }];
   });
 }
 
@@ -112,15 +141,41 @@ export function managerChanges(resources: readonly EntryChange[], before: StackJ
  * In words: what ("replaces 2 of 2 managers of shard spot-amd64", "adds 1 manager to shard x")
  * and why ("launch template changed (user_data)").
  */
-export function describeManagerChanges(changes: ShardManagerChanges): { readonly what: string; readonly why: string } {
+export function describeManagerChanges(changes: ShardManagerChanges): { readonly what: string; readonly why: string; readonly stopsRunners: boolean } {
   const parts: string[] = [];
   const managers = (count: number) => `${count} manager${count === 1 ? "" : "s"}`;
-  if (changes.replaced.length > 0) {
-    parts.push(`replaces ${changes.replaced.length} of ${changes.total} ${changes.total === 1 ? "manager" : "managers"} of shard ${changes.shard}`);
-  }
+  const ofShard = (count: number) => `${count} of ${changes.total} ${changes.total === 1 ? "manager" : "managers"} of shard ${changes.shard}`;
+  if (changes.replaced.length > 0) parts.push(`replaces ${ofShard(changes.replaced.length)}`);
+  if (changes.restarted.length > 0) parts.push(`restarts the runner in place on ${ofShard(changes.restarted.length)} (drained first, no new VM)`);
+  if (changes.live.length > 0) parts.push(`has config.toml applied live to ${ofShard(changes.live.length)} (no restart, no new VM)`);
   if (changes.added.length > 0) parts.push(`adds ${managers(changes.added.length)} to shard ${changes.shard}`);
   if (changes.removed.length > 0) parts.push(`removes ${managers(changes.removed.length)} from shard ${changes.shard}`);
-  return { what: parts.join(", "), why: changes.reasons.join("; ") };
+  return { what: parts.join(", "), why: changes.reasons.join("; "), stopsRunners: changes.replaced.length + changes.restarted.length + changes.removed.length > 0 };
+}
+
+/** The stored config.toml of the resource at `address` in a stack, if it holds one. */
+function storedConfig(stack: StackJson | undefined, address: string): string | undefined {
+  const [type, name] = [address.slice(0, address.indexOf(".")), address.slice(address.indexOf(".") + 1)];
+  const body = ((stack?.resource ?? {}) as Record<string, Record<string, Record<string, unknown>>>)[type]?.[name];
+  const value = CONFIG_ATTRIBUTES.map((attribute) => body?.[attribute]).find((candidate) => typeof candidate === "string");
+  return typeof value === "string" ? configTomlOfLiveConfig(value) : undefined;
+}
+
+/** What a running manager does with its stored config.toml going from the old stack's to the new one's. */
+function configEffect(address: string, before: StackJson | undefined, after: StackJson | undefined): { effect: ReloadClass; reason: string } | undefined {
+  const old = storedConfig(before, address);
+  const next = storedConfig(after, address);
+  if (old === undefined || next === undefined) return undefined;
+  const change = configChange(old, next);
+  if (change.effect === "none") return undefined;
+  const settings = [...new Set(change.settings.map((setting) => setting.path.replace(/\[\d+\]/g, "")))];
+  const shown = settings.slice(0, 4).join(", ") + (settings.length > 4 ? `, ... (${settings.length} settings)` : "");
+  return change.effect === "live"
+    ? { effect: "live", reason: `config.toml changed (${shown}): gitlab-runner reloads these within seconds` }
+    : {
+        effect: "restart",
+        reason: `config.toml changed (${shown}), ${change.settings.filter((setting) => setting.class === "restart").length > 1 ? "some" : "one"} of them read only when gitlab-runner starts`,
+      };
 }
 
 /** `<shard>/<slot>` of every manager in a stack. */

@@ -103,7 +103,10 @@ function cellTextLines(report: ReviewReport, cell: CellDiff): CellSection {
   const queue = report.queues?.find((entry) => entry.cell === cell.cell);
   if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
   for (const warning of warningsOf(report, cell.cell)) lines.push(`  ${isSecurityWarning(warning) ? "security-relevant model warning" : "model warning"}: ${warning}`);
-  for (const { what, why } of cell.managers.map(describeManagerChanges)) lines.push(`  ${cell.status === "added" ? "" : "WARNING: "}${what}${why ? `: ${why}` : ""}`);
+  // A warning only for what stops runners; a new cell's managers and a config.toml applied live are information.
+  for (const { what, why, stopsRunners } of cell.managers.map(describeManagerChanges)) {
+    lines.push(`  ${cell.status === "added" ? "" : stopsRunners ? "WARNING: " : "NOTE: "}${what}${why ? `: ${why}` : ""}`);
+  }
   const roll = describeRollForReview(cell.managers);
   if (roll) lines.push(`  ${roll}`);
   const entryLines = (change: EntryChange) => {
@@ -172,8 +175,9 @@ function cellMarkdownLines(report: ReviewReport, cell: CellDiff): CellSection {
   }
   if (cell.status === "removed") lines.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
   // Managers of a new cell are what the cell is, not a decision about running ones: information, not a warning.
-  for (const { what, why } of cell.managers.map(describeManagerChanges)) {
-    lines.push("", cell.status === "added" ? `This change ${escapeCell(what)}${why ? `: ${escapeCell(why)}` : ""}.` : `> :warning: **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
+  for (const { what, why, stopsRunners } of cell.managers.map(describeManagerChanges)) {
+    const callout = stopsRunners ? ":warning:" : ":information_source:";
+    lines.push("", cell.status === "added" ? `This change ${escapeCell(what)}${why ? `: ${escapeCell(why)}` : ""}.` : `> ${callout} **This change ${escapeCell(what)}**${why ? `: ${escapeCell(why)}` : ""}.`);
   }
   const roll = describeRollForReview(cell.managers);
   if (roll) lines.push("", `> ${escapeCell(roll.charAt(0).toUpperCase() + roll.slice(1))}.`);

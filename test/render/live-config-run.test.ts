@@ -28,7 +28,7 @@ afterEach(() => sandbox.dispose());
 describe.each([
   ["cell-1", "Secret Manager"],
   ["cell-2", "SSM"],
-] as const)("config timer (%s, %s)", (cell) => {
+] as const)("config timer (%s, %s)", (cell, _store) => {
   const model = modelWith(cell, () => {});
   const changed = (change: (draft: RunnerModel) => void) => {
     const next = modelWith(cell, change);

@@ -45,8 +45,8 @@ const managersOf = (before: StackJson, after: StackJson) => diffCell("cell-9", b
 describe("manager changes read from the stack diff", () => {
   it("Google: any instance template change replaces the VM of that slot", () => {
     const changes = managersOf(googleStack(2), googleStack(2, (stack) => (stack.resource.google_compute_instance_template.tpl1.machine_type = "e2-standard-4")));
-    expect(changes).toEqual([{ shard: "spot", total: 2, replaced: [1], added: [], removed: [], reasons: ["instance template changed (machine_type)"] }]);
-    expect(describeManagerChanges(changes[0])).toEqual({ what: "replaces 1 of 2 managers of shard spot", why: "instance template changed (machine_type)" });
+    expect(changes).toEqual([{ shard: "spot", total: 2, replaced: [1], live: [], restarted: [], added: [], removed: [], reasons: ["instance template changed (machine_type)"] }]);
+    expect(describeManagerChanges(changes[0])).toEqual({ what: "replaces 1 of 2 managers of shard spot", why: "instance template changed (machine_type)", stopsRunners: true });
   });
 
   it("Google: an update policy change of the group leaves the VM alone; a zone change does not", () => {
@@ -62,7 +62,7 @@ describe("manager changes read from the stack diff", () => {
       stack.resource.aws_launch_template.lt1.user_data = "IyEvYmluL2Jhc2ggLWUK";
     });
     expect(managersOf(awsStack(), userData)).toEqual([
-      { shard: "spot", total: 2, replaced: [0, 1], added: [], removed: [], reasons: ["launch template changed (user_data)"] },
+      { shard: "spot", total: 2, replaced: [0, 1], live: [], restarted: [], added: [], removed: [], reasons: ["launch template changed (user_data)"] },
     ]);
     const tags = awsStack((stack) => (stack.resource.aws_launch_template.lt0.tags.team = "platform"));
     expect(managersOf(awsStack(), tags)).toEqual([]);
@@ -83,7 +83,7 @@ describe("manager changes read from the stack diff", () => {
     expect(managersOf(googleStack(2), moved)[0]).toMatchObject({ replaced: [0], reasons: ["instance template recreated under a new address"] });
 
     const grown = managersOf(googleStack(2), googleStack(3));
-    expect(grown).toEqual([{ shard: "spot", total: 3, replaced: [], added: [2], removed: [], reasons: [] }]);
+    expect(grown).toEqual([{ shard: "spot", total: 3, replaced: [], live: [], restarted: [], added: [2], removed: [], reasons: [] }]);
     expect(describeManagerChanges(grown[0]).what).toBe("adds 1 manager to shard spot");
     expect(describeManagerChanges(managersOf(googleStack(3), googleStack(1))[0]).what).toBe("removes 2 managers from shard spot");
   });

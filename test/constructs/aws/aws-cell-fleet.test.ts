@@ -60,7 +60,13 @@ describe("AwsCellFleet over models/cell-2.yaml", () => {
       const [, asg] = asgNamed(json, managerName(model, shard, slot));
       expect(asg).toMatchObject({ min_size: 1, max_size: 1, desired_capacity: 1 });
       // The first token read at boot must find the role's policy in place.
-      expect(asg.depends_on).toEqual([expect.stringMatching(/^aws_iam_role_policy\.fleet_shard-spot-amd64_iam_policy/)]);
+      // The role's policies and the config.toml parameters are in place before a manager's first boot reads them.
+      expect(asg.depends_on).toEqual([
+        expect.stringMatching(/^aws_iam_role_policy\.fleet_shard-spot-amd64_iam_policy/),
+        expect.stringMatching(/^aws_iam_role_policy\.fleet_shard-spot-amd64_live-config_policy/),
+        expect.stringMatching(/^aws_ssm_parameter\.fleet_shard-spot-amd64_live-config_Config0/),
+        expect.stringMatching(/^aws_ssm_parameter\.fleet_shard-spot-amd64_live-config_Config1/),
+      ]);
       const template = launchTemplateOf(json, asg);
       expect(decodeUserData(template.user_data)).toBe(renderManagerStartupScript(model, shard, slot));
       expect(template).toMatchObject({ instance_type: shard.managers.machine_type, image_id: DEFAULT_IMAGES.aws });

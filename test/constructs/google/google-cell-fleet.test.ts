@@ -5,7 +5,7 @@ import { UserInputError } from "../../../lib/process/errors";
 import {
   cacheBucketName,
   managerName,
-  secretLocation,
+  liveConfigLocation, secretLocation,
   shardLabels,
   workerGroupName,
   zoneOfSlot,
@@ -116,11 +116,21 @@ describe("GoogleCellFleet over models/cell-1.yaml", () => {
     expect(resourceTypes(json).filter((type) => type.includes("autoscaler"))).toEqual([]);
   });
 
-  test("managers may read only their own shard's token secret", () => {
+  test("managers may read only their own shard's token secret, and each slot's config.toml secret", () => {
     const grants = resourcesOf(json, "google_secret_manager_secret_iam_member");
-    expect(grants.map((grant) => grant.secret_id).sort()).toEqual(
+    const tokenGrants = grants.filter((grant) => !String(grant.secret_id).includes("live-config"));
+    expect(tokenGrants.map((grant) => grant.secret_id).sort()).toEqual(
       model.shards.map((shard) => secretLocation(model, shard).googleSecretId).sort(),
     );
+    // One config secret per slot, readable by that shard's managers only.
+    const secrets = resourcesOf(json, "google_secret_manager_secret").filter((secret) => String(secret.secret_id).includes("-config-"));
+    expect(secrets.map((secret) => secret.secret_id).sort()).toEqual(
+      model.shards.flatMap((shard) => Array.from({ length: shard.managers.count }, (_, slot) => liveConfigLocation(model, shard, slot).googleSecretId)).sort(),
+    );
+    for (const grant of grants.filter((candidate) => String(candidate.secret_id).includes("live-config"))) {
+      const shard = /shard-([a-z0-9-]+)_live-config/.exec(grant.secret_id)![1];
+      expect(grant.member).toContain(`shard-${shard}_iam_ServiceAccount`);
+    }
     fleet.shards.forEach((shardFleet, index) => {
       expect(shardFleet.iam.tokenSecretId).toBe(secretLocation(model, model.shards[index]).googleSecretId);
     });
@@ -193,7 +203,8 @@ describe("GoogleCellFleet variations", () => {
       m.secrets.store = "local";
     });
     const { json, stack } = fleetOf(model);
-    expect(resourcesOf(json, "google_secret_manager_secret_iam_member")).toHaveLength(0);
+    // Only the config.toml secrets, which the managers read whatever the token's store.
+    expect(resourcesOf(json, "google_secret_manager_secret_iam_member").filter((grant) => !String(grant.secret_id).includes("live-config"))).toHaveLength(0);
     expect(resourcesOf(json, "google_compute_health_check")).toHaveLength(0);
     expect(warningsOf(stack).join("\n")).toMatch(/No token secret/);
   });
