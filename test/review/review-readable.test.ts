@@ -1,7 +1,8 @@
 /**
  * A review a person can read, over a real two-commit change with the real synth: the
- * text diff of the rendered config.toml, the managers the change replaces in words,
- * construct paths instead of hash-suffixed logical ids.
+ * text diff of the rendered config.toml, what the change does to the managers in words (a
+ * `concurrent` change reaches them live: no template, no roll), construct paths instead of
+ * hash-suffixed logical ids.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -50,32 +51,29 @@ describe("bin/review over a commit that changes `concurrent` (real synth, both c
     expect(markdown).toMatch(/```diff\n@@ [^\n]+\n(?:[ +-][^\n]*\n)*-concurrent = 60\n\+concurrent = 61\n/);
   });
 
-  it("shows the startup scripts that carry the new config.toml, and no file that did not change", () => {
-    expect(text).toContain("    small-amd64/manager-0/startup.sh, small-amd64/manager-1/startup.sh:\n");
-    expect(text).toContain("    spot-amd64/manager-0/startup.sh, spot-amd64/manager-1/startup.sh:\n");
+  it("shows no startup script: config.toml is not in the templates any more (lib/render/live-config.ts)", () => {
+    expect(text).not.toContain("startup.sh");
     expect(text).not.toContain("worker-startup.sh");
     expect(markdown).toContain("**Files the VMs boot with**");
   });
 
-  it("names the roll ahead of time: one slot of each shard per wave, drained, the next wave after the new managers are online", () => {
+  it("says the change is applied live to every manager of the shard, on both clouds, and names no roll", () => {
     expect(text).toContain(
-      "  provision rolls the replaced managers one slot per shard at a time (wave 1: small-amd64 slot 0; wave 2: small-amd64 slot 1): each stopping manager gets SIGQUIT and up to maximum_timeout, and the next wave waits until the new managers are online",
+      "  NOTE: has config.toml applied live to 2 of 2 managers of shard small-amd64 (no restart, no new VM): config.toml changed (concurrent, runners.request_concurrency): gitlab-runner reloads these within seconds",
     );
-    expect(markdown).toContain("> Provision rolls the replaced managers one slot per shard at a time (wave 1: small-amd64 slot 0; wave 2: small-amd64 slot 1)");
-  });
-
-  it("warns in words that the change replaces every manager of the shard, on both clouds", () => {
-    expect(text).toMatch(/WARNING: replaces 2 of 2 managers of shard small-amd64: instance template changed \(metadata\)/);
-    expect(text).toMatch(/WARNING: replaces 2 of 2 managers of shard spot-amd64: launch template changed \(user_data\)/);
+    expect(text).toContain("  NOTE: has config.toml applied live to 2 of 2 managers of shard spot-amd64 (no restart, no new VM)");
+    expect(text).not.toMatch(/WARNING: replaces/);
+    expect(text).not.toContain("provision rolls");
     expect(text).not.toMatch(/managers of shard large-amd64/);
-    expect(markdown).toContain("> :warning: **This change replaces 2 of 2 managers of shard small-amd64**");
-    expect(markdown).toContain("> :warning: **This change replaces 2 of 2 managers of shard spot-amd64**");
+    expect(markdown).toContain("> :information_source: **This change has config.toml applied live to 2 of 2 managers of shard small-amd64 (no restart, no new VM)**");
   });
 
   it("names resources by construct path, not by logical id with a hash suffix", () => {
-    expect(text).toContain("~ fleet/shard-small-amd64/managers/Template0 (google_compute_instance_template)");
-    expect(text).toContain("~ fleet/shard-spot-amd64/manager-0/launch-template (aws_launch_template)");
-    expect(markdown).toContain("`fleet/shard-spot-amd64/manager-1/launch-template` <sub>aws_launch_template</sub>");
+    expect(text).toContain("~ fleet/shard-small-amd64/live-config/Config0 (google_secret_manager_secret_version)");
+    expect(text).toContain("~ fleet/shard-spot-amd64/live-config/Config0 (aws_ssm_parameter)");
+    expect(text).not.toContain("(google_compute_instance_template)");
+    expect(text).not.toContain("(aws_launch_template)");
+    expect(markdown).toContain("`fleet/shard-spot-amd64/live-config/Config1` <sub>aws_ssm_parameter</sub>");
     const entries = text.split("\n").filter((line) => /^  [~+-] /.test(line));
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.filter((line) => /_[0-9A-F]{8}\b/.test(line))).toEqual([]);

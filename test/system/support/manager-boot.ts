@@ -14,8 +14,9 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderManagerStartupScript } from "../../../lib/render/manager-files";
-import { managerName, secretLocation, zoneOfSlot } from "../../../lib/model/names";
+import { renderConfigToml, renderManagerStartupScript } from "../../../lib/render/manager-files";
+import { liveConfigContent } from "../../../lib/render/live-config";
+import { liveConfigLocation, managerName, secretLocation, zoneOfSlot } from "../../../lib/model/names";
 import type { RunnerModel, Shard } from "../../../lib/model/schema";
 import { CONTAINER_STUB_DIR, STUBS_DIR, SystemContainer } from "./system-container";
 import { StubState } from "./stub-state";
@@ -60,6 +61,7 @@ export async function managerContainer(label: string, model: RunnerModel, shard:
     if (cloud === "aws") answerAws(manager);
     else answerGoogle(manager);
     storeToken(manager, FIRST_TOKEN);
+    storeConfig(manager, liveConfigContent(renderConfigToml(manager.model, manager.shard, manager.slot)));
     await container.exec([`${CONTAINER_STUB_DIR}/seed.sh`, cloud]);
     return manager;
   } catch (error) {
@@ -121,6 +123,17 @@ export function storeToken(manager: Manager, token: string): void {
     manager.stubs.ssmParameter(secretLocation(manager.model, manager.shard).awsParameterName, token);
   } else {
     manager.stubs.httpResponse("GET", googleSecretUrl(manager), JSON.stringify({ name: "latest", payload: { data: Buffer.from(token).toString("base64") } }));
+  }
+}
+
+/** Puts the slot's config.toml where the stack stores it (lib/render/live-config.ts): an SSM parameter or a Secret Manager secret. */
+export function storeConfig(manager: Manager, content: string): void {
+  const location = liveConfigLocation(manager.model, manager.shard, manager.slot);
+  if (manager.cloud === "aws") {
+    manager.stubs.ssmParameter(location.awsParameterName, content);
+  } else if (manager.model.cloud.provider === "google") {
+    const url = `https://secretmanager.googleapis.com/v1/projects/${manager.model.cloud.project}/secrets/${location.googleSecretId}/versions/latest:access`;
+    manager.stubs.httpResponse("GET", url, JSON.stringify({ name: "latest", payload: { data: Buffer.from(content).toString("base64") } }));
   }
 }
 
