@@ -43,7 +43,10 @@ export class ManagerLiveConfig extends Construct {
         role: "roles/secretmanager.secretAccessor",
         member: props.reader,
       });
-      this.versions.push(new SecretManagerSecretVersion(this, `Config${index}`, { secret: secret.id, secretData: slot.content }));
+      // The new version first: a manager that reads "latest" between the two finds one.
+      this.versions.push(
+        new SecretManagerSecretVersion(this, `Config${index}`, { secret: secret.id, secretData: slot.content, lifecycle: { createBeforeDestroy: true } }),
+      );
     });
   }
 }
