@@ -4,6 +4,7 @@
  * offline): every string parsed as a template, every reference resolved, every
  * expression evaluated by a real plan.
  */
+import { liveConfigContent } from "../../lib/render/live-config";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,6 +52,9 @@ describeWithRealEngine("Google Cloud stacks checked by the real terraform throug
     // Every boot script reaches the (stand-in) instance templates exactly as rendered for review.
     const scripts = renderedFilesForCell(loaded.model).filter((file) => file.path.endsWith(".sh")).map((file) => file.content);
     expect(new Set(plannedStrings(plan, "startup-script"))).toEqual(new Set(scripts));
+    // And every manager's config.toml reaches its (stand-in) secret version, as rendered, after its restart digest.
+    const configs = renderedFilesForCell(loaded.model).filter((file) => file.path.endsWith("config.toml")).map((file) => liveConfigContent(file.content));
+    expect(new Set(plannedStrings(plan, "secret_data"))).toEqual(new Set(configs));
   }, 60_000);
 
   it("writes model values that look like Terraform syntax as literals", async () => {
@@ -59,7 +63,8 @@ describeWithRealEngine("Google Cloud stacks checked by the real terraform throug
     expect(plannedStrings(plan, "source_image")).toContain(TEMPLATE_LOOKING_VALUES.image);
     expect(plannedStrings(plan, "network")).toContain(TEMPLATE_LOOKING_VALUES.network);
     expect(plannedStrings(plan, "subnetwork")).toContain(TEMPLATE_LOOKING_VALUES.subnet);
-    expect(plannedStrings(plan, "startup-script").some((script) => script.includes(`image = ${JSON.stringify(TEMPLATE_LOOKING_VALUES.dockerImage)}`))).toBe(true);
+    // config.toml reaches the managers through their config secrets (lib/render/live-config.ts), not the startup script.
+    expect(plannedStrings(plan, "secret_data").some((config) => config.includes(`image = ${JSON.stringify(TEMPLATE_LOOKING_VALUES.dockerImage)}`))).toBe(true);
   }, 60_000);
 
   describe("fails when", () => {
