@@ -2,10 +2,12 @@
  * A shard's distributed runner cache: a private GCS bucket whose objects expire, writable by
  * the shard's managers only.
  */
+import { ProjectIamCustomRole } from "@cdktf/provider-google/lib/project-iam-custom-role";
 import { ServiceAccountIamMember } from "@cdktf/provider-google/lib/service-account-iam-member";
 import { StorageBucket } from "@cdktf/provider-google/lib/storage-bucket";
 import { StorageBucketIamMember } from "@cdktf/provider-google/lib/storage-bucket-iam-member";
 import { Construct } from "constructs";
+import { fitName } from "../../lib/names/fit-name";
 import { checkIntegerRange, checkNonEmpty, checkPattern, fail, isToken } from "./checks";
 
 export interface CacheBucketProps {
@@ -24,10 +26,25 @@ export interface CacheBucketProps {
   /**
    * Let each of those accounts sign URLs as itself. gitlab-runner hands jobs signed URLs; with no key
    * file it signs through the IAM signBlob API using the VM's own account, which needs
-   * roles/iam.serviceAccountTokenCreator on that account (granted on the account itself, not the project).
+   * iam.serviceAccounts.signBlob on that account. Granted on the account itself (not the project) through a
+   * custom role with that one permission: roles/iam.serviceAccountTokenCreator would also grant
+   * getAccessToken, signJwt and getOpenIdToken, which the cache never uses.
    * @default true
    */
   readonly grantUrlSigning?: boolean;
+  /**
+   * Id of the custom role holding iam.serviceAccounts.signBlob alone (letters, digits, '_' and '.').
+   * @default - urlSigningRoleId(name): "gitlabRunnerUrlSigning_" and the bucket's name
+   */
+  readonly urlSigningRoleId?: string;
+}
+
+/** The only permission URL signing needs (IAM Credentials API projects.serviceAccounts.signBlob). */
+export const URL_SIGNING_PERMISSIONS: readonly string[] = ["iam.serviceAccounts.signBlob"];
+
+/** A custom role id per bucket: bucket names are globally unique, role ids only within a project. */
+export function urlSigningRoleId(bucketName: string): string {
+  return fitName(`gitlabRunnerUrlSigning_${bucketName}`, 64).replace(/-/g, "_");
 }
 
 export class CacheBucket extends Construct {
@@ -35,6 +52,8 @@ export class CacheBucket extends Construct {
   public readonly bucketName: string;
   public readonly expiryDays: number;
   public readonly grantUrlSigning: boolean;
+  /** The custom role with URL_SIGNING_PERMISSIONS, when `grantUrlSigning`. */
+  public readonly urlSigningRole?: ProjectIamCustomRole;
 
   constructor(scope: Construct, id: string, props: CacheBucketProps) {
     super(scope, id);
@@ -59,6 +78,18 @@ export class CacheBucket extends Construct {
       versioning: { enabled: false },
     });
 
+    if (this.grantUrlSigning) {
+      const roleId = props.urlSigningRoleId ?? urlSigningRoleId(props.name);
+      checkPattern(this, "urlSigningRoleId", roleId, /^[a-zA-Z0-9_.]{3,64}$/, "3 to 64 letters, digits, '_' or '.'");
+      this.urlSigningRole = new ProjectIamCustomRole(this, "UrlSigningRole", {
+        project: props.project,
+        roleId,
+        title: `GitLab runner cache URL signing (${roleId})`,
+        description: "Sign cache URLs as the account itself (signBlob), and nothing else.",
+        permissions: [...URL_SIGNING_PERMISSIONS],
+        stage: "GA",
+      });
+    }
     props.objectAdminServiceAccountEmails.forEach((email, index) => {
       const member = `serviceAccount:${email}`;
       new StorageBucketIamMember(this, `ObjectAdmin${index}`, {
@@ -66,10 +97,10 @@ export class CacheBucket extends Construct {
         role: "roles/storage.objectAdmin",
         member,
       });
-      if (this.grantUrlSigning) {
+      if (this.urlSigningRole) {
         new ServiceAccountIamMember(this, `UrlSigning${index}`, {
           serviceAccountId: `projects/${props.project}/serviceAccounts/${email}`,
-          role: "roles/iam.serviceAccountTokenCreator",
+          role: this.urlSigningRole.name,
           member,
         });
       }

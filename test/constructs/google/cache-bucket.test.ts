@@ -57,14 +57,21 @@ describe("CacheBucket", () => {
     expect(resourcesOf(json, "google_project_iam_member")).toHaveLength(0);
   });
 
-  test("each manager account may sign cache URLs as itself", () => {
+  test("each manager account may sign cache URLs as itself, through a custom role holding signBlob alone", () => {
     const { json } = cacheOf();
+    // Not roles/iam.serviceAccountTokenCreator: that also grants getAccessToken, signJwt and getOpenIdToken.
+    expect(resourcesOf(json, "google_project_iam_custom_role")).toEqual([
+      expect.objectContaining({ role_id: "gitlabRunnerUrlSigning_acme_test_project_cell_9_small_cache", permissions: ["iam.serviceAccounts.signBlob"], project: TEST_PROJECT }),
+    ]);
     expect(json).toHaveResourceWithProperties(ServiceAccountIamMember, {
       service_account_id: `projects/${TEST_PROJECT}/serviceAccounts/${MANAGERS}`,
-      role: "roles/iam.serviceAccountTokenCreator",
+      role: expect.stringMatching(/^\$\{google_project_iam_custom_role\..+\.name\}$/),
       member: `serviceAccount:${MANAGERS}`,
     });
-    expect(resourcesOf(cacheOf({ grantUrlSigning: false }).json, "google_service_account_iam_member")).toHaveLength(0);
+    expect(JSON.stringify(json)).not.toContain("serviceAccountTokenCreator");
+    const unsigned = cacheOf({ grantUrlSigning: false }).json;
+    expect(resourcesOf(unsigned, "google_service_account_iam_member")).toHaveLength(0);
+    expect(resourcesOf(unsigned, "google_project_iam_custom_role")).toHaveLength(0);
   });
 
   test("fails when the expiry is 0 days", () => {
