@@ -16,6 +16,7 @@ import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
 import { cidrContains } from "../network/cidr";
 import { cellTagProblem } from "./cell-tag";
+import { checkWorkerGroupPrefixes } from "./worker-group-prefixes";
 import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } from "./worker-checks";
 
 
@@ -34,6 +35,7 @@ export function crossCheck(model: RunnerModel): CrossCheckFinding[] {
     ...checkSecretStore(model),
     ...checkState(model),
     ...checkShardNames(model),
+    ...checkWorkerGroupPrefixes(model),
     ...checkDerivedNames(model),
     ...model.shards.flatMap((shard, index) => checkShard(model, shard, ["shards", index])),
     ...classChecks(model),
@@ -116,6 +118,17 @@ function checkNetwork(model: RunnerModel): CrossCheckFinding[] {
   network.monitoring_cidrs.forEach((range, index) => {
     if (range === "0.0.0.0/0") {
       findings.push(error(["network", "monitoring_cidrs", index], "a monitoring range narrower than the whole internet", range));
+    } else if (network.cidr && !network.existing && cidrsOverlap(network.cidr, range)) {
+      // Workers and managers share the created network's subnets, so such a range admits the workers, where job
+      // code runs, to gitlab-runner's :9252, which also serves /debug/pprof and /debug/jobs/list (commands/multi.go
+      // serves the debug handlers on the metrics listener). A scraper lives outside the fleet's own range.
+      findings.push(
+        error(
+          ["network", "monitoring_cidrs", index],
+          `a range outside network.cidr ${network.cidr}, such as the monitoring network's own (security: the workers have addresses in ${network.cidr}, and job code on them would reach gitlab-runner's /debug/pprof and /debug/jobs/list on the managers' :9252)`,
+          range,
+        ),
+      );
     } else if (!(network.cidr && cidrContains(network.cidr, range)) && !isPrivateRange(range)) {
       findings.push({
         severity: "warning",
@@ -126,6 +139,11 @@ function checkNetwork(model: RunnerModel): CrossCheckFinding[] {
     }
   });
   return findings;
+}
+
+/** Two CIDR blocks either nest or are disjoint: they overlap when one holds the other. */
+function cidrsOverlap(first: string, second: string): boolean {
+  return cidrContains(first, second) || cidrContains(second, first);
 }
 
 function isPrivateRange(range: string): boolean {

@@ -4,6 +4,7 @@
  * place, for the stack (state backend) and for `prepare --json` (the model as resolved).
  */
 import { runnerDescription, shardImages } from "./names";
+import { effectivePullPolicy } from "./pull-policy";
 import type { RunnerModel, StateConfig } from "./schema";
 
 /** Local state lives outside cdktf.out so that wiping synth output never loses state. */
@@ -50,6 +51,7 @@ export function withDerivedDefaults(model: RunnerModel): RunnerModel {
         description: runnerDescription(model, shard),
         managers: { ...shard.managers, image: images.managers },
         workers: { ...shard.workers, image: images.workers },
+        docker: { ...shard.docker, pull_policy: [...effectivePullPolicy(shard)] },
       };
     }),
   };

@@ -6,10 +6,15 @@
  * - privileged with max_use_count other than 1: a privileged job can change the instance (kernel
  *   modules, mounts, the daemon) and the next job on it inherits that
  *   (https://docs.gitlab.com/runner/security/#usage-of-docker-executor);
- * - volumes of host paths: jobs read and write the worker's files, and later jobs see them.
+ * - volumes of host paths: jobs read and write the worker's files, and later jobs see them;
+ * - pull policies that read the worker's image cache where other jobs filled it (lib/model/pull-policy.ts).
+ * One is refused unless the model opts in by name: privileged with capacity_per_instance above 1, where
+ * jobs of different projects run at once on one privileged Docker host, and each can take over the others'
+ * containers, job tokens and artifacts (docker.privileged_shares_worker: true accepts it).
  * Host networking is not a setting of the model (network_mode is not offered).
  */
 import type { CrossCheckFinding } from "./finding";
+import { CACHE_READING_POLICIES, effectivePullPolicy, sharesImageCache } from "./pull-policy";
 import type { RunnerModel } from "./schema";
 
 const DOCKER_SOCKET = /(^|:)\/(var\/)?run\/docker\.sock(:|$)/;
@@ -35,6 +40,23 @@ export function checkIsolation(model: RunnerModel): CrossCheckFinding[] {
         });
       }
     });
+    if (shard.docker.privileged && shard.workers.capacity_per_instance > 1 && !shard.docker.privileged_shares_worker) {
+      findings.push({
+        severity: "error",
+        path: [...at, "privileged"],
+        expected: `workers.capacity_per_instance: 1 with privileged jobs, or docker.privileged_shares_worker: true to accept it (security: with ${shard.workers.capacity_per_instance} jobs at once on one privileged Docker host, any of them, of any project, can take over the others' containers, job tokens and artifacts)`,
+        received: "true",
+      });
+    }
+    const cacheReading = (shard.docker.pull_policy ?? []).filter((policy) => CACHE_READING_POLICIES.includes(policy));
+    if (sharesImageCache(shard) && cacheReading.length > 0) {
+      findings.push({
+        severity: "warning",
+        path: [...at, "pull_policy"],
+        expected: `[always] where a worker's image cache serves more than one job (security: with ${cacheReading.join(" and ")}, gitlab-runner uses a cached image after any failed pull, an authentication failure included, so a job can run another project's private image that an earlier job on the worker pulled)`,
+        received: JSON.stringify(effectivePullPolicy(shard)),
+      });
+    }
     if (shard.docker.privileged && shard.workers.max_use_count !== 1) {
       findings.push({
         severity: "warning",

@@ -373,12 +373,21 @@ const policy = z.strictObject({
 const docker = z
   .strictObject({
     image: z.string().min(1).default("ubuntu:24.04").describe("Default job image."),
-    privileged: z.boolean().default(false).describe("Privileged job containers. Leave off unless Docker-in-Docker is required. Warning (security) with workers.max_use_count other than 1: the next job runs on an instance a privileged job could change."),
+    privileged: z.boolean().default(false).describe("Privileged job containers. Leave off unless Docker-in-Docker is required. Error (security) with workers.capacity_per_instance above 1, unless docker.privileged_shares_worker is true: jobs running at once on one privileged Docker host can take over each other's containers, job tokens and artifacts. Warning (security) with workers.max_use_count other than 1: the next job runs on an instance a privileged job could change."),
+    privileged_shares_worker: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Opt-in: accept docker.privileged with workers.capacity_per_instance above 1. Then several jobs, possibly of different projects, run at once on one privileged Docker host, and any of them can take over the others' containers, job tokens and artifacts. Only for a shard whose tags are given to projects that trust each other.",
+      ),
     volumes: z.array(z.string()).default(["/cache"]).describe("Volumes mounted into job containers (Docker executor `volumes`). Warnings (security): the Docker socket (a job controls the worker's daemon) and host paths (host:container; jobs share the worker's files)."),
     pull_policy: z
       .array(z.enum(["always", "if-not-present", "never"]))
-      .default(["always", "if-not-present"])
-      .describe("Image pull policies, tried in order."),
+      .min(1)
+      .optional()
+      .describe(
+        "Image pull policies, tried in order; also config.toml's allowed_pull_policies, so a job cannot ask for another. When omitted: [always] where a worker's image cache serves more than one job (workers.max_use_count other than 1, or capacity_per_instance above 1), else [always, if-not-present]. Warning (security): if-not-present or never on such workers (gitlab-runner falls back to the cache after any failed pull, an authentication failure included, so a job could run another project's private image).",
+      ),
     job_limits: z
       .strictObject({
         cpus: z.number().gt(0).max(448).describe("CPUs each job container may use (Docker --cpus), such as 3.5."),
@@ -400,7 +409,7 @@ const docker = z
         "Docker Hub mirror (pull-through cache) the workers' Docker daemon asks first (daemon.json registry-mirrors): Google's https://mirror.gcr.io, or a registry the team runs. Keeps the fleet's pulls off Docker Hub's anonymous limit, which counts per NAT address. When omitted, every pull goes to Docker Hub.",
       ),
   })
-  .default({ image: "ubuntu:24.04", privileged: false, volumes: ["/cache"], pull_policy: ["always", "if-not-present"] })
+  .default({ image: "ubuntu:24.04", privileged: false, privileged_shares_worker: false, volumes: ["/cache"] })
   .describe("Docker executor settings of the jobs.");
 
 const cache = z

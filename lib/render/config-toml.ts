@@ -15,6 +15,7 @@ import { fleetingPlugin } from "../model/fleeting-plugin";
 import { dockerMtu } from "./docker-daemon";
 import { policiesWithCatchAll } from "../model/policy-coverage";
 import { jobLimits, type JobLimits } from "../model/job-limits";
+import { allowedPullPolicies, effectivePullPolicy } from "../model/pull-policy";
 import { MANAGER_CA_FILE, proxyEnvironmentLines } from "./egress-settings";
 
 /**
@@ -95,6 +96,8 @@ export interface RunnerEntryContext {
     readonly privileged: boolean;
     readonly volumes: readonly string[];
     readonly pullPolicy: readonly string[];
+    /** allowed_pull_policies: the policies a job may ask for itself (../model/pull-policy.ts). */
+    readonly allowedPullPolicies: readonly string[];
     /** network_mtu: the MTU of the per-job networks (FF_NETWORK_PER_BUILD), or null where Docker's default fits. */
     readonly networkMtu: number | null;
     /** Per-job limits when several jobs share a worker (../model/job-limits.ts), or null. */
@@ -252,7 +255,8 @@ export function runnerEntryContext(model: RunnerModel, shard: Shard, slot: numbe
       image: shard.docker.image,
       privileged: shard.docker.privileged,
       volumes: shard.docker.volumes,
-      pullPolicy: shard.docker.pull_policy,
+      pullPolicy: effectivePullPolicy(shard),
+      allowedPullPolicies: allowedPullPolicies(shard),
       networkMtu: dockerMtu(model) ?? null,
       limits: shardJobLimits(model, shard),
     },

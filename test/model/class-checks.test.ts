@@ -123,6 +123,51 @@ describe("settings that weaken isolation", () => {
   it("accepts privileged jobs on single-use workers and volumes inside the container", () => {
     expect(messagesOf(append(BASE, "    docker:\n      privileged: true\n      volumes: [/cache, /builds-extra]")).warnings).toEqual([]);
   });
+
+  it("fails when privileged jobs share a worker (capacity_per_instance 2) and the model has not opted in", () => {
+    // max_use_count at least capacity_per_instance, as the capacity checks require.
+    const shared = BASE.replace("max_instances: 10", "max_instances: 5\n      capacity_per_instance: 2\n      max_use_count: 2");
+    const { errors } = messagesOf(append(shared, "    docker:\n      privileged: true"));
+    expect(errors).toEqual([
+      expect.stringMatching(/^cell-9\.yaml:\d+:\d+: shards\[0\]\.docker\.privileged: expected workers\.capacity_per_instance: 1 with privileged jobs, or docker\.privileged_shares_worker: true to accept it \(security: with 2 jobs at once on one privileged Docker host, .*job tokens and artifacts\), received true$/),
+    ]);
+  });
+
+  it("accepts privileged jobs sharing a worker when the model names its opt-in, docker.privileged_shares_worker", () => {
+    const shared = BASE.replace("max_instances: 10", "max_instances: 5\n      capacity_per_instance: 2\n      max_use_count: 2");
+    // Only the warning about reuse stays: the next job runs on what a privileged one left.
+    expect(messagesOf(append(shared, "    docker:\n      privileged: true\n      privileged_shares_worker: true"))).toEqual({
+      errors: [],
+      warnings: [expect.stringContaining("shards[0].docker.privileged: expected workers.max_use_count: 1 with privileged jobs")],
+    });
+  });
+
+  it("warns when a reused worker may serve a cached image (if-not-present or never), naming the risk", () => {
+    const reused = BASE.replace("max_instances: 10", "max_instances: 10\n      max_use_count: 5");
+    expect(messagesOf(reused).warnings).toEqual([]);
+    const { warnings } = messagesOf(append(reused, "    docker:\n      pull_policy: [always, if-not-present]"));
+    expect(warnings).toEqual([
+      expect.stringContaining("shards[0].docker.pull_policy: expected [always] where a worker's image cache serves more than one job (security: with if-not-present, gitlab-runner uses a cached image after any failed pull, an authentication failure included"),
+    ]);
+    expect(warnings[0]).toMatch(/received \["always","if-not-present"\]$/);
+  });
+
+  it("accepts if-not-present on single-use, single-job workers (their cache holds only their own pulls)", () => {
+    expect(messagesOf(append(BASE, "    docker:\n      pull_policy: [if-not-present]")).warnings).toEqual([]);
+  });
+});
+
+describe("who may reach the managers' metrics listener", () => {
+  it("fails when a monitoring range includes the workers' own network, naming /debug/pprof", () => {
+    const { errors } = messagesOf(append(BASE, "network:\n  cidr: 10.20.0.0/20\n  monitoring_cidrs: [10.8.0.0/16, 10.20.4.0/24, 10.0.0.0/8]"));
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/network\.monitoring_cidrs\[1\]: expected a range outside network\.cidr 10\.20\.0\.0\/20, .*job code on them would reach gitlab-runner's \/debug\/pprof and \/debug\/jobs\/list on the managers' :9252\), received "10\.20\.4\.0\/24"$/);
+    expect(errors[1]).toMatch(/network\.monitoring_cidrs\[2\]: .*received "10\.0\.0\.0\/8"$/);
+  });
+
+  it("accepts a monitoring range of its own, outside the cell's network", () => {
+    expect(messagesOf(append(BASE, "network:\n  cidr: 10.20.0.0/20\n  monitoring_cidrs: [10.8.0.0/16, 10.20.16.0/24]"))).toEqual({ errors: [], warnings: [] });
+  });
 });
 
 describe("duplicates", () => {
@@ -219,5 +264,23 @@ describe("durations within GitLab's bounds", () => {
       expect.stringContaining('shards[0].maximum_timeout: expected less than a month (730h): GitLab caps every project\'s job timeout below one month'),
     ]);
     expect(messagesOf(BASE.replace("tags: [docker]", "tags: [docker]\n    maximum_timeout: 720h")).warnings).toEqual([]);
+  });
+});
+
+describe("worker group names that another shard's IAM condition would cover (Google Cloud)", () => {
+  it("fails when a shard's name holds -wrk-<n>, which puts its workers under another shard's instance prefix", () => {
+    const { errors } = messagesOf(BASE.replace("- name: small", "- name: small-wrk-0-x"));
+    expect(errors).toEqual([
+      expect.stringMatching(/shards\[0\]\.name: expected a shard name that, after the cell id, holds no "-wrk-0" part, such as "small-x" \(security: "cell-9-small-wrk-0-x-wrk-0" would name instances that start with "cell-9-small-wrk-0-", .*could set metadata on this shard's workers\), received "small-wrk-0-x"$/),
+    ]);
+  });
+
+  it("accepts names that only resemble it (wrk without a slot number, or not as a part)", () => {
+    expect(messagesOf(BASE.replace("- name: small", "- name: small-wrk-a")).errors).toEqual([]);
+    expect(messagesOf(BASE.replace("- name: small", "- name: smallwrk-0")).errors).toEqual([]);
+  });
+
+  it("leaves AWS alone: its managers' permissions name their groups exactly", () => {
+    expect(messagesOf(AWS_BASE.replace("- name: small", "- name: small-wrk-0-x")).errors).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadModelFile, parseModel } from "../../lib/model/load";
+import { effectivePullPolicy } from "../../lib/model/pull-policy";
 import { MODELS_DIR } from "../support/models";
 
 describe("example models", () => {
@@ -23,7 +24,9 @@ describe("example models", () => {
     expect(small.paused).toBe(false);
     expect(small.locked).toBe(false);
     expect(small.docker.privileged).toBe(false);
-    expect(small.docker.pull_policy).toEqual(["always", "if-not-present"]);
+    // Single-use, single-job workers keep the registry fallback; a worker whose cache serves more jobs would not.
+    expect(small.docker.pull_policy).toBeUndefined();
+    expect(effectivePullPolicy(small)).toEqual(["always", "if-not-present"]);
     expect(small.managers.disk_size_gb).toBe(50);
     expect(small.workers.username).toBe("ubuntu");
     expect(small.cache.shared).toBe(true);
@@ -40,6 +43,9 @@ describe("example models", () => {
     const large = model.shards[1];
     expect(large.docker.volumes).toContain("/certs/client");
     expect(large.docker.privileged).toBe(true);
+    // Privileged jobs never share a Docker host in the examples (prepare refuses it without the opt-in).
+    expect(large.workers.capacity_per_instance).toBe(1);
+    expect(large.docker.privileged_shares_worker).toBe(false);
   });
 
   it("warns, at the volume's line:col, when /certs/client is mounted without privileged mode", () => {

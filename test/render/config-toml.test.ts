@@ -274,7 +274,9 @@ describe("renderConfigToml", () => {
       // The large shard runs Docker-in-Docker with TLS: privileged, with /certs/client shared.
       privileged: true,
       volumes: shard.docker.volumes,
-      pull_policy: shard.docker.pull_policy,
+      // Two jobs share each worker's image cache: only the registry, with the job's own credentials, serves an image.
+      pull_policy: ["always"],
+      allowed_pull_policies: ["always"],
       network_mtu: 1460,
       // Two jobs share an n2d-standard-8 (8 vCPUs, 32 GiB): 10% for the host, the rest split, 3/4 job, 1/4 service.
       cpus: "4",
