@@ -74,6 +74,63 @@ apt_install() {
   retry 5 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$@"
 }
 
+# What the boot downloads is checked against keys pinned here, never run as a script: a download that is not
+# what it should be returns UNTRUSTED_DOWNLOAD, which no retry and no "run without it" ever passes over.
+readonly UNTRUSTED_DOWNLOAD=3
+
+# key_fingerprints FILE: the fingerprints of the primary keys in an OpenPGP key file, one a line (gpg's
+# --with-colons listing: the fpr record that follows each pub record, field 10).
+key_fingerprints() {
+  gpg --batch --show-keys --with-colons "$1" 2>/dev/null | awk -F: '$1 == "pub" { primary = 1; next } primary && $1 == "fpr" { print $10; primary = 0 }'
+}
+
+# install_pinned_key URL FINGERPRINT KEYRING: downloads an OpenPGP key and writes to KEYRING (a binary keyring,
+# as apt's signed-by and gpgv take it) the key with FINGERPRINT alone. A file without that key is refused
+# (UNTRUSTED_DOWNLOAD); other keys in the file are left out, so nothing but the pinned key is trusted.
+install_pinned_key() {
+  local url=$1 fingerprint=$2 keyring=$3 home status=0
+  home=$(mktemp -d) || return 1
+  retry 5 curl -fsSL -o "${home}/download" "$url" || status=1
+  if ((status == 0)) && ! grep -qx "$fingerprint" < <(key_fingerprints "${home}/download"); then
+    log "the key at ${url} is not ${fingerprint}: refusing it"
+    status=$UNTRUSTED_DOWNLOAD
+  fi
+  if ((status == 0)); then
+    install -d -m 0755 "${keyring%/*}"
+    { gpg --batch --quiet --homedir "$home" --import "${home}/download" &&
+      gpg --batch --homedir "$home" --export "$fingerprint" >"${keyring}.new" &&
+      [[ -s ${keyring}.new ]] && chmod 0644 "${keyring}.new" && mv -f "${keyring}.new" "$keyring"; } || status=1
+  fi
+  rm -rf "$home" "${keyring}.new"
+  return "$status"
+}
+
+# put_apt_source FILE LINE: one apt source, written only when it differs (a later boot changes nothing, and a
+# file an earlier version of the boot wrote is replaced).
+put_apt_source() {
+  if [[ -f $1 && "$(<"$1")" == "$2" ]]; then
+    return 0
+  fi
+  install -d -m 0755 "${1%/*}"
+  printf '%s\n' "$2" >"$1"
+  APT_UPDATED=false
+}
+
+# The distribution's id, codename and version (ubuntu, noble, 24.04), into OS_ID, OS_CODENAME and OS_VERSION_ID.
+read_os_release() {
+  local line
+  OS_ID="" OS_CODENAME="" OS_VERSION_ID=""
+  while IFS= read -r line; do
+    case "$line" in
+      ID=*) OS_ID=${line#ID=} ;;
+      VERSION_CODENAME=*) OS_CODENAME=${line#VERSION_CODENAME=} ;;
+      VERSION_ID=*) OS_VERSION_ID=${line#VERSION_ID=} ;;
+    esac
+  done <"${ROOT}/etc/os-release"
+  OS_ID=${OS_ID//\"/} OS_CODENAME=${OS_CODENAME//\"/} OS_VERSION_ID=${OS_VERSION_ID//\"/}
+  [[ -n $OS_ID && -n $OS_CODENAME ]]
+}
+
 mark_boot_failed() {
   install -d -m 0755 "$RUN_DIR"
   TZ=UTC0 printf '%(%Y-%m-%dT%H:%M:%SZ)T\n' -1 >"$BOOT_FAILED_FILE"

@@ -3,8 +3,8 @@
 # shellcheck disable=SC2154,SC2034 # settings come from manager.env; APT_UPDATED is common.sh's.
 
 ensure_base_tools() {
-  if ! command -v curl >/dev/null 2>&1; then
-    apt_install ca-certificates curl
+  if ! command -v curl >/dev/null 2>&1 || ! command -v gpg >/dev/null 2>&1; then
+    apt_install ca-certificates curl gnupg
   fi
 }
 
@@ -19,23 +19,35 @@ check_architecture() {
   fi
 }
 
+# GitLab's apt repository, added as its own install script (script.deb.sh) would, but without running one: apt
+# checks the repository's signature against this key alone (signed-by), the repository metadata signing key of
+# packages.gitlab.com, "GitLab B.V. (package repository signing key) <packages@gitlab.com>", whose fingerprint
+# GitLab documents (https://docs.gitlab.com/omnibus/update/package_signatures/#package-repository-metadata-signing-key;
+# the runner's install docs point there: docs/install/linux-repository.md, "Repository metadata signing").
+# A new key at packages.gitlab.com changes this line, reviewed like any other (docs/security.md).
+readonly GITLAB_REPOSITORY_KEY_URL=https://packages.gitlab.com/runner/gitlab-runner/gpgkey
+readonly GITLAB_REPOSITORY_KEY_FINGERPRINT=F6403F6544A38863DAA0B6E03F01618A51312F3F
+readonly GITLAB_REPOSITORY_KEYRING=/usr/share/keyrings/runner_gitlab-runner-archive-keyring.gpg
+
+add_gitlab_repository() {
+  read_os_release
+  log "adding the packages.gitlab.com apt repository (${OS_ID} ${OS_CODENAME}), signed by ${GITLAB_REPOSITORY_KEY_FINGERPRINT}"
+  install_pinned_key "$GITLAB_REPOSITORY_KEY_URL" "$GITLAB_REPOSITORY_KEY_FINGERPRINT" "${ROOT}${GITLAB_REPOSITORY_KEYRING}"
+  # The file name script.deb.sh uses, so a manager set up by an earlier version gets this line instead.
+  put_apt_source "${ROOT}/etc/apt/sources.list.d/runner_gitlab-runner.list" \
+    "deb [signed-by=${GITLAB_REPOSITORY_KEYRING}] https://packages.gitlab.com/runner/gitlab-runner/${OS_ID}/ ${OS_CODENAME} main"
+}
+
 # The pinned gitlab-runner from GitLab's apt repository (packages.gitlab.com).
 install_gitlab_runner() {
-  local installed setup
+  local installed
   installed=$(installed_version gitlab-runner)
   if [[ $installed == "$RUNNER_PACKAGE_VERSION" ]]; then
     log "gitlab-runner ${RUNNER_VERSION} is already installed"
     return 0
   fi
   log "installing gitlab-runner ${RUNNER_VERSION} (installed: ${installed:-none})"
-  if [[ ! -e ${ROOT}/etc/apt/sources.list.d/runner_gitlab-runner.list ]]; then
-    log "adding the packages.gitlab.com apt repository"
-    setup=$(mktemp)
-    retry 5 curl -fsSL -o "$setup" https://packages.gitlab.com/install/repositories/runner/gitlab-runner/script.deb.sh
-    bash "$setup"
-    rm -f "$setup"
-    APT_UPDATED=false
-  fi
+  add_gitlab_repository
   # The helper images package must match the runner's version exactly (GitLab's install docs).
   apt_install --allow-change-held-packages --allow-downgrades \
     "gitlab-runner=${RUNNER_PACKAGE_VERSION}" "gitlab-runner-helper-images=${RUNNER_PACKAGE_VERSION}"

@@ -32,14 +32,22 @@ stop_runner_and_wait() {
   done
 }
 
-# The monitoring agent, retried; a manager without it still runs jobs, so a failure is reported, not fatal.
-# setup_monitoring runs as an `if` condition, where bash ignores `set -e`: each of its steps returns on
+# The monitoring agent, retried; a manager without it still runs jobs, so a failed download or start is
+# reported, not fatal. A download that does not verify (UNTRUSTED_DOWNLOAD) fails the boot at once.
+# setup_monitoring runs in an `||` list, where bash ignores `set -e`: each of its steps returns on
 # failure explicitly.
 start_monitoring() {
-  local attempt
+  local attempt status
   for ((attempt = 1; attempt <= MONITORING_ATTEMPTS; attempt++)); do
-    if setup_monitoring; then
+    status=0
+    setup_monitoring || status=$?
+    if ((status == 0)); then
       return 0
+    fi
+    # A download that is not what it should be is no outage to wait out: the boot fails, and is reported.
+    if ((status == UNTRUSTED_DOWNLOAD)); then
+      log "the monitoring agent's download did not verify: not running it"
+      return "$UNTRUSTED_DOWNLOAD"
     fi
     log "setting up the monitoring agent failed (attempt ${attempt}/${MONITORING_ATTEMPTS})"
     if ((attempt < MONITORING_ATTEMPTS)); then

@@ -153,7 +153,7 @@ describe("manager startup script on Google Cloud (Secret Manager)", () => {
 
     expectSucceeded(secondBoot);
     expect(aptInstalls(secondBoot)).toEqual([]);
-    expect(callIndex(secondBoot, "curl", "https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh")).toBe(-1);
+    expect(callIndex(secondBoot, "curl", "https://packages.cloud.google.com/apt/doc/apt-key.gpg")).toBe(-1);
     expect(secondBoot.stderr).toContain("gitlab-runner 19.5.0 is already installed");
     expect((parse(booted.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
   });
@@ -261,8 +261,8 @@ describe("manager startup script with the local secret store", () => {
 });
 
 describe.each([
-  ["cell-1", "Google Cloud Ops Agent", "add-google-cloud-ops-agent-repo.sh"],
-  ["cell-2", "Amazon CloudWatch agent", "amazon-cloudwatch-agent.deb"],
+  ["cell-1", "Google Cloud Ops Agent", "apt/doc/apt-key.gpg"],
+  ["cell-2", "Amazon CloudWatch agent", "assets/amazon-cloudwatch-agent.gpg"],
 ] as const)("manager startup script when the monitoring agent cannot be installed (%s, %s)", (cell, _agent, download) => {
   const model = exampleModel(cell);
   const shard = model.shards[0];

@@ -37,17 +37,43 @@ cloud_prepare_boot() {
   ensure_aws_cli
 }
 
+# The CloudWatch agent at a pinned version, from the region's own bucket, installed only when its detached
+# signature verifies against AWS's agent signing key at the fingerprint AWS documents ("Verify the signature of
+# the CloudWatch agent package": https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/verify-CloudWatch-Agent-Package-Signature.html).
+# Never a `latest/` path: a new agent arrives with a reviewed change of this version (docs/security.md says how).
+readonly CLOUDWATCH_AGENT_VERSION=1.300040.0
+readonly CLOUDWATCH_AGENT_KEY_FINGERPRINT=937616F3450B7D806CBD9725D58167303B789C72
+
+# install_cloudwatch_agent: downloads the package and its signature, checks them, installs; UNTRUSTED_DOWNLOAD
+# when the key or the signature is not the pinned one.
+install_cloudwatch_agent() {
+  local bucket="https://amazoncloudwatch-agent-${AWS_REGION_NAME}.s3.${AWS_REGION_NAME}.amazonaws.com" work status=0
+  work=$(mktemp -d) || return 1
+  log "installing the Amazon CloudWatch agent ${CLOUDWATCH_AGENT_VERSION}"
+  install_pinned_key "${bucket}/assets/amazon-cloudwatch-agent.gpg" "$CLOUDWATCH_AGENT_KEY_FINGERPRINT" "${work}/agent.gpg" || status=$?
+  if ((status == 0)); then
+    { retry 5 curl -fsSL -o "${work}/agent.deb" "${bucket}/ubuntu/${RUNNER_ARCH}/${CLOUDWATCH_AGENT_VERSION}/amazon-cloudwatch-agent.deb" &&
+      retry 5 curl -fsSL -o "${work}/agent.deb.sig" "${bucket}/ubuntu/${RUNNER_ARCH}/${CLOUDWATCH_AGENT_VERSION}/amazon-cloudwatch-agent.deb.sig"; } || status=1
+  fi
+  # gpgv trusts the keyring it is given and nothing else: a good signature is one by the pinned key.
+  if ((status == 0)) && ! gpgv --keyring "${work}/agent.gpg" "${work}/agent.deb.sig" "${work}/agent.deb" >/dev/null 2>&1; then
+    log "the CloudWatch agent package's signature does not verify against ${CLOUDWATCH_AGENT_KEY_FINGERPRINT}: not installing it"
+    status=$UNTRUSTED_DOWNLOAD
+  fi
+  if ((status == 0)); then
+    dpkg -i -E "${work}/agent.deb" || status=1
+  fi
+  rm -rf "$work"
+  return "$status"
+}
+
 # CloudWatch agent: ships gitlab-runner's JSON log to the shard's log group (the alarms use metric filters on
 # it). Its configuration is a file of the startup payload.
 setup_monitoring() {
-  local package
-  if [[ -z $(installed_version amazon-cloudwatch-agent) ]]; then
-    log "installing the Amazon CloudWatch agent"
-    package=$(mktemp --suffix=.deb) || return 1
-    retry 5 curl -fsSL -o "$package" \
-      "https://amazoncloudwatch-agent-${AWS_REGION_NAME}.s3.${AWS_REGION_NAME}.amazonaws.com/ubuntu/${RUNNER_ARCH}/latest/amazon-cloudwatch-agent.deb" || return 1
-    dpkg -i -E "$package" || return 1
-    rm -f "$package"
+  local installed
+  installed=$(installed_version amazon-cloudwatch-agent)
+  if [[ $installed != "${CLOUDWATCH_AGENT_VERSION}"* ]]; then
+    install_cloudwatch_agent || return $?
   fi
   "${ROOT}/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl" -a fetch-config -m ec2 -s \
     -c "file:${RUNNER_FLEET_ETC}/cloudwatch-agent.json" || return 1

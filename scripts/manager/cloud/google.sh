@@ -35,16 +35,42 @@ cloud_prepare_boot() {
   :
 }
 
+# The Ops Agent at a pinned version, from Google's apt repository of its major version (what Google's
+# add-google-cloud-ops-agent-repo.sh adds with REPO_SUFFIX=2, without running that script), held there. apt
+# checks the repository's signature against Google's packages key, kept in a keyring of its own (signed-by) and
+# fetched over HTTPS from Google (its fingerprint is not pinned: Google rotates that key and documents no
+# fingerprint to check it against). A new agent arrives with a reviewed change of this version (docs/security.md).
+readonly OPS_AGENT_VERSION=2.46.0
+readonly OPS_AGENT_REPOSITORY_SUFFIX=2
+readonly GOOGLE_PACKAGES_KEY_URL=https://packages.cloud.google.com/apt/doc/apt-key.gpg
+readonly OPS_AGENT_KEYRING=/usr/share/keyrings/google-cloud-ops-agent-archive-keyring.gpg
+
+install_ops_agent() {
+  local download
+  read_os_release || return 1
+  log "installing the Google Cloud Ops Agent ${OPS_AGENT_VERSION}"
+  download=$(mktemp) || return 1
+  if ! retry 5 curl -fsSL -o "$download" "$GOOGLE_PACKAGES_KEY_URL" ||
+    ! gpg --batch --yes --dearmor -o "${download}.gpg" "$download"; then
+    rm -f "$download" "${download}.gpg"
+    return 1
+  fi
+  install -D -m 0644 "${download}.gpg" "${ROOT}${OPS_AGENT_KEYRING}"
+  rm -f "$download" "${download}.gpg"
+  put_apt_source "${ROOT}/etc/apt/sources.list.d/google-cloud-ops-agent.list" \
+    "deb [signed-by=${OPS_AGENT_KEYRING}] https://packages.cloud.google.com/apt google-cloud-ops-agent-${OS_CODENAME}-${OPS_AGENT_REPOSITORY_SUFFIX} main"
+  # The repository's versions read <version>~<distribution><release>, such as 2.46.0~ubuntu24.04.
+  apt_install --allow-change-held-packages --allow-downgrades "google-cloud-ops-agent=${OPS_AGENT_VERSION}~${OS_ID}${OS_VERSION_ID}" || return 1
+  apt-mark hold google-cloud-ops-agent >/dev/null
+}
+
 # Ops Agent: scrapes the runner's Prometheus metrics into Cloud Monitoring and labels every sample with this
 # manager's cell, shard and slot (the alerts select by them). Its configuration is a file of the payload.
 setup_monitoring() {
-  local setup
-  if [[ -z $(installed_version google-cloud-ops-agent) ]]; then
-    log "installing the Google Cloud Ops Agent"
-    setup=$(mktemp) || return 1
-    retry 5 curl -fsSL -o "$setup" https://dl.google.com/cloudagents/add-google-cloud-ops-agent-repo.sh || return 1
-    bash "$setup" --also-install || return 1
-    rm -f "$setup"
+  local installed
+  installed=$(installed_version google-cloud-ops-agent)
+  if [[ $installed != "${OPS_AGENT_VERSION}"* ]]; then
+    install_ops_agent || return $?
   fi
   install -d -m 0755 "${ROOT}/etc/google-cloud-ops-agent" || return 1
   install -m 0644 "${RUNNER_FLEET_ETC}/ops-agent.yaml" "${ROOT}/etc/google-cloud-ops-agent/config.yaml" || return 1

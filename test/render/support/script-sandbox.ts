@@ -33,9 +33,9 @@ import { liveConfigContent } from "../../../lib/render/live-config";
 import { renderConfigToml, renderManagerStartupScript } from "../../../lib/render/manager-files";
 import type { RunnerModel, Shard } from "../../../lib/model/schema";
 
-const REAL_TOOLS = ["flock", "date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed"];
+const REAL_TOOLS = ["flock", "date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed", "cp"];
 /** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
-const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen"];
+const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen", "gpg", "gpgv", "iptables"];
 
 /** The stand-in for every stubbed command (one file, many names) but logger, which has its own (plain sh). */
 const STUB_SCRIPT_FILE = join(__dirname, "stub-command.sh");
@@ -78,6 +78,8 @@ export class ScriptSandbox {
     for (const name of STUBS.filter((stubName) => stubName !== "logger")) symlinkSync(stub, join(this.stubDir, name));
     for (const tool of REAL_TOOLS) symlinkSync(resolveTool(tool), join(this.toolDir, tool));
     symlinkSync(this.bash, join(this.toolDir, "bash"));
+    // The image's release, which the boot reads for the apt repositories' distribution and codename.
+    this.writeRootFile("etc/os-release", 'NAME="Ubuntu"\nVERSION_ID="24.04"\nID=ubuntu\nVERSION_CODENAME=noble\n');
   }
 
   /** Adds a stub for a command that is normally absent (for example `docker` on an image that has it). */

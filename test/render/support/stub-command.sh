@@ -42,7 +42,8 @@ case "$name" in
       echo "${STUB_ARCH:-amd64}"
       exit 0
     fi
-    mark_installed amazon-cloudwatch-agent 1.300000
+    read -r version <"${!#}"
+    mark_installed amazon-cloudwatch-agent "${version}-1"
     mkdir -p "$RUNNER_FLEET_ROOT/opt/aws/amazon-cloudwatch-agent/bin"
     ln -sf "$STUB_DIR/.command-stub" "$RUNNER_FLEET_ROOT/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
     ;;
@@ -72,6 +73,43 @@ case "$name" in
       mkdir -p "$RUNNER_FLEET_ROOT/opt/aws/bin"
       : >"$RUNNER_FLEET_ROOT/opt/aws/bin/eic_run_authorized_keys"
     fi
+    ;;
+  gpg)
+    # --show-keys --with-colons FILE: a pub and an fpr record per key the file names; --homedir H --import F
+    # keeps F; --homedir H --export FPR writes a keyring of that key when F had it; --dearmor -o OUT IN copies.
+    homedir="" output="" previous="" mode=""
+    for arg in "$@"; do
+      [[ $previous == --homedir ]] && homedir=$arg
+      [[ $previous == -o ]] && output=$arg
+      case "$arg" in --show-keys | --import | --export | --dearmor) mode=$arg ;; esac
+      previous=$arg
+    done
+    case "$mode" in
+      --show-keys)
+        read -r _ fingerprints <"${!#}"
+        for fingerprint in $fingerprints; do printf 'pub:-:4096:1:%s:1:::-:::scESC:\nfpr:::::::::%s:\n' "${fingerprint: -16}" "$fingerprint"; done
+        ;;
+      --import) cp "${!#}" "$homedir/imported" ;;
+      --export)
+        read -r _ fingerprints <"$homedir/imported"
+        [[ " $fingerprints " == *" ${!#} "* ]] && printf 'keyring-of %s\n' "${!#}"
+        ;;
+      --dearmor) cp "${!#}" "$output" ;;
+    esac
+    ;;
+  gpgv)
+    # gpgv --keyring K SIG FILE: good when SIG was made by K's key.
+    read -r _ keyring_key <"$2"
+    read -r _ _ signer <"$3"
+    [[ $keyring_key == "$signer" ]] || exit 1
+    ;;
+  iptables)
+    # -C CHAIN RULE... answers whether the rule is there; -I CHAIN RULE... puts it there.
+    rule="${*:2}"
+    case "$1" in
+      -C) grep -qxF "$rule" "$STUB_STATE/iptables" 2>/dev/null || exit 1 ;;
+      -I) printf '%s\n' "$rule" >>"$STUB_STATE/iptables" ;;
+    esac
     ;;
   snap) ln -sf "$STUB_DIR/.command-stub" "$STUB_DIR/aws" ;;
   aws)
@@ -115,16 +153,27 @@ case "$name" in
       previous=$arg
     done
     case "$url" in
-      *script.deb.sh)
-        printf '%s\n' "mkdir -p '$RUNNER_FLEET_ROOT/etc/apt/sources.list.d' && touch '$RUNNER_FLEET_ROOT/etc/apt/sources.list.d/runner_gitlab-runner.list'" >"$output"
+      # OpenPGP keys: a file naming the fingerprints it holds (the gpg stub lists them). STUB_*_KEY swaps in
+      # another key, as a compromised or mistaken download would.
+      https://packages.gitlab.com/runner/gitlab-runner/gpgkey)
+        printf 'fingerprints %s\n' "${STUB_GITLAB_KEY:-F6403F6544A38863DAA0B6E03F01618A51312F3F}" >"$output"
         ;;
-      *add-google-cloud-ops-agent-repo.sh)
+      */assets/amazon-cloudwatch-agent.gpg)
         [[ -z ${STUB_AGENT_DOWN:-} ]] || exit 22
-        printf '%s\n' "printf 'google-cloud-ops-agent 2.50.0\\n' >>'$installed'" >"$output"
+        printf 'fingerprints %s\n' "${STUB_CLOUDWATCH_KEY:-937616F3450B7D806CBD9725D58167303B789C72}" >"$output"
         ;;
+      https://packages.cloud.google.com/apt/doc/apt-key.gpg)
+        [[ -z ${STUB_AGENT_DOWN:-} ]] || exit 22
+        printf 'fingerprints GOOGLEPACKAGESKEY\n' >"$output"
+        ;;
+      # The package names its version (the path's); its signature names the key that made it.
       *amazon-cloudwatch-agent.deb)
         [[ -z ${STUB_AGENT_DOWN:-} ]] || exit 22
-        : >"$output"
+        version=${url%/amazon-cloudwatch-agent.deb}
+        printf '%s\n' "${version##*/}" >"$output"
+        ;;
+      *amazon-cloudwatch-agent.deb.sig)
+        printf 'signature by %s\n' "${STUB_CLOUDWATCH_SIGNER:-937616F3450B7D806CBD9725D58167303B789C72}" >"$output"
         ;;
       # The runner's metrics listener answers only while STUB_METRICS_UP is set.
       http://127.0.0.1:9252/metrics) [[ -n ${STUB_METRICS_UP:-} ]] || exit 7 ;;

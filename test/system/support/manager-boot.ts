@@ -18,7 +18,7 @@ import { renderConfigToml, renderManagerStartupScript } from "../../../lib/rende
 import { liveConfigContent } from "../../../lib/render/live-config";
 import { liveConfigLocation, managerName, secretLocation, zoneOfSlot } from "../../../lib/model/names";
 import type { RunnerModel, Shard } from "../../../lib/model/schema";
-import { CONTAINER_STUB_DIR, STUBS_DIR, SystemContainer } from "./system-container";
+import { CONTAINER_STUB_DIR, SystemContainer } from "./system-container";
 import { StubState } from "./stub-state";
 
 /** The gitlab-runner Debian package's systemd unit, as the renderer's tests reproduce it. */
@@ -41,6 +41,9 @@ export interface Manager {
   readonly cloud: "google" | "aws";
 }
 
+/** packages.gitlab.com's repository metadata signing key (docs/security.md, "What a VM downloads at boot"). */
+const GITLAB_REPOSITORY_KEY_FINGERPRINT = "F6403F6544A38863DAA0B6E03F01618A51312F3F";
+
 export interface BootResult {
   /** The payload's exit status (the transient unit's). */
   readonly code: number;
@@ -55,7 +58,8 @@ export async function managerContainer(label: string, model: RunnerModel, shard:
   try {
     const stubs = new StubState(container.stubState);
     const manager: Manager = { container, stubs, model, shard, slot, cloud };
-    stubs.httpResponse("GET", "https://packages.gitlab.com/install/repositories/runner/gitlab-runner/script.deb.sh", readFileSync(join(STUBS_DIR, "packagecloud-script.deb.sh"), "utf8"));
+    // GitLab's repository key, as the gpg stub reads a key file: the fingerprint the boot pins (scripts/manager/install.sh).
+    stubs.httpResponse("GET", "https://packages.gitlab.com/runner/gitlab-runner/gpgkey", `fingerprints ${GITLAB_REPOSITORY_KEY_FINGERPRINT}\n`);
     // The unit the Debian package's post-install writes (`gitlab-runner install`), installed by the apt-get stub.
     stubs.write("packages/gitlab-runner.service", readFileSync(PACKAGE_UNIT, "utf8"));
     if (cloud === "aws") answerAws(manager);

@@ -8,7 +8,8 @@ source /usr/local/lib/runner-fleet-stubs/stub-lib.sh
 mkdir -p "${STUB_STATE}/dpkg" "${STUB_STATE}/runner"
 case ${1:-} in
   google)
-    echo 2.50.0 >"${STUB_STATE}/dpkg/google-cloud-ops-agent"
+    # The versions the boot pins (scripts/manager/cloud/*.sh): an image with another version gets the pinned one.
+    echo '2.46.0~debian12' >"${STUB_STATE}/dpkg/google-cloud-ops-agent"
     cat >/etc/systemd/system/google-cloud-ops-agent.service <<'UNIT'
 [Unit]
 Description=Google Cloud Ops Agent (system-test stand-in)
@@ -20,7 +21,7 @@ UNIT
     systemctl daemon-reload
     ;;
   aws)
-    echo 1.300050.0 >"${STUB_STATE}/dpkg/amazon-cloudwatch-agent"
+    echo 1.300040.0-1 >"${STUB_STATE}/dpkg/amazon-cloudwatch-agent"
     install -d /opt/aws/amazon-cloudwatch-agent/bin
     ln -sf "${STUB_DIR}/record-call" /opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl
     ;;
