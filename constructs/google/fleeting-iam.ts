@@ -192,6 +192,8 @@ export class FleetingIam extends Construct {
 /**
  * CEL over `resource.name`: each worker group itself, or an instance whose name starts with the
  * group's base instance name followed by '-' (MIG instance names are "<base>-<4 characters>").
+ * The prefix also admits the instances of a group named "<base>-...": the model refuses shard names that
+ * would make one (lib/model/worker-group-prefixes.ts), since the condition cannot name a pattern.
  */
 /** The manager groups themselves (not their instances: a manager never touches another VM directly). */
 export function managerGroupCondition(project: string, groups: readonly FleetingWorkerGroup[]): string {

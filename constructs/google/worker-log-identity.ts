@@ -4,9 +4,13 @@
  * sends to Cloud Logging when the VM may: "Viewing startup script output") is still readable after the
  * group has removed a worker that never became ready.
  *
- * Jobs run on the workers and can ask the metadata server for this account's token, so it holds
- * roles/logging.logWriter only, and the workers request the logging.write scope only: the token cannot
- * call any other API even if the account were granted more later.
+ * Jobs run on the workers, so it holds roles/logging.logWriter only, and the workers request the
+ * logging.write scope only: the token cannot call any other API even if the account were granted more later.
+ * The role is granted on the project (Google grants it on no narrower resource, and IAM conditions name no log
+ * there: https://cloud.google.com/iam/docs/roles-permissions/logging,
+ * https://cloud.google.com/iam/docs/conditions-resource-attributes), so job containers are kept off the
+ * metadata server instead: the worker's boot rejects their traffic to it (scripts/worker/runner-fleet-worker,
+ * block_metadata_from_jobs). Privileged jobs can undo that, as they can anything on their worker.
  */
 import { ProjectIamMember } from "@cdktf/provider-google/lib/project-iam-member";
 import { ServiceAccount } from "@cdktf/provider-google/lib/service-account";
