@@ -1,4 +1,5 @@
 import { UserInputError } from "../process/errors";
+import { redactSecrets } from "../text/redact";
 
 /** A path into the model, as YAML keys and sequence indices: ["shards", 0, "workers", "max_instances"]. */
 export type ModelPath = ReadonlyArray<string | number>;
@@ -26,20 +27,38 @@ export function formatPath(path: ModelPath): string {
     .join("");
 }
 
+/**
+ * Every message about a model goes through here (ModelValidationError, the loader's warnings, formatIssue): a
+ * token pasted into the wrong key (`gitlab.url: glpat-...`) is echoed as `glpat-xx…****`, never whole, in the
+ * text, in `--json` output and wherever a caller formats the issue itself.
+ */
+export function redactIssue(issue: ModelIssue): ModelIssue {
+  return {
+    ...issue,
+    path: issue.path.map((part) => (typeof part === "string" ? redactSecrets(part) : part)),
+    expected: redactSecrets(issue.expected),
+    ...(issue.received === undefined ? {} : { received: redactSecrets(issue.received) }),
+    ...(issue.hint === undefined ? {} : { hint: redactSecrets(issue.hint) }),
+  };
+}
+
 export function formatIssue(issue: ModelIssue): string {
   const received = issue.received === undefined ? "" : `, received ${issue.received}`;
   const hint = issue.hint ? ` (${issue.hint})` : "";
   const label = issue.severity === "warning" ? "warning: " : "";
-  return `${issue.file}:${issue.line}:${issue.column}: ${label}${formatPath(issue.path)}: expected ${issue.expected}${received}${hint}`;
+  return redactSecrets(`${issue.file}:${issue.line}:${issue.column}: ${label}${formatPath(issue.path)}: expected ${issue.expected}${received}${hint}`);
 }
 
 /** Thrown when a model file has one or more errors; carries all of them. */
 export class ModelValidationError extends UserInputError {
-  constructor(readonly file: string, readonly issues: readonly ModelIssue[]) {
+  readonly issues: readonly ModelIssue[];
+
+  constructor(readonly file: string, issues: readonly ModelIssue[]) {
     super(
       `${file} is not a valid runner model (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n` +
         issues.map((issue) => `  ${formatIssue(issue)}`).join("\n"),
     );
+    this.issues = issues.map(redactIssue);
     this.name = "ModelValidationError";
   }
 }
@@ -50,8 +69,9 @@ export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (typeof value === "object") return "a mapping";
-  // A password in a URL (https://user:secret@host) is never shown, not even in an error about it.
-  const text = JSON.stringify(typeof value === "string" ? hideUrlPassword(value) : value);
+  // A password in a URL (https://user:secret@host) is never shown, not even in an error about it; nor is a
+  // token, redacted before the text is cut short (a cut could leave too little of it to recognize).
+  const text = JSON.stringify(typeof value === "string" ? redactSecrets(hideUrlPassword(value)) : value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

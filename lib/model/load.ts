@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { workspaceDir } from "../files/workspace";
 import { crossCheck } from "./cross-checks";
 import { documentStructureIssues, documentToData } from "./document-checks";
-import { ModelValidationError, describeValue, type ModelIssue, type ModelPath } from "./issues";
+import { ModelValidationError, describeValue, redactIssue, type ModelIssue, type ModelPath } from "./issues";
 import { firstYamlSyntaxIssue } from "./yaml-errors";
 import { duplicateTagFindings } from "./duplicate-tags";
 import { quoteItHint } from "./format-hints";
@@ -107,7 +107,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string, 
   });
   const errors = [...markerIssues, ...findings.filter((finding) => finding.severity === "error")];
   if (errors.length > 0) throw new ModelValidationError(file, sortByPosition(errors));
-  return { file, model, warnings: sortByPosition(findings) };
+  return { file, model, warnings: sortByPosition(findings).map(redactIssue) };
 }
 
 /**
