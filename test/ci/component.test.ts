@@ -8,7 +8,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import Ajv from "ajv";
-import { DEFAULT_CI_IMAGE } from "../../lib/ci/child-pipeline";
+import { parse as parseYaml } from "yaml";
+import { DEFAULT_CI_IMAGE, renderChildPipeline } from "../../lib/ci/child-pipeline";
 import { resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 import { InputsError, interpolate, loadConfigFile, resolveInputs, type InputSpec, type InputSpecs } from "../../lib/ci/gitlab-ci/inputs";
 
@@ -132,6 +133,17 @@ describe("the component's inputs", () => {
     expect((config.prepare as { script: string[] }).script).toEqual(["npx --no-install runner-fleet prepare --require-engine"]);
   });
 
+  it("runs its jobs and the child pipelines' jobs on an image pinned by digest when the image input names one", () => {
+    const pinned = `node:24-bookworm@sha256:${"0123456789abcdef".repeat(4)}`;
+    const config = including({ image: pinned });
+    expect((config[".runner-fleet-job"] as { image: string }).image).toBe(pinned);
+    // The review hands the input to the child pipelines it writes (--image), which use it as given.
+    const child = parseYaml(renderChildPipeline({ mode: "apply", cells: ["cell-1", "cell-2"], base: "main", image: pinned })) as Record<string, unknown>;
+    const images = Object.values(child).flatMap((job) => (typeof job === "object" && job !== null && "image" in job ? [(job as { image: unknown }).image] : []));
+    expect(images.length).toBeGreaterThan(0);
+    for (const image of images) expect(image).toBe(pinned);
+  });
+
   it("documents, in engine_version's description, the versions ci/install-engine.sh pins when it is empty", () => {
     const script = readFileSync(join(ROOT, "ci", "install-engine.sh"), "utf8");
     const pinned = (name: string) => new RegExp(`${name}="([^"]+)"`).exec(script)?.[1];
@@ -153,6 +165,9 @@ describe("the component's inputs", () => {
     [{ models_dir: "/etc" }, "`models_dir` input: provided value does not match required RegEx pattern"],
     [{ lock_timeout: "5 minutes" }, "`lock_timeout` input: provided value does not match required RegEx pattern"],
     [{ image: "node:24; rm -rf /" }, "`image` input: provided value does not match required RegEx pattern"],
+    // A digest is the whole sha256 (64 hex digits): a cut or made-up one would be a pull error in every job.
+    [{ image: "node:24-bookworm@sha256:0123" }, "`image` input: provided value does not match required RegEx pattern"],
+    [{ image: "node:24-bookworm@latest" }, "`image` input: provided value does not match required RegEx pattern"],
     [{ review_stage: "review$X" }, "`review_stage` input: provided value does not match required RegEx pattern"],
     [{ egnine: "tofu" }, "unknown input arguments: egnine"],
   ])("refuses %j", (inputs, message) => {
@@ -168,7 +183,7 @@ describe("the component's inputs", () => {
     [{ lock_timeout: "90s" }],
     [{ models_dir: "infra/runner-models" }],
     [{ toolkit_command: "./bin/runner-fleet.js", toolkit_dir: "." }],
-    [{ image: "registry.example.com/ci/node:22-bookworm@sha256:0123" }],
+    [{ image: `registry.example.com/ci/node:22-bookworm@sha256:${"0123456789abcdef".repeat(4)}` }],
   ])("accepts %j", (inputs) => {
     expect(() => including(inputs)).not.toThrow();
   });
