@@ -17,7 +17,7 @@ import { VpcEndpoint } from "@cdktf/provider-aws/lib/vpc-endpoint";
 import { VpcSecurityGroupEgressRule } from "@cdktf/provider-aws/lib/vpc-security-group-egress-rule";
 import { VpcSecurityGroupIngressRule } from "@cdktf/provider-aws/lib/vpc-security-group-ingress-rule";
 import { RUNNER_METRICS_PORT } from "../../lib/contract/fleet-contract";
-import { isValidCidr } from "../../lib/network/cidr";
+import { cidrsOverlap, isValidCidr } from "../../lib/network/cidr";
 import { AWS_NAME_RULES } from "../../lib/names/cloud-name-rules";
 import {
   NAME_PREFIX,
@@ -196,6 +196,14 @@ export class Network extends Construct {
     if (!isToken(this.monitoringCidrs)) {
       this.monitoringCidrs.forEach((range, index) => checkPrivateSourceCidr(this, `monitoringCidrs[${index}]`, range));
       checkUnique(this, "monitoringCidrs", this.monitoringCidrs);
+      // Workers share the created VPC's private subnets with the managers: a range in it would admit job code to
+      // :9252, which also serves gitlab-runner's /debug/pprof and /debug/jobs/list (docs/security.md).
+      const vpc = props.existing === undefined ? props.vpcCidr : undefined;
+      if (vpc !== undefined && !isToken(vpc)) {
+        this.monitoringCidrs.forEach((range, index) => {
+          if (!isToken(range) && isValidCidr(range) && cidrsOverlap(vpc, range)) fail(this, `monitoringCidrs[${index}]`, range, `a range outside the VPC ${vpc}, where the workers are`);
+        });
+      }
     }
   }
 

@@ -12,6 +12,7 @@ import { Annotations } from "cdktf";
 import { Construct } from "constructs";
 import ipaddr from "ipaddr.js";
 import { RUNNER_METRICS_PORT } from "../../lib/contract/fleet-contract";
+import { cidrsOverlap, isValidCidr } from "../../lib/network/cidr";
 import { checkComputeName, checkPrivateSourceCidr, checkUnique, fail, isToken } from "./checks";
 
 /**
@@ -247,6 +248,16 @@ export class FleetNetwork extends Construct {
       fail(this, "natAddressNames", props.natAddressNames, "no NAT addresses without a Cloud NAT created here");
     }
     this.monitoringSourceRanges.forEach((range, i) => checkSourceRange(this, `monitoringSourceRanges[${i}]`, range));
+    // Workers share the created subnetwork with the managers: a range in it would admit job code to :9252, which
+    // also serves gitlab-runner's /debug/pprof and /debug/jobs/list (docs/security.md, "What shares a worker").
+    const subnet = props.existingNetwork === undefined ? props.ipCidrRange : undefined;
+    if (subnet !== undefined && !isToken(subnet)) {
+      this.monitoringSourceRanges.forEach((range, i) => {
+        if (!isToken(range) && isValidCidr(range) && cidrsOverlap(subnet, range)) {
+          fail(this, `monitoringSourceRanges[${i}]`, range, `a range outside the workers' subnetwork ${subnet}`);
+        }
+      });
+    }
     this.managerSshSourceRanges.forEach((range, i) => checkSourceRange(this, `managerSshSourceRanges[${i}]`, range));
     checkUnique(this, "shards[].namePrefix", (props.shards ?? []).map((shard) => shard.namePrefix));
     (props.shards ?? []).forEach((shard, i) => {

@@ -14,7 +14,7 @@ import { nameProblem } from "../names/cloud-name-rules";
 import type { CrossCheckFinding } from "./finding";
 import type { ModelPath } from "./issues";
 import type { RunnerModel, Shard } from "./schema";
-import { cidrContains } from "../network/cidr";
+import { cidrContains, cidrsOverlap } from "../network/cidr";
 import { cellTagProblem } from "./cell-tag";
 import { checkWorkerGroupPrefixes } from "./worker-group-prefixes";
 import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } from "./worker-checks";
@@ -139,11 +139,6 @@ function checkNetwork(model: RunnerModel): CrossCheckFinding[] {
     }
   });
   return findings;
-}
-
-/** Two CIDR blocks either nest or are disjoint: they overlap when one holds the other. */
-function cidrsOverlap(first: string, second: string): boolean {
-  return cidrContains(first, second) || cidrContains(second, first);
 }
 
 function isPrivateRange(range: string): boolean {

@@ -20,3 +20,8 @@ export function cidrContains(outer: string, inner: string): boolean {
   const [, outerPrefix] = ipaddr.IPv4.parseCIDR(outer);
   return innerPrefix >= outerPrefix && innerAddress.match(ipaddr.IPv4.parseCIDR(outer));
 }
+
+/** True when two valid CIDR blocks share an address: blocks either nest or are disjoint, so one holds the other. */
+export function cidrsOverlap(first: string, second: string): boolean {
+  return cidrContains(first, second) || cidrContains(second, first);
+}

@@ -197,6 +197,13 @@ describe("Network", () => {
       );
     });
 
+    test("fails when a monitoring CIDR overlaps the VPC, where the workers run job code", () => {
+      expect(() => synthNetwork({ monitoringCidrs: ["10.8.0.0/16", "10.30.4.0/24"] })).toThrow(
+        /monitoringCidrs\[1\] is "10\.30\.4\.0\/24"; expected a range outside the VPC 10\.30\.0\.0\/16, where the workers are/,
+      );
+      expect(() => synthNetwork({ monitoringCidrs: ["10.0.0.0/8"] })).toThrow(/monitoringCidrs\[0\] is "10\.0\.0\.0\/8"/);
+    });
+
     test("fails when a monitoring CIDR is not a CIDR block", () => {
       expect(() => synthNetwork({ monitoringCidrs: ["10.8.0.1/16"] })).toThrow(/monitoringCidrs\[0\] is "10.8.0.1\/16"; expected an IPv4 CIDR block/);
     });

@@ -115,6 +115,13 @@ describe("FleetNetwork", () => {
     expect(() => networkOf({ managerSshSourceRanges: ["0.0.0.0/0"] })).toThrow(/managerSshSourceRanges\[0\]/);
   });
 
+  test("fails when a monitoring range overlaps the created subnetwork, where the workers run job code", () => {
+    expect(() => networkOf({ monitoringSourceRanges: ["10.20.8.0/24"] })).toThrow(
+      /monitoringSourceRanges\[0\] is "10\.20\.8\.0\/24"; expected a range outside the workers' subnetwork 10\.20\.0\.0\/20/,
+    );
+    expect(() => networkOf({ monitoringSourceRanges: ["10.8.0.0/16", "10.16.0.0/12"] })).toThrow(/monitoringSourceRanges\[1\]/);
+  });
+
   test("fails when a firewall source is not a CIDR block", () => {
     expect(() => networkOf({ monitoringSourceRanges: ["10.8.0.0"] })).toThrow(/expected an IPv4 CIDR block/);
   });
