@@ -25,6 +25,14 @@ export function readDocker(ledger: KeyLedger, at: TomlPath, note: Note): Record<
     }
     docker.pull_policy = policies;
   }
+  // runner-fleet's config.toml sets allowed_pull_policies to the shard's pull_policy (lib/model/pull-policy.ts), so
+  // a job asks for no other: the same list is carried over by pull_policy itself, any other is not.
+  const allowed = ledger.peek([...at, "allowed_pull_policies"]);
+  if (allowed !== undefined) {
+    const list = typeof allowed === "string" ? [allowed] : allowed;
+    if (JSON.stringify(list) === JSON.stringify(docker.pull_policy)) ledger.take([...at, "allowed_pull_policies"]);
+    else ledger.explain([...at, "allowed_pull_policies"], "runner-fleet allows exactly the shard's pull_policy (docs/security.md, \"What shares a worker\")");
+  }
   const cpusText = ledger.take([...at, "cpus"]);
   const memoryText = ledger.take([...at, "memory"]);
   if (cpusText !== undefined || memoryText !== undefined) {

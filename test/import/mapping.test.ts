@@ -187,6 +187,33 @@ describe("what has no equivalent", () => {
   });
 });
 
+describe("allowed_pull_policies", () => {
+  const withAllowed = (allowed: string) => `concurrent = 2
+
+[[runners]]
+  name = "docker host"
+  url = "https://gitlab.example.com"
+  token = "RUNNER_TOKEN_1"
+  executor = "docker"
+  [runners.docker]
+    image = "alpine:3.20"
+    pull_policy = ["always"]
+    allowed_pull_policies = ${allowed}
+`;
+
+  it("is carried over by pull_policy when it lists the same policies, which is what runner-fleet renders", async () => {
+    const { shard, result } = await imported(withAllowed('["always"]'), { region: "eu-west-1" });
+    expect(shard.docker.pull_policy).toEqual(["always"]);
+    expect(result.unmapped.map((key) => key.key)).not.toContain("runners[0].docker.allowed_pull_policies");
+  });
+
+  it("is listed as not carried over when it allows more than pull_policy", async () => {
+    const { text, result } = await imported(withAllowed('["always", "if-not-present"]'), { region: "eu-west-1" });
+    expect(result.unmapped.map((key) => key.key)).toContain("runners[0].docker.allowed_pull_policies");
+    expect(text).toMatch(/runners\[0\]\.docker\.allowed_pull_policies: runner-fleet allows exactly the shard's pull_policy/);
+  });
+});
+
 describe("keys set to gitlab-runner's default", () => {
   it("are listed as kept when the value is the default runner-fleet's config.toml leaves in place, and as lost otherwise", async () => {
     const kept = await imported(fixtureText("docker-executor.toml"), { cloud: "google", region: "europe-west4", project: "acme-runners-docker" });
