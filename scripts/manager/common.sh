@@ -101,6 +101,8 @@ install_pinned_key() {
       gpg --batch --homedir "$home" --export "$fingerprint" >"${keyring}.new" &&
       [[ -s ${keyring}.new ]] && chmod 0644 "${keyring}.new" && mv -f "${keyring}.new" "$keyring"; } || status=1
   fi
+  # gpg may have started an agent for this home: stop it before its directory goes.
+  gpgconf --homedir "$home" --kill all >/dev/null 2>&1 || true
   rm -rf "$home" "${keyring}.new"
   return "$status"
 }

@@ -40,7 +40,7 @@ cloud_prepare_boot() {
 # checks the repository's signature against Google's packages key, kept in a keyring of its own (signed-by) and
 # fetched over HTTPS from Google (its fingerprint is not pinned: Google rotates that key and documents no
 # fingerprint to check it against). A new agent arrives with a reviewed change of this version (docs/security.md).
-readonly OPS_AGENT_VERSION=2.46.0
+readonly OPS_AGENT_VERSION=2.70.0
 readonly OPS_AGENT_REPOSITORY_SUFFIX=2
 readonly GOOGLE_PACKAGES_KEY_URL=https://packages.cloud.google.com/apt/doc/apt-key.gpg
 readonly OPS_AGENT_KEYRING=/usr/share/keyrings/google-cloud-ops-agent-archive-keyring.gpg
@@ -59,7 +59,7 @@ install_ops_agent() {
   rm -f "$download" "${download}.gpg"
   put_apt_source "${ROOT}/etc/apt/sources.list.d/google-cloud-ops-agent.list" \
     "deb [signed-by=${OPS_AGENT_KEYRING}] https://packages.cloud.google.com/apt google-cloud-ops-agent-${OS_CODENAME}-${OPS_AGENT_REPOSITORY_SUFFIX} main"
-  # The repository's versions read <version>~<distribution><release>, such as 2.46.0~ubuntu24.04.
+  # The repository's versions read <version>~<distribution><release>, such as 2.70.0~ubuntu24.04.
   apt_install --allow-change-held-packages --allow-downgrades "google-cloud-ops-agent=${OPS_AGENT_VERSION}~${OS_ID}${OS_VERSION_ID}" || return 1
   apt-mark hold google-cloud-ops-agent >/dev/null
 }

@@ -9,7 +9,7 @@ mkdir -p "${STUB_STATE}/dpkg" "${STUB_STATE}/runner"
 case ${1:-} in
   google)
     # The versions the boot pins (scripts/manager/cloud/*.sh): an image with another version gets the pinned one.
-    echo '2.46.0~debian12' >"${STUB_STATE}/dpkg/google-cloud-ops-agent"
+    echo '2.70.0~debian12' >"${STUB_STATE}/dpkg/google-cloud-ops-agent"
     cat >/etc/systemd/system/google-cloud-ops-agent.service <<'UNIT'
 [Unit]
 Description=Google Cloud Ops Agent (system-test stand-in)
