@@ -49,6 +49,11 @@ function describeGoogleWorker(image: "ubuntu" | "ubuntu-with-docker", checks: (w
       expect((await worker.container.exec(["docker", "info"])).stdout).toContain(` Registry Mirrors:\n  ${shard.docker.registry_mirror}/\n`);
     });
 
+    it("rejects job containers' traffic to the metadata server in DOCKER-USER, once, after dockerd made that chain", () => {
+      const inserts = worker.stubs.callsOf("iptables", "call").filter((call) => call.args[0] === "-I");
+      expect(inserts.map((call) => call.args.join(" "))).toEqual(["-I DOCKER-USER -d 169.254.169.254/32 -j REJECT"]);
+    });
+
     it("writes the ready marker only after docker info answered", async () => {
       const { markerAt, firstAnsweredInfoAt } = await readyAfterDocker(worker);
       expect(firstAnsweredInfoAt).toBeDefined();

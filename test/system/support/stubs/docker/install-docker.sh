@@ -1,5 +1,5 @@
 #!/bin/bash
-# What installing a distribution's Docker package does, with the stand-in binaries (./docker, ./dockerd):
+# What installing a distribution's Docker package does, with the stand-in binaries (./docker, ./dockerd, ./iptables):
 #   debian        Debian/Ubuntu docker.io (20.10.24+dfsg1-1+deb12u1): /usr/bin/docker, /usr/sbin/dockerd, its postinst
 #                 adds the system group docker, and dh_installsystemd enables and starts docker.service.
 #   amazon-linux  Amazon Linux 2023's docker: /usr/bin/dockerd, the docker group; the ECS-optimized AMI enables it.
@@ -15,6 +15,8 @@ case ${1:-} in
   *) echo "usage: install-docker.sh debian|amazon-linux" >&2; exit 2 ;;
 esac
 install -m 0755 "${STUB_DIR}/docker/docker" /usr/bin/docker
+# Both packages depend on iptables (docker.io: iptables; Amazon Linux's docker: iptables-nft): dockerd's own rules.
+install -m 0755 "${STUB_DIR}/docker/iptables" /usr/sbin/iptables
 install -m 0755 "${STUB_DIR}/docker/dockerd" "$dockerd"
 getent group docker >/dev/null || groupadd --system docker
 cat >/usr/lib/systemd/system/docker.service <<UNIT
