@@ -6,9 +6,9 @@
  * the key that made it).
  */
 import { randomBytes } from "node:crypto";
-import { renderManagerStartupScript, renderWorkerStartupScript } from "../../lib/render/manager-files";
+import { renderWorkerStartupScript } from "../../lib/render/manager-files";
 import { exampleModel } from "../support/models";
-import { expectSucceeded, ScriptSandbox } from "./support/script-sandbox";
+import { expectSucceeded, managerPayload, ScriptSandbox } from "./support/script-sandbox";
 import { firstBoot } from "./support/shared-boots";
 
 const GITLAB_KEY = "F6403F6544A38863DAA0B6E03F01618A51312F3F";
@@ -32,7 +32,7 @@ const bootEnv = () => ({
 const payloads = (["cell-1", "cell-2"] as const).flatMap((name) => {
   const model = exampleModel(name);
   return model.shards.flatMap((shard) => [
-    ...Array.from({ length: shard.managers.count }, (_, slot) => ({ label: `${name}/${shard.name}/manager-${slot}`, text: renderManagerStartupScript(model, shard, slot) })),
+    ...Array.from({ length: shard.managers.count }, (_, slot) => ({ label: `${name}/${shard.name}/manager-${slot}`, text: managerPayload(model, shard, slot) })),
     { label: `${name}/${shard.name}/worker`, text: renderWorkerStartupScript(model, shard) },
   ]);
 });
@@ -66,7 +66,7 @@ describe("the rendered boot payloads", () => {
 describe("a manager's first boot", () => {
   it("adds GitLab's repository with the pinned key alone, then installs the runner from it", () => {
     const model = exampleModel("cell-1");
-    const { sandbox: booted, first: run } = firstBoot(renderManagerStartupScript(model, model.shards[0], 0));
+    const { sandbox: booted, first: run } = firstBoot(managerPayload(model, model.shards[0], 0));
 
     expectSucceeded(run);
     expect(booted.file("usr/share/keyrings/runner_gitlab-runner-archive-keyring.gpg")).toBe(`keyring-of ${GITLAB_KEY}\n`);
@@ -87,7 +87,7 @@ describe("a manager's first boot", () => {
 
   it("installs the CloudWatch agent at its pinned version once its signature verifies against the pinned key", () => {
     const model = exampleModel("cell-2");
-    const { first: run } = firstBoot(renderManagerStartupScript(model, model.shards[0], 0));
+    const { first: run } = firstBoot(managerPayload(model, model.shards[0], 0));
 
     expectSucceeded(run);
     const deb = run.calls.find((call) => call.name === "curl" && call.args.some((arg) => arg.endsWith("/amazon-cloudwatch-agent.deb")));
@@ -101,7 +101,7 @@ describe("a manager's first boot", () => {
   it("fails when GitLab's repository key is not the pinned one: nothing is installed from it, and the failure is reported", () => {
     const model = exampleModel("cell-2");
 
-    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { ...bootEnv(), STUB_GITLAB_KEY: OTHER_KEY });
+    const run = sandbox.run(managerPayload(model, model.shards[0], 0), { ...bootEnv(), STUB_GITLAB_KEY: OTHER_KEY });
 
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain(`the key at https://packages.gitlab.com/runner/gitlab-runner/gpgkey is not ${GITLAB_KEY}: refusing it`);
@@ -119,7 +119,7 @@ describe("a manager's first boot", () => {
   ])("fails when the CloudWatch agent comes with %s: it is not installed, no retry, and the boot failure is reported", (_case, env) => {
     const model = exampleModel("cell-2");
 
-    const run = sandbox.run(renderManagerStartupScript(model, model.shards[0], 0), { ...bootEnv(), ...env });
+    const run = sandbox.run(managerPayload(model, model.shards[0], 0), { ...bootEnv(), ...env });
 
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain("the monitoring agent's download did not verify: not running it");
