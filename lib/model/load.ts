@@ -14,7 +14,7 @@ import { documentStructureIssues, documentToData } from "./document-checks";
 import { ModelValidationError, describeValue, redactIssue, type ModelIssue, type ModelPath } from "./issues";
 import { firstYamlSyntaxIssue } from "./yaml-errors";
 import { duplicateTagFindings } from "./duplicate-tags";
-import { quoteItHint } from "./format-hints";
+import { nearValueHint, quoteItHint } from "./format-hints";
 import { discriminatorValuesAt, knownKeysAt, suggestKey } from "./known-keys";
 import { readModelFileBytes } from "./read-model-file";
 import { runnerModelSchema, type RunnerModel } from "./schema";
@@ -87,6 +87,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string, 
   const data = converted.data;
   const parsed = runnerModelSchema.safeParse(data);
   const locate = (path: ModelPath, point: Point = "value") => locateNode(doc, path, point, at);
+  const writtenAt = (path: ModelPath) => scalarSource(doc, path);
   const markerIssues = tokenMarkerFindings(data).map((finding): ModelIssue => ({ ...finding, file, ...locate(finding.path) }));
   // Checked on the data as written, so it is reported with the schema's errors in one pass.
   const writtenId = valueAt(data, ["cell", "id"]);
@@ -95,7 +96,7 @@ export function parseModel(text: string, file: string, expectedCellId?: string, 
       ? [{ severity: "error" as const, path: ["cell", "id"], expected: `${JSON.stringify(expectedCellId)}, the file's name (cell.id must equal the file's base name: pipelines map a changed file to its cell by name)`, received: JSON.stringify(writtenId) }]
       : [];
   if (!parsed.success) {
-    const issues = parsed.error.issues.flatMap((issue) => zodIssueToModelIssues(issue, data, file, locate));
+    const issues = parsed.error.issues.flatMap((issue) => zodIssueToModelIssues(issue, data, file, locate, writtenAt));
     const named = nameFinding.map((finding): ModelIssue => ({ ...finding, file, ...locate(finding.path) }));
     throw new ModelValidationError(file, sortByPosition([...issues, ...named, ...markerIssues]));
   }
@@ -126,7 +127,7 @@ function withWorkspaceCaFile(model: RunnerModel, workspace: string | undefined):
 type Point = "value" | "key";
 type Locate = (path: ModelPath, point?: Point) => { line: number; column: number };
 
-function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: string, locate: Locate): ModelIssue[] {
+function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: string, locate: Locate, writtenAt: (path: ModelPath) => string | undefined): ModelIssue[] {
   const path = issue.path.filter((part): part is string | number => typeof part !== "symbol");
   if (issue.code === "unrecognized_keys") {
     const known = knownKeysAt(runnerModelSchema, path, data);
@@ -147,13 +148,16 @@ function zodIssueToModelIssues(issue: z.core.$ZodIssue, data: unknown, file: str
   }
   const received = valueAt(data, path);
   const { line, column } = locate(path);
-  // A refinement may say why in `params.hint` (the cron dialect's reason, for one).
+  // A refinement may say why in `params.hint` (the cron dialect's reason, for one); a format missed
+  // closely, or a number where text was wanted, gets the value that would pass (format-hints.ts).
   const hint =
     issue.code === "custom" && typeof issue.params?.hint === "string"
       ? issue.params.hint
       : issue.code === "invalid_type" && issue.expected === "string"
-        ? quoteItHint(path, received)
-        : undefined;
+        ? quoteItHint(path, received, writtenAt(path))
+        : issue.code === "custom" || issue.code === "invalid_format"
+          ? nearValueHint(path, received)
+          : undefined;
   return [{ severity: "error", file, path, line, column, expected: expectedText(issue, received), received: describeValue(received), hint }];
 }
 
@@ -259,6 +263,12 @@ function locateNode(
   }
   const { line, col } = at(offset);
   return { line, column: col };
+}
+
+/** The text of the scalar at `path` as written in the file (`18.10`, which YAML reads as the number 18.1). */
+function scalarSource(doc: Document, path: ModelPath): string | undefined {
+  const node = doc.getIn(path, true);
+  return isScalar(node) && typeof node.source === "string" ? node.source : undefined;
 }
 
 /** Line and column of `path` in a model file (its deepest existing ancestor when the key is missing). */

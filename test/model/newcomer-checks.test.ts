@@ -63,12 +63,13 @@ describe("cell.labels by the cloud's own rules", () => {
   });
 });
 
-describe("type errors give the format and say quote it", () => {
+describe("type errors give the format and the value that passes", () => {
   it.each([
-    ["idle_time: 20", withAppended("    autoscaling:\n      policies:\n        - idle_time: 20"), 'a Go duration with its unit, such as "20m"', 'quote it: "20"'],
-    ["maximum_timeout: 3600", withLine(12, "    tags: [docker]\n    maximum_timeout: 3600"), "a Go duration", 'quote it: "3600"'],
-    ["runner_version: 18.5", withLine(15, "      runner_version: 18.5"), 'a full gitlab-runner version such as "18.5.0"', 'quote it: "18.5"'],
-    ["account_id with a leading zero", AWS_BASE.replace("[us-east-1a]", "[us-east-1a]\n  account_id: 012345678901"), "12-digit AWS account id, leading zeros included", 'quote it: "012345678901"'],
+    ["idle_time: 20", withAppended("    autoscaling:\n      policies:\n        - idle_time: 20"), 'a Go duration with its unit, such as "20m"', 'write "20m": YAML reads the unquoted 20 as a number'],
+    ["maximum_timeout: 3600", withLine(12, "    tags: [docker]\n    maximum_timeout: 3600"), "a Go duration", 'write "1h": YAML reads the unquoted 3600 as a number'],
+    ["runner_version: 18.5", withLine(15, "      runner_version: 18.5"), 'a full gitlab-runner version such as "19.5.0"', 'write "18.5.0": YAML reads the unquoted 18.5 as a number'],
+    ["account_id with a leading zero", AWS_BASE.replace("[us-east-1a]", "[us-east-1a]\n  account_id: 012345678901"), "12-digit AWS account id, leading zeros included", 'write "012345678901": YAML reads the unquoted 012345678901 as a number'],
+    ["project: true", BASE_MODEL.replace("project: acme-runners-9", "project: true"), "a Google Cloud project id", 'quote it: "true"; YAML reads it as a boolean'],
   ])("%s", (_name, text, format, quote) => {
     const message = messagesOf(text).errors.join("\n");
     expect(message).toContain("expected a string");
