@@ -3,11 +3,11 @@
  * clouds do not list (a typo fails only at apply time), and shards that GitLab
  * cannot tell apart because they carry the same tags.
  */
-import { closest, distance } from "fastest-levenshtein";
-import { AWS_REGIONS, CLOUD_REGIONS_CHECKED_ON, GOOGLE_CLOUD_REGIONS } from "./cloud-regions";
+import { CLOUD_REGIONS_CHECKED_ON } from "./cloud-regions";
 import type { CrossCheckFinding } from "./finding";
 import type { RunnerModel } from "./schema";
 import { checkZonesExist } from "./zone-checks";
+import { knownRegions, nearRegion, regionTypoFinding } from "./region-typo";
 import { unusedSettings } from "./unused-settings";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {
@@ -43,15 +43,14 @@ function checkSingleNat(model: RunnerModel): CrossCheckFinding[] {
 
 function checkRegion(model: RunnerModel): CrossCheckFinding[] {
   const { provider, region } = model.cloud;
-  const known = provider === "google" ? GOOGLE_CLOUD_REGIONS : AWS_REGIONS;
-  if (known.includes(region)) return [];
-  const nearest = closest(region, [...known]);
-  const plausible = distance(region, nearest) <= Math.max(2, Math.floor(nearest.length / 4));
+  // A region the zones contradict is an error of its own (cross-checks.ts), said once.
+  if (knownRegions(provider).includes(region) || regionTypoFinding(model) !== undefined) return [];
+  const nearest = nearRegion(provider, region);
   return [
     {
       severity: "warning",
       path: ["cloud", "region"],
-      expected: `a ${provider === "google" ? "Google Cloud" : "AWS"} region (not in the list checked on ${CLOUD_REGIONS_CHECKED_ON}${plausible ? `; did you mean "${nearest}"?` : ""})`,
+      expected: `a ${provider === "google" ? "Google Cloud" : "AWS"} region (not in the list checked on ${CLOUD_REGIONS_CHECKED_ON}${nearest ? `; did you mean "${nearest}"?` : ""})`,
       received: JSON.stringify(region),
     },
   ];

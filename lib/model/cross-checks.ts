@@ -17,6 +17,7 @@ import type { RunnerModel, Shard } from "./schema";
 import { cidrContains, cidrsOverlap } from "../network/cidr";
 import { cellTagProblem } from "./cell-tag";
 import { checkWorkerGroupPrefixes } from "./worker-group-prefixes";
+import { regionTypoFinding } from "./region-typo";
 import { checkAlternativeMachineTypes, checkJobLimits, checkPolicyCoverage } from "./worker-checks";
 
 
@@ -49,6 +50,8 @@ function error(path: ModelPath, expected: string, received?: unknown): CrossChec
 
 function checkZones(model: RunnerModel): CrossCheckFinding[] {
   const { cloud } = model;
+  const regionTypo = regionTypoFinding(model);
+  if (regionTypo) return [regionTypo];
   const zones = cloud.provider === "google" ? cloud.zones : cloud.availability_zones;
   const key = cloud.provider === "google" ? "zones" : "availability_zones";
   const zonePattern =

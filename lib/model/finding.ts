@@ -6,4 +6,6 @@ export interface CrossCheckFinding {
   readonly path: ModelPath;
   readonly expected: string;
   readonly received?: string;
+  /** What would pass, when there is one to offer ("did you mean ...?"). */
+  readonly hint?: string;
 }

@@ -5,7 +5,7 @@
  * So only the first error is reported, with the path of the key on its line and what to change.
  * Error codes: yaml's ErrorCode (https://eemeli.org/yaml/#errors).
  */
-import { isPair, isScalar, isSeq, visit, type Document, type Node, type YAMLError } from "yaml";
+import { isMap, isPair, isScalar, isSeq, visit, type Document, type Node, type YAMLError } from "yaml";
 import type { ModelIssue, ModelPath } from "./issues";
 
 type At = (offset: number) => { line: number; col: number };
@@ -26,10 +26,12 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
 /** The first syntax error of `doc` as an issue; the rest are most often its echo. */
 export function firstYamlSyntaxIssue(doc: Document, errors: readonly YAMLError[], file: string, at: At): ModelIssue {
   const first = [...errors].sort((a, b) => a.pos[0] - b.pos[0])[0];
+  const more = errors.length > 1 ? `; ${errors.length - 1} later syntax error(s) not shown, often caused by this one` : "";
+  const unclosed = unclosedFlowCollection(doc, first);
+  if (unclosed) return unclosedIssue(doc, unclosed, first, file, at, more);
   const { line, col } = at(first.pos[0]);
   const words = first.message.includes("Nested mappings") ? PLAIN_WORDS.BLOCK_AS_IMPLICIT_KEY : PLAIN_WORDS[first.code];
   const key = keyOnLine(doc, line, at);
-  const more = errors.length > 1 ? `; ${errors.length - 1} later syntax error(s) not shown, often caused by this one` : "";
   return {
     severity: "error",
     file,
@@ -38,6 +40,40 @@ export function firstYamlSyntaxIssue(doc: Document, errors: readonly YAMLError[]
     column: col,
     expected: `valid YAML: ${words ?? first.message.split("\n")[0]}`,
     received: key ? `the key ${JSON.stringify(key.name)} at column ${key.column}${more}` : `the text at line ${line}${more}`,
+  };
+}
+
+/**
+ * A `[` or `{` never closed (`tags: [linux, docker` and no `]`): yaml reads on into the next line and
+ * reports BAD_INDENT there ("Flow sequence in block collection must be sufficiently indented and end
+ * with a ]", yaml's resolve-flow-collection.ts), or MISSING_CHAR at the end of the document. Either
+ * way the collection's node ends where the error is: the `[` is what the person has to fix.
+ */
+function unclosedFlowCollection(doc: Document, error: YAMLError): { start: number; close: "]" | "}" } | undefined {
+  if (error.code !== "BAD_INDENT" && error.code !== "MISSING_CHAR") return undefined;
+  let found: { start: number; close: "]" | "}" } | undefined;
+  visit(doc, (_key, node) => {
+    if (!(isSeq(node) || isMap(node)) || !node.flow || !node.range) return;
+    // The innermost collection that stops at the error and opened before it.
+    if (node.range[1] === error.pos[0] && node.range[0] < error.pos[0]) found = { start: node.range[0], close: isSeq(node) ? "]" : "}" };
+  });
+  return found;
+}
+
+function unclosedIssue(doc: Document, unclosed: { start: number; close: "]" | "}" }, error: YAMLError, file: string, at: At, more: string): ModelIssue {
+  const open = at(unclosed.start);
+  const stop = at(error.pos[0]);
+  const key = keyOnLine(doc, open.line, at);
+  const kind = unclosed.close === "]" ? "list" : "mapping";
+  const opener = unclosed.close === "]" ? "[" : "{";
+  return {
+    severity: "error",
+    file,
+    path: key?.path ?? [],
+    line: open.line,
+    column: open.col,
+    expected: `valid YAML: a closing ${unclosed.close} for the ${kind} that opens with "${opener}" here, on line ${open.line}`,
+    received: `no ${unclosed.close} before ${stop.line > open.line ? `line ${stop.line}` : "the end of the line"}${more}`,
   };
 }
 

@@ -50,7 +50,7 @@ const AWS_BASE = BASE_MODEL.replace(
 ).replace("e2-standard-2", "t3.medium").replace("n2d-standard-2", "m7i.large");
 
 export const INVALID_CASES: readonly InvalidCase[] = [
-  { name: "a YAML syntax error (unclosed flow sequence)", content: withLine(9, "  zones: [europe-west4-a"), line: 10, column: 1, mentions: ["valid YAML"] },
+  { name: "a YAML syntax error (unclosed flow sequence)", content: withLine(9, "  zones: [europe-west4-a"), line: 9, column: 10, mentions: ['valid YAML: a closing ] for the list that opens with "[" here, on line 9'] },
   { name: "a YAML syntax error (bad indentation)", content: withLine(4, "    url: https://gitlab.example.com\n   oops: 1"), line: 5, column: 1, mentions: ["valid YAML"] },
   { name: "a duplicate key", content: withLine(2, "  id: cell-9\n  id: cell-10"), line: 3, column: 3, mentions: ["valid YAML", "unique"] },
   { name: "an empty file", content: "", line: 1, column: 1, mentions: ["empty document"] },

@@ -135,3 +135,52 @@ describe("prepare, as a person runs it", () => {
     expect(result.stdout + result.stderr).not.toMatch(STACK_TRACE_LINE);
   });
 });
+
+describe("a region typo is one error, at the region", () => {
+  const AWS_ZONES = "  provider: aws\n  region: eu-central-1\n  availability_zones: [eu-central-1a, eu-central-1b, eu-central-1c]";
+  const aws = BASE_MODEL.replace("  provider: google\n  project: acme-runners-9\n  region: europe-west4\n  zones: [europe-west4-a]", AWS_ZONES)
+    .replace("e2-standard-2", "t3.medium")
+    .replace("n2d-standard-2", "m7i.large");
+
+  it("fails when the region is eu-centrel-1 and the zones are eu-central-1's, once, with a did-you-mean", () => {
+    expect(errorsOf(aws.replace("region: eu-central-1", "region: eu-centrel-1"))).toEqual([
+      'cell-9.yaml:7:11: cloud.region: expected the AWS region that cloud.availability_zones are in (eu-central-1 holds eu-central-1a, eu-central-1b, eu-central-1c; eu-centrel-1 is not in the list of regions checked on 2026-11-22), received "eu-centrel-1" (did you mean "eu-central-1"?)',
+    ]);
+    expect(errorsOf(aws)).toEqual([]);
+  });
+
+  it("fails when a Google region is misspelt beside its zones, and warns alone when the zones carry the same typo", () => {
+    expect(errorsOf(BASE_MODEL.replace("region: europe-west4", "region: europe-wset4"))).toEqual([
+      'cell-9.yaml:8:11: cloud.region: expected the Google Cloud region that cloud.zones are in (europe-west4 holds europe-west4-a; europe-wset4 is not in the list of regions checked on 2026-11-22), received "europe-wset4" (did you mean "europe-west4"?)',
+    ]);
+    const both = parseModel(BASE_MODEL.replace("region: europe-west4\n  zones: [europe-west4-a]", "region: europe-wset4\n  zones: [europe-wset4-a]"), "cell-9.yaml");
+    expect(both.warnings.map(formatIssue)).toContain(
+      'cell-9.yaml:8:11: warning: cloud.region: expected a Google Cloud region (not in the list checked on 2026-11-22; did you mean "europe-west4"?), received "europe-wset4"',
+    );
+  });
+
+  it("keeps one error per zone when the region is a real one and the zones another's", () => {
+    expect(errorsOf(aws.replace("region: eu-central-1", "region: eu-west-1"))).toEqual([
+      'cell-9.yaml:8:24: cloud.availability_zones[0]: expected a zone of region eu-west-1, such as eu-west-1a, received "eu-central-1a"',
+      'cell-9.yaml:8:39: cloud.availability_zones[1]: expected a zone of region eu-west-1, such as eu-west-1a, received "eu-central-1b"',
+      'cell-9.yaml:8:54: cloud.availability_zones[2]: expected a zone of region eu-west-1, such as eu-west-1a, received "eu-central-1c"',
+    ]);
+  });
+});
+
+describe("an unclosed [ is reported at the [", () => {
+  it("fails when tags: [linux, docker has no ], naming the [ and its line, not the next line's indentation", () => {
+    expect(errorsOf(withLine(12, "    tags: [linux, docker"))).toEqual([
+      'cell-9.yaml:12:11: shards[0].tags: expected valid YAML: a closing ] for the list that opens with "[" here, on line 12, received no ] before line 13',
+    ]);
+  });
+
+  it("fails when a { is not closed, and when the list runs over lines first", () => {
+    expect(errorsOf(withLine(12, "    tags: [docker]\n    labels: {team: ci"))).toEqual([
+      expect.stringMatching(/^cell-9\.yaml:13:13: shards\[0\]\.labels: expected valid YAML: a closing \} for the mapping that opens with "\{" here, on line 13, received no \} before line 14/),
+    ]);
+    expect(errorsOf(withLine(12, "    tags: [linux,\n      docker\n    run_untagged: true"))).toEqual([
+      'cell-9.yaml:12:11: shards[0].tags: expected valid YAML: a closing ] for the list that opens with "[" here, on line 12, received no ] before line 14; 2 later syntax error(s) not shown, often caused by this one',
+    ]);
+  });
+});
