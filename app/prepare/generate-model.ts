@@ -13,7 +13,7 @@ import { formatPath, ModelValidationError, type ModelIssue } from "../../lib/mod
 import { parseModel, type LoadedModel } from "../../lib/model/load";
 import type { RunnerModelInput } from "../../lib/model/schema";
 import { DEFAULT_ADMIN_TOKEN_ENV, triggerDestinationProblems, type TriggerDestinationPolicy } from "../../lib/model/trigger-destinations";
-import { checkTriggerVariables, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
+import { checkTriggerVariables, TRIGGER_VARIABLES, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
 import { runningToolkit, toolkitCommand } from "../../lib/ci/toolkit-invocation";
 
 export { readTriggerVariables, TRIGGER_VARIABLES, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
@@ -62,39 +62,114 @@ export interface GenerateOptions {
 
 /**
  * Builds and validates a model. Every variable is checked first; values the model
- * rejects are reported with the variable that carried them. Nothing is written here.
+ * rejects are reported with the variable that carried them, all at once. Nothing is written here.
  */
 export function generateModel(variables: TriggerVariables, options: GenerateOptions = {}): GeneratedModel {
   checkTriggerVariables(variables);
   const env = options.env ?? {};
-  const problems = triggerDestinationProblems(variables, { ...options.destinations, projectApiUrl: env.CI_API_V4_URL });
-  if (problems.length > 0) {
-    throw new UserInputError(`the trigger variables point a secret where this project did not choose; nothing was written:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
+  const destinationProblems = triggerDestinationProblems(variables, { ...options.destinations, projectApiUrl: env.CI_API_V4_URL });
+  if (destinationProblems.length > 0) {
+    throw new UserInputError(`the trigger variables point a secret where this project did not choose; nothing was written:\n${destinationProblems.map((problem) => `  ${problem}`).join("\n")}`);
   }
-  const model = modelFromVariables({ GITLAB_TOKEN_ENV: options.destinations?.adminTokenEnv ?? DEFAULT_ADMIN_TOKEN_ENV, ...variables }, env);
-  const text = modelDocument(model, options.now ?? new Date()).toString({ lineWidth: 0, flowCollectionPadding: false });
   const file = `${variables.CELL_ID}.yaml (generated)`;
-  try {
-    return { cellId: model.cell.id, text, loaded: parseModel(text, file) };
-  } catch (error) {
-    if (error instanceof ModelValidationError) throw generatedModelError(error.issues);
-    throw error;
+  const problems = new Map<string, string>();
+  let current: TriggerVariables = { GITLAB_TOKEN_ENV: options.destinations?.adminTokenEnv ?? DEFAULT_ADMIN_TOKEN_ENV, ...variables };
+  // A value the schema refuses hides the checks across fields (zones of the region, derived names) that run
+  // only on a model whose shape is valid: each round stands in for the variables already refused (their
+  // default, or a placeholder that passes) so that the next round reaches the checks of the others.
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const refusedBefore = new Set(problems.keys());
+    const valueProblems: VariableProblem[] = [];
+    const model = modelFromVariables(current, env, valueProblems);
+    const text = modelDocument(model, options.now ?? new Date()).toString({ lineWidth: 0, flowCollectionPadding: false });
+    let issues: readonly ModelIssue[] = [];
+    let loaded: LoadedModel | undefined;
+    try {
+      loaded = parseModel(text, file);
+    } catch (error) {
+      if (!(error instanceof ModelValidationError)) throw error;
+      issues = error.issues;
+    }
+    const found = [...valueProblems, ...issues.map(variableProblem)];
+    for (const problem of found) {
+      // Later rounds report only what the variables as given do wrong, not what a stand-in set off.
+      const standIn = problem.variable !== undefined && refusedBefore.has(problem.variable);
+      if (round > 0 && (problem.variable === undefined || standIn)) continue;
+      const key = problem.variable ?? problem.line;
+      if (!problems.has(key)) problems.set(key, problem.line);
+    }
+    if (loaded && problems.size === 0) return { cellId: model.cell.id, text, loaded };
+    const next = withStandIns(current, found);
+    if (next === undefined) break;
+    current = next;
   }
+  // In the order of --help's list, so the message reads as the variables are documented.
+  const order = Object.keys(TRIGGER_VARIABLES);
+  const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
+  return throwProblems([...problems.entries()].sort(([a], [b]) => rank(a) - rank(b)).map(([, line]) => line));
 }
 
-function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv): RunnerModelInput {
+/** Rounds of stand-ins: the schema, then the checks across fields, then what those hid (derived names). */
+const MAX_ROUNDS = 3;
+
+interface VariableProblem {
+  readonly variable?: TriggerVariableName;
+  readonly line: string;
+}
+
+/**
+ * Values that pass in place of required variables the model refused. REGION has none: the zones and the
+ * state's region are judged against it, so a stand-in would report them wrongly.
+ */
+const PLACEHOLDERS: Partial<Record<TriggerVariableName, string>> = {
+  CELL_ID: "cell-0",
+  GITLAB_URL: "https://gitlab.example.com",
+  PROJECT: "runner-fleet-0",
+};
+
+/** The variables with the refused ones replaced by their default or a placeholder; undefined when none can be. */
+function withStandIns(variables: TriggerVariables, found: readonly VariableProblem[]): TriggerVariables | undefined {
+  const next: TriggerVariables = { ...variables };
+  let changed = false;
+  for (const { variable } of found) {
+    if (variable === undefined || variable === "REGION" || variable === "CLOUD" || next[variable] === undefined) continue;
+    if (variable === "STATE_BACKEND") continue;
+    if (TRIGGER_VARIABLES[variable].required || variable === "PROJECT") {
+      const placeholder = PLACEHOLDERS[variable];
+      if (placeholder === undefined || next[variable] === placeholder) continue;
+      next[variable] = placeholder;
+    } else {
+      delete next[variable];
+    }
+    changed = true;
+  }
+  return changed ? next : undefined;
+}
+
+function variableProblem(issue: ModelIssue): VariableProblem {
+  const path = formatPath(issue.path);
+  const variable = Object.entries(VARIABLE_OF_PATH).find(([prefix]) => path === prefix || path.startsWith(`${prefix}[`))?.[1];
+  const hint = issue.hint ? ` (${issue.hint})` : "";
+  return { variable, line: `${variable ? `variable ${variable}` : path}: expected ${issue.expected}, received ${issue.received ?? "nothing"}${hint}` };
+}
+
+function throwProblems(lines: readonly string[]): never {
+  throw new UserInputError(`the trigger variables do not make a valid model:\n${lines.map((line) => `  ${line}`).join("\n")}`);
+}
+
+function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv, problems: VariableProblem[]): RunnerModelInput {
   const cloud = variables.CLOUD as "google" | "aws";
   const region = variables.REGION!;
   const isGoogle = cloud === "google";
   const list = (value: string | undefined, fallback: string[]) =>
     value === undefined ? fallback : value.split(",").map((item) => item.trim()).filter(Boolean);
-  const integer = (name: TriggerVariableName, fallback: number) => parseInteger(name, variables[name], fallback);
-  const boolean = (name: TriggerVariableName, fallback: boolean) => parseBoolean(name, variables[name], fallback);
+  const integer = (name: TriggerVariableName, fallback: number) => parseInteger(name, variables[name], fallback, problems);
+  const boolean = (name: TriggerVariableName, fallback: boolean) => parseBoolean(name, variables[name], fallback, problems);
   const cellId = variables.CELL_ID!;
   const shardName = variables.SHARD_NAME ?? "small-amd64";
   const maxInstances = integer("MAX_INSTANCES", 20);
   const zones = list(variables.ZONES, isGoogle ? [`${region}-b`, `${region}-c`] : [`${region}a`, `${region}b`]);
-  const state = stateFromVariables(variables, env);
+  const state = stateFromVariables(variables, env, problems);
 
   return {
     cell: { id: cellId, labels: { "managed-by": "runner-fleet", cell: cellId } },
@@ -138,7 +213,7 @@ function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv)
  * must not default to local state, which dies with the job: under CI=true it uses
  * GitLab-managed Terraform state of the models project, read with the job token.
  */
-function stateFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv): RunnerModelInput["state"] | undefined {
+function stateFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv, problems: VariableProblem[]): RunnerModelInput["state"] | undefined {
   const inCi = env.CI === "true";
   const backend = variables.STATE_BACKEND ?? (inCi ? "http" : undefined);
   switch (backend) {
@@ -157,7 +232,8 @@ function stateFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv)
         ...(apiUrl ? [] : ["STATE_API_URL (or CI_API_V4_URL)"]),
       ];
       if (missing.length > 0) {
-        throw new UserInputError(`cannot generate a model with GitLab-managed state (STATE_BACKEND=http${variables.STATE_BACKEND ? "" : ", the default under CI=true"}): ${missing.join(" and ")} not set`);
+        problems.push({ variable: "STATE_BACKEND", line: `variable STATE_BACKEND: GitLab-managed state (STATE_BACKEND=http${variables.STATE_BACKEND ? "" : ", the default under CI=true"}) needs ${missing.join(" and ")}, not set` });
+        return undefined;
       }
       return {
         backend: "http",
@@ -214,24 +290,16 @@ function modelDocument(model: RunnerModelInput, now: Date): Document {
   return doc;
 }
 
-function generatedModelError(issues: readonly ModelIssue[]): UserInputError {
-  const lines = issues.map((issue) => {
-    const path = formatPath(issue.path);
-    const variable = Object.entries(VARIABLE_OF_PATH).find(([prefix]) => path === prefix || path.startsWith(`${prefix}[`))?.[1];
-    const source = variable ? `variable ${variable}` : path;
-    return `  ${source}: expected ${issue.expected}, received ${issue.received ?? "nothing"}`;
-  });
-  return new UserInputError(`the trigger variables do not make a valid model:\n${lines.join("\n")}`);
-}
-
-function parseInteger(name: string, value: string | undefined, fallback: number): number {
+function parseInteger(name: TriggerVariableName, value: string | undefined, fallback: number, problems: VariableProblem[]): number {
   if (value === undefined) return fallback;
-  if (!/^[0-9]{1,9}$/.test(value)) throw new UserInputError(`${name}: expected a whole number, received ${JSON.stringify(value)}`);
-  return Number(value);
+  if (/^[0-9]{1,9}$/.test(value)) return Number(value);
+  problems.push({ variable: name, line: `variable ${name}: expected a whole number, received ${JSON.stringify(value)}` });
+  return fallback;
 }
 
-function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
+function parseBoolean(name: TriggerVariableName, value: string | undefined, fallback: boolean, problems: VariableProblem[]): boolean {
   if (value === undefined) return fallback;
   if (value === "true" || value === "false") return value === "true";
-  throw new UserInputError(`${name}: expected true or false, received ${JSON.stringify(value)}`);
+  problems.push({ variable: name, line: `variable ${name}: expected true or false, received ${JSON.stringify(value)}` });
+  return fallback;
 }

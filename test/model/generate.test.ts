@@ -68,6 +68,24 @@ describe("prepare --generate", () => {
     expect(() => generateModel({ ...GOOGLE_VARIABLES, MAX_INSTANCES: "many" })).toThrow(/MAX_INSTANCES: expected a whole number/);
   });
 
+  it("fails when several variables are bad, naming every one at once in --help's order, the zones' too", async () => {
+    const env = triggerEnv({ ...GOOGLE_VARIABLES, CELL_ID: "Cell 7", ZONES: "europe-west4-a", MAX_INSTANCES: "many", SPOT: "yes", RUNNER_VERSION: "v19.6.0" });
+    const result = await runInProcess("prepare", ["--generate", "--models-dir", dir], { env });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      [
+        "error: the trigger variables do not make a valid model:",
+        "  variable CELL_ID: expected a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters, received \"Cell 7\"",
+        "  variable ZONES: expected a zone of region us-east1, such as us-east1-a, received \"europe-west4-a\"",
+        "  variable RUNNER_VERSION: expected a pinned gitlab-runner version such as \"19.5.0\", received \"v19.6.0\" (did you mean \"19.6.0\"?)",
+        "  variable MAX_INSTANCES: expected a whole number, received \"many\"",
+        "  variable SPOT: expected true or false, received \"yes\"",
+        "",
+      ].join("\n"),
+    );
+    expect(existsSync(join(dir, "cell-7.yaml"))).toBe(false);
+  });
+
   it("keeps an existing model with --if-missing and refuses to overwrite it otherwise", async () => {
     const env = triggerEnv(GOOGLE_VARIABLES);
     expect((await runInProcess("prepare", ["--generate", "--models-dir", dir], { env })).status).toBe(0);
