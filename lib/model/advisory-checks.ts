@@ -9,12 +9,15 @@ import type { RunnerModel } from "./schema";
 import { checkZonesExist } from "./zone-checks";
 import { knownRegions, nearRegion, regionTypoFinding } from "./region-typo";
 import { unusedSettings } from "./unused-settings";
+import { spotChecks } from "./spot-checks";
 
 export function advisoryChecks(model: RunnerModel): CrossCheckFinding[] {
   return [
     ...checkRegion(model),
     ...checkZonesExist(model),
     ...checkShardTags(model),
+    ...checkUntaggedShards(model),
+    ...spotChecks(model),
     ...unusedSettings(model),
     ...checkSingleNat(model),
     ...checkNatAddresses(model),
@@ -74,6 +77,23 @@ function checkShardTags(model: RunnerModel): CrossCheckFinding[] {
     });
   });
   return findings;
+}
+
+/**
+ * Untagged jobs go to any runner that takes them (GitLab's "run_untagged"): two shards of a cell that both
+ * do split them between shards of different sizes or trust by chance, and a runner picked for them says
+ * nothing of why. Warned on the second and later shards, naming the first.
+ */
+function checkUntaggedShards(model: RunnerModel): CrossCheckFinding[] {
+  const untagged = model.shards.flatMap((shard, index) => (shard.run_untagged ? [index] : []));
+  if (untagged.length < 2) return [];
+  const [first, ...others] = untagged;
+  return others.map((index) => ({
+    severity: "warning" as const,
+    path: ["shards", index, "run_untagged"],
+    expected: `run_untagged on one shard of the cell only (shards[${first}] ${model.shards[first].name} takes untagged jobs too; GitLab gives each untagged job to whichever of them asks first)`,
+    received: "true",
+  }));
 }
 
 /**

@@ -324,7 +324,13 @@ const workers = z
     capacity_per_instance: z.number().int().min(1).max(64).default(1).describe("Jobs one worker runs at once."),
     max_use_count: z.number().int().min(0).default(1).describe("Jobs a worker runs before it is replaced; 0 is unlimited. Warnings: not 1 with docker.privileged (a privileged job changes the instance the next job gets); 1 with more than half the slots idle (each idle slot is a boot paid per job)."),
     max_instances: z.number().int().min(1).max(1000).describe("Upper bound of worker instances per manager."),
-    spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers."),
+    spot: z.boolean().default(false).describe("Spot (AWS) or Spot/preemptible (Google Cloud) workers. Warnings: on AWS with no alternative_machine_types (one capacity pool); with a maximum_timeout above 2h (a long job is likelier to lose its worker); without spot_jobs_retried."),
+    spot_jobs_retried: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Say that the jobs this spot shard takes retry when their worker is reclaimed: `retry: { when: [runner_system_failure] }` in their .gitlab-ci.yml (a job whose worker vanishes fails as a runner system failure). Without it, spot: true gets a warning; with spot: false it has no effect.",
+      ),
     alternative_machine_types: z
       .array(z.string().min(1))
       .max(19)
