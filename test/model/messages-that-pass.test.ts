@@ -184,3 +184,63 @@ describe("an unclosed [ is reported at the [", () => {
     ]);
   });
 });
+
+describe("warnings users would want", () => {
+  const AWS_SPOT = BASE_MODEL.replace("  provider: google\n  project: acme-runners-9\n  region: europe-west4\n  zones: [europe-west4-a]", "  provider: aws\n  region: us-east-1\n  availability_zones: [us-east-1a]")
+    .replace("e2-standard-2", "t3.medium")
+    .replace("n2d-standard-2", "m7i.large")
+    .replace("      max_instances: 10", "      max_instances: 10\n      spot: true");
+  const withAlternatives = AWS_SPOT.replace("      spot: true", "      spot: true\n      alternative_machine_types: [m6i.large, m7a.large]\n      spot_jobs_retried: true");
+
+  /** The warnings of a model as printed, without the base model's own (concurrent 20 above 10 slots). */
+  function warningsOf(text: string): string[] {
+    return parseModel(text, "cell-9.yaml").warnings.filter((issue) => issue.path.at(-1) !== "concurrent").map(formatIssue);
+  }
+
+  it("warns when two shards take untagged jobs, at the second, naming the first", () => {
+    const second = "  - name: large\n    tags: [large]\n    run_untagged: true\n    managers:\n      machine_type: e2-standard-2\n      runner_version: 18.5.0\n    workers:\n      machine_type: n2d-standard-8\n      max_instances: 10\n";
+    const text = withLine(12, "    tags: [docker]\n    run_untagged: true") + second;
+    expect(warningsOf(text)).toEqual([
+      "cell-9.yaml:22:19: warning: shards[1].run_untagged: expected run_untagged on one shard of the cell only (shards[0] small takes untagged jobs too; GitLab gives each untagged job to whichever of them asks first), received true",
+    ]);
+    expect(warningsOf(text.replace("    run_untagged: true\n    managers", "    managers"))).toEqual([]);
+  });
+
+  it("warns when spot workers have one instance type, with same-size types, and when no one said their jobs retry", () => {
+    expect(warningsOf(AWS_SPOT)).toEqual([
+      "cell-9.yaml:16:7: warning: shards[0].workers.alternative_machine_types: expected more instance types for spot workers, of machine_type's size (such as [m6i.large, m7a.large, m6a.large]): with m7i.large alone, one reclaimed capacity pool stops the shard, received none",
+      "cell-9.yaml:18:13: warning: shards[0].workers.spot: expected spot workers with jobs that retry when their worker is reclaimed: add `retry: { when: [runner_system_failure] }` to the jobs that run here, then say so with workers.spot_jobs_retried: true (a job whose worker the cloud takes back fails as a runner system failure), received true",
+    ]);
+    expect(warningsOf(withAlternatives)).toEqual([]);
+  });
+
+  it("warns when spot jobs may run for hours, and not at 2h", () => {
+    const long = withAlternatives.replace("    tags: [docker]", "    tags: [docker]\n    maximum_timeout: 3h");
+    expect(warningsOf(long)).toEqual([
+      'cell-9.yaml:12:22: warning: shards[0].maximum_timeout: expected at most 2h on spot workers (or spot: false for jobs of hours): the cloud can reclaim a spot worker at any time, with two minutes\' notice on AWS and 30 seconds on Google Cloud, and a job of hours is likelier to lose it and all its work, received "3h"',
+    ]);
+    expect(warningsOf(long.replace("maximum_timeout: 3h", "maximum_timeout: 2h"))).toEqual([]);
+    expect(warningsOf(long.replace("      spot: true\n", "      spot: false\n").replace(/      alternative_machine_types: .*\n/, ""))).toEqual([]);
+  });
+
+  it("warns when an alternative machine type is of another size than machine_type", () => {
+    expect(warningsOf(withAlternatives.replace("[m6i.large, m7a.large]", "[m6i.large, m7a.xlarge, c7i.large]"))).toEqual([
+      'cell-9.yaml:19:46: warning: shards[0].workers.alternative_machine_types[1]: expected an instance type of machine_type\'s size (m7i.large: 2 vCPUs, 8 GiB): jobs and their limits are planned for it, so m7a.xlarge (4 vCPUs, 16 GiB) pays for room no job uses, received "m7a.xlarge"',
+      'cell-9.yaml:19:58: warning: shards[0].workers.alternative_machine_types[2]: expected an instance type of machine_type\'s size (m7i.large: 2 vCPUs, 8 GiB): jobs and their limits are planned for it, so c7i.large (2 vCPUs, 4 GiB) gives a job less than planned, received "c7i.large"',
+    ]);
+  });
+
+  it("prints them with prepare, exit 0", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spot-warnings-"));
+    try {
+      const file = join(dir, "cell-9.yaml");
+      writeFileSync(file, AWS_SPOT);
+      const result = await runInProcess("prepare", ["--model", file, "--models-dir", dir], { env: { ...process.env, PATH: "/usr/bin:/bin" } });
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain(`${file}:16:7: warning: shards[0].workers.alternative_machine_types: expected more instance types for spot workers`);
+      expect(result.stdout).toContain(`${file}:18:13: warning: shards[0].workers.spot: expected spot workers with jobs that retry`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
