@@ -15,6 +15,7 @@ import { UserInputError } from "../../lib/process/errors";
 import { exportTrace, DEFAULT_EXPORT_DAYS } from "../../lib/simulate/export-trace";
 import type { JobTrace } from "../../lib/simulate/job-trace";
 import { redactSecrets, redactValue } from "../../lib/text/redact";
+import { counted } from "../../lib/text/counted";
 import { RATE_LIMIT_ENV, RETRY_TIMEOUT_ENV, requestsPerMinute, retryBudgetMs } from "../cli/gitlab-settings";
 
 export interface ExportOptions {
@@ -55,7 +56,7 @@ export async function exportFromGitLab(model: RunnerModel, options: ExportOption
   const census = new RunnerCensus(client, model, traffic.runnersOf(model.gitlab.url, token));
   const { fromSeconds, toSeconds } = exportWindow({ ...options, now });
   const { trace, shards } = await exportTrace({ model, client, census, fromSeconds, toSeconds, log: (line) => options.log(redact(line)) });
-  for (const shard of shards) if (shard.runnerId !== null) options.log(`exported shard ${shard.shard}: ${shard.jobs} jobs of runner #${shard.runnerId} in ${shard.pages} page(s)`);
+  for (const shard of shards) if (shard.runnerId !== null) options.log(`exported shard ${shard.shard}: ${counted(shard.jobs, "job")} of runner #${shard.runnerId} in ${counted(shard.pages, "page")}`);
   options.log(describeTally(traffic.tally(), formatMs));
   return trace;
 }

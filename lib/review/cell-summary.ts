@@ -5,7 +5,7 @@
 import type { RunnerModel } from "../model/schema";
 import type { EngineName } from "../terraform/toolchain-check";
 import { capacityOf, type CellCapacity } from "./capacity";
-import type { ChangeSummary } from "./change-summary";
+import { inShardOrder, type ChangeSummary } from "./change-summary";
 
 export interface CellChangeSummary {
   readonly cell: string;
@@ -26,7 +26,7 @@ export function cellChangeSummary(
     cell: model.cell.id,
     ...(planned.engine ? { engine: planned.engine } : {}),
     ...(planned.planFile ? { planFile: planned.planFile } : {}),
-    changes,
+    changes: inShardOrder(changes, model.shards.map((shard) => shard.name)),
     capacity: capacityOf(model),
   };
 }

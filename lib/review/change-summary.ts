@@ -63,7 +63,7 @@ export interface ChangeSummary {
   readonly source: "plan" | "synth";
   readonly hasChanges: boolean;
   readonly counts: ChangeCounts;
-  /** Cell-wide resources first, then shards by name. */
+  /** Cell-wide resources first, then shards by name (in the model's order once cellChangeSummary has it: inShardOrder). */
   readonly byShard: readonly ShardChanges[];
   readonly byType: readonly TypeChanges[];
   /** Every resource change, ordered by shard, then address. */
@@ -156,6 +156,20 @@ function buildSummary(source: ChangeSummary["source"], unordered: ResourceChange
   });
   const counts = countKinds(resources);
   return { source, hasChanges: totalOf(counts) > 0 || outputs.length > 0, counts, byShard, byType: groupByType(resources), resources, outputs };
+}
+
+/**
+ * The summary with its shards in the model's order (cell-wide first, shards no longer in the model after
+ * them, by name), the order the capacity, cost and onboard lines of the same run list them in.
+ */
+export function inShardOrder(summary: ChangeSummary, shardNames: readonly string[]): ChangeSummary {
+  const rank = (shard: string | null) => (shard === null ? -1 : shardNames.includes(shard) ? shardNames.indexOf(shard) : shardNames.length);
+  const compare = (a: string | null, b: string | null) => rank(a) - rank(b) || compareShards(a, b);
+  return {
+    ...summary,
+    byShard: [...summary.byShard].sort((a, b) => compare(a.shard, b.shard)),
+    resources: [...summary.resources].sort((a, b) => compare(a.shard, b.shard)),
+  };
 }
 
 function compareShards(a: string | null, b: string | null): number {

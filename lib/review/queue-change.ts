@@ -18,11 +18,14 @@ import { repositoryRoot } from "./changed-cells";
 import { cellSidesOf, committedFilesOf, headModelText, type ReviewReadOptions } from "./model-sides";
 import type { CommittedFiles } from "./committed-files";
 import { cellTraceFile } from "./reviewed-files";
+import { counted } from "../text/counted";
 
 /** The p95 wait a review calls out when a change raises a shard above it (simulate's --target-wait default). */
 export const REVIEW_TARGET_WAIT_SECONDS = 30;
 
 export interface QueueSide {
+  /** Jobs of the trace the shard took: with none, its p95 wait is no wait at all but nothing to say. */
+  readonly jobs: number;
   readonly p95WaitSeconds: number;
   readonly monthlyCostUsd: number | null;
 }
@@ -61,7 +64,7 @@ export async function queueChanges(changed: ChangedCellsResult, options: ReviewR
     const traceFile = cellTraceFile(cell.file, cell.cell);
     const traceText = await headModelText(files, root, traceFile, options.head);
     const trace: JobTrace = traceText ? parseTrace(traceText, traceFile) : syntheticTraceFor(after);
-    const load = `${traceText ? traceFile : "the synthetic office week"} (${trace.count.toLocaleString("en-US")} jobs)`;
+    const load = `${traceText ? traceFile : "the synthetic office week"} (${counted(trace.count, "job")})`;
     const simulate = (model: RunnerModel) => {
       const names = shards.filter((name) => model.shards.some((shard) => shard.name === name));
       return names.length === 0 ? undefined : simulateModel(model, trace, { shards: names });
@@ -99,10 +102,10 @@ async function loadChange(files: CommittedFiles, root: string, baseSha: string, 
   const shards = model.shards.map((shard) => shard.name);
   const baseRun = simulateModel(model, before, { shards });
   const headRun = simulateModel(model, after, { shards });
-  const count = (load: JobTrace) => load.count.toLocaleString("en-US");
+  const count = (load: JobTrace) => counted(load.count, "job");
   return {
     cell: trace.cell,
-    load: `${trace.file}, which this change ${baseText ? "edits" : "adds"}: the head's model on ${baseText ? "the base's trace" : "the synthetic office week"} (${count(before)} jobs) and on the head's (${count(after)} jobs)`,
+    load: `${trace.file}, which this change ${baseText ? "edits" : "adds"}: the head's model on ${baseText ? "the base's trace" : "the synthetic office week"} (${count(before)}) and on the head's (${count(after)})`,
     targetWaitSeconds: target,
     shards: shards.map((name) => shardChange(name, sideOf(baseRun, name), sideOf(headRun, name), target)),
     charts: chartSeries(headRun).map(mermaidWeekChart),
@@ -112,7 +115,7 @@ async function loadChange(files: CommittedFiles, root: string, baseSha: string, 
 /** A shard's p95 wait and monthly cost in a simulation; null where the shard is not simulated. */
 function sideOf(report: { readonly shards: readonly ShardSimulation[] } | undefined, name: string): QueueSide | null {
   const shard = report?.shards.find((entry) => entry.name === name);
-  return shard ? { p95WaitSeconds: shard.wait_seconds.p95, monthlyCostUsd: shard.monthly_cost_usd } : null;
+  return shard ? { jobs: shard.jobs, p95WaitSeconds: shard.wait_seconds.p95, monthlyCostUsd: shard.monthly_cost_usd } : null;
 }
 
 function shardChange(shard: string, before: QueueSide | null, after: QueueSide | null, target: number): ShardQueueChange {

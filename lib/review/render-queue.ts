@@ -7,7 +7,7 @@ function seconds(value: number): string {
   return value < 10 ? `${value.toFixed(1)} s` : value < 120 ? `${Math.round(value)} s` : `${(value / 60).toFixed(1)} min`;
 }
 
-const wait = (side: QueueSide | null) => (side === null ? "none" : seconds(side.p95WaitSeconds));
+const wait = (side: QueueSide | null) => (side === null ? "none" : side.jobs === 0 ? "no jobs" : seconds(side.p95WaitSeconds));
 const money = (side: QueueSide | null) => (side === null ? "none" : formatMoney(side.monthlyCostUsd));
 
 function callout(change: CellQueueChange, shard: ShardQueueChange): string {

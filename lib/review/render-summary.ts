@@ -10,6 +10,7 @@ import { LIVE_ROTATION_SINCE } from "../model/rotation-mode";
 import type { CellChangeSummary } from "./cell-summary";
 import { costMarkdown, costText } from "./render-cost";
 import { CHANGE_KINDS, type ChangeCounts, type ChangeKind, type ChangeSummary, type ResourceChangeSummary, type ShardChanges } from "./change-summary";
+import { counted } from "../text/counted";
 
 /**
  * First line of every plan summary. Distinct from the stack review's marker
@@ -96,7 +97,7 @@ function capacityText(capacity: CellCapacity): string[] {
   ];
   const table = alignColumns(rows);
   const policies = capacity.shards.flatMap((shard) =>
-    shard.policies.map((policy) => `${shard.shard} idle ${policyWhen(policy)}: ${policy.idleJobs} jobs on ${policy.idleInstances} instances`),
+    shard.policies.map((policy) => `${shard.shard} idle ${policyWhen(policy)}: ${counted(policy.idleJobs, "job")} on ${counted(policy.idleInstances, "instance")}`),
   );
   return [...table, ...policies, ...capacity.shards.map((shard) => `${shard.shard} token rotation: ${rotationText(shard)}`)];
 }

@@ -4,6 +4,7 @@
  */
 import type { ChangelogEntry } from "./changelog";
 import type { ToolkitUpgrade } from "./toolkit-upgrade";
+import { counted } from "../text/counted";
 
 /** Changelog lines shown before the rest folds into <details>. */
 const LINES_BEFORE_FOLD = 40;
@@ -35,7 +36,7 @@ export function toolkitUpgradeMarkdown(upgrade: ToolkitUpgrade): string[] {
   const lines = upgrade.entries.flatMap(entryMarkdown);
   const heading = upgrade.direction === "upgrade" ? "Changelog entries in this upgrade" : "Changelog entries this downgrade undoes";
   if (lines.length <= LINES_BEFORE_FOLD) return [...out, "", `${heading}:`, "", ...lines];
-  return [...out, "", `<details><summary>${heading} (${upgrade.entries.length} releases)</summary>`, "", ...lines, "</details>"];
+  return [...out, "", `<details><summary>${heading} (${counted(upgrade.entries.length, "release")})</summary>`, "", ...lines, "</details>"];
 }
 
 export function toolkitUpgradeText(upgrade: ToolkitUpgrade): string[] {

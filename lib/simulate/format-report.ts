@@ -2,6 +2,7 @@
 import type { PeriodAdvice } from "./idle-count-advice";
 import type { SimulationReport, ShardSimulation } from "./simulate-model";
 import type { WaitSummary } from "./wait-statistics";
+import { counted } from "../text/counted";
 
 export function formatSeconds(seconds: number): string {
   if (seconds < 10) return `${seconds.toFixed(1)} s`;
@@ -23,15 +24,20 @@ function waits(summary: WaitSummary): string {
 }
 
 function shardLines(shard: ShardSimulation): string[] {
-  const lines = [`  ${shard.name}  ${count(shard.jobs)} jobs${shard.jobs_also_matching_later_shards > 0 ? ` (${count(shard.jobs_also_matching_later_shards)} of them match a later shard too)` : ""}`];
-  lines.push(`    wait to start   ${waits(shard.wait_seconds)}`);
-  lines.push(`    wait to pickup  ${waits(shard.pickup_wait_seconds)}  (GitLab's queued_duration)`);
-  if (shard.recorded_queued_seconds) lines.push(`    recorded        ${waits(shard.recorded_queued_seconds)}  (queued_duration of ${count(shard.recorded_queued_seconds.jobs)} jobs in the trace)`);
-  if (shard.worst_hour) lines.push(`    worst hour      ${shard.worst_hour.start.slice(0, 16).replace("T", " ")} UTC: p95 ${formatSeconds(shard.worst_hour.p95_wait_seconds)} over ${count(shard.worst_hour.jobs)} jobs`);
+  const lines = [`  ${shard.name}  ${counted(shard.jobs, "job")}${shard.jobs_also_matching_later_shards > 0 ? ` (${count(shard.jobs_also_matching_later_shards)} of them match a later shard too)` : ""}`];
+  // A shard no job went to has no waits: "p95 0.0 s" would read as a fast queue.
+  if (shard.jobs === 0) {
+    lines.push("    wait            none: no job of the trace went to this shard");
+  } else {
+    lines.push(`    wait to start   ${waits(shard.wait_seconds)}`);
+    lines.push(`    wait to pickup  ${waits(shard.pickup_wait_seconds)}  (GitLab's queued_duration)`);
+  }
+  if (shard.recorded_queued_seconds) lines.push(`    recorded        ${waits(shard.recorded_queued_seconds)}  (queued_duration of ${counted(shard.recorded_queued_seconds.jobs, "job")} in the trace)`);
+  if (shard.worst_hour) lines.push(`    worst hour      ${shard.worst_hour.start.slice(0, 16).replace("T", " ")} UTC: p95 ${formatSeconds(shard.worst_hour.p95_wait_seconds)} over ${counted(shard.worst_hour.jobs, "job")}`);
   const hours = shard.instance_hours;
   lines.push(`    instances       ${hoursText(hours.total)} instance-hours (${hoursText(hours.busy)} busy, ${hoursText(hours.idle)} idle or booting), peak ${shard.peak_instances}, ${count(shard.instances_created)} created`);
-  lines.push(`    waited on       max_instances: ${count(shard.jobs_waited_on.max_instances)} jobs, concurrent: ${count(shard.jobs_waited_on.concurrent)} jobs`);
-  if (shard.spot) lines.push(`    spot reclaims   ${count(shard.spot.interruptions)} instances, ${count(shard.spot.jobs_interrupted)} jobs retried`);
+  lines.push(`    waited on       max_instances: ${counted(shard.jobs_waited_on.max_instances, "job")}, concurrent: ${counted(shard.jobs_waited_on.concurrent, "job")}`);
+  if (shard.spot) lines.push(`    spot reclaims   ${counted(shard.spot.interruptions, "instance")}, ${counted(shard.spot.jobs_interrupted, "job")} retried`);
   lines.push(`    cost            ${formatUsd(shard.cost_usd)} over the window, ${formatUsd(shard.monthly_cost_usd)} a month (workers and ${shard.prices.managers} managers)`);
   return lines;
 }
@@ -43,12 +49,12 @@ function assumptionsLine(assumptions: SimulationReport["assumptions"]): string {
 
 export function formatSimulationReport(report: SimulationReport, advice: readonly PeriodAdvice[] = [], targetWaitSeconds?: number): string {
   const lines = [
-    `${report.cell}: ${count(report.trace.in_window)} jobs from ${report.window.from.slice(0, 16)}Z to ${report.window.to.slice(0, 16)}Z (${hoursText(report.window.hours)} h); boot ${formatSeconds(report.boot_seconds)}, delete ${formatSeconds(report.delete_seconds)}, check_interval ${formatSeconds(report.check_interval_seconds)}`,
+    `${report.cell}: ${counted(report.trace.in_window, "job")} from ${report.window.from.slice(0, 16)}Z to ${report.window.to.slice(0, 16)}Z (${hoursText(report.window.hours)} h); boot ${formatSeconds(report.boot_seconds)}, delete ${formatSeconds(report.delete_seconds)}, check_interval ${formatSeconds(report.check_interval_seconds)}`,
     assumptionsLine(report.assumptions),
   ];
   if (report.trace.unmatched > 0) {
     const examples = report.trace.unmatched_tag_sets.slice(0, 3).map((entry) => `[${entry.tags.join(", ") || "untagged"}] ${count(entry.jobs)}`);
-    lines.push(`  ${count(report.trace.unmatched)} jobs no shard takes (they stay pending in GitLab): ${examples.join("; ")}`);
+    lines.push(`  ${counted(report.trace.unmatched, "job")} no shard takes (they stay pending in GitLab): ${examples.join("; ")}`);
   }
   for (const shard of report.shards) lines.push(...shardLines(shard));
   if (advice.length > 0 && targetWaitSeconds !== undefined) {

@@ -145,6 +145,12 @@ describe("the upgrade in the review", () => {
     expect(markdown).toContain("Release candidate of 2.0.0 &lt;!-- runner-fleet-review --> with a marker");
   });
 
+  it("counts one folded release as 1 release", () => {
+    const oneLong = `# Changelog\n\n## [2.0.0] - 2026-12-01\n\n${Array.from({ length: 45 }, (_, index) => `- change ${index + 1}`).join("\n")}\n\n## [1.9.0] - 2026-11-01\n\n- older\n`;
+    const markdown = renderReviewMarkdown(report(describeUpgrade("1.9.0", "2.0.0", { version: "2.0.0", changelogText: oneLong })));
+    expect(markdown).toContain("<details><summary>Changelog entries in this upgrade (1 release)</summary>");
+  });
+
   it("says when the running toolkit's changelog cannot hold the new releases, or there is none", () => {
     // runner-fleet 1.3.1's own changelog: 1.4.0 was not released yet.
     const changelogOf131 = keepAChangelog.replace(/## \[1\.4\.0\][\s\S]*?(?=## \[1\.3\.1\])/, "");
