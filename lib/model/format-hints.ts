@@ -123,7 +123,7 @@ const UNIT_WORDS: Readonly<Record<string, { unit: string; factor: number }>> = {
 
 /** `20min` as "20m", `1d` as "24h", `1h 30m` as "1h30m", `20 Minutes` as "20m"; a near unit word by edit distance. */
 function nearGoDuration(text: string): string | undefined {
-  const parts = [...text.trim().toLowerCase().matchAll(/([0-9]+(?:\.[0-9]+)?)\s*([a-zµ]+)\s*,?\s*/g)];
+  const parts = [...text.trim().toLowerCase().matchAll(/([0-9]+(?:\.[0-9]+)?)\s*([a-z\u00b5]+)\s*,?\s*/g)];
   if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text.trim().toLowerCase()) return undefined;
   const words = Object.keys(UNIT_WORDS);
   let result = "";
