@@ -75,6 +75,8 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { name: "a shard name with \"--\"", content: withLine(11, "  - name: small--a"), line: 11, column: 11, mentions: ['without "--"', '"small--a"'] },
   { name: "an invalid GitLab URL", content: withLine(4, "  url: gitlab.example.com"), line: 4, column: 8, mentions: ["http(s) URL", '"gitlab.example.com"'] },
   { name: "a zone outside the region", content: withLine(9, "  zones: [us-east1-b]"), line: 9, column: 11, mentions: ["zone of region europe-west4", '"us-east1-b"'] },
+  { name: "a region misspelt beside its zones", content: withLine(8, "  region: europe-wset4"), line: 8, column: 11, mentions: ["cloud.region: expected the Google Cloud region that cloud.zones are in (europe-west4 holds europe-west4-a", 'received "europe-wset4" (did you mean "europe-west4"?)'] },
+  { name: "a number where a duration is wanted", content: withLine(12, "    tags: [docker]\n    maximum_timeout: 3600"), line: 13, column: 22, mentions: ['shards[0].maximum_timeout: expected a string, received 3600', 'write "1h": YAML reads the unquoted 3600 as a number'] },
   { name: "duplicate shard names", content: withAppended(`  - name: small
     tags: [docker]
     managers: {machine_type: e2-standard-2, runner_version: 18.5.0}
