@@ -127,24 +127,25 @@ const PLACEHOLDERS: Partial<Record<TriggerVariableName, string>> = {
   PROJECT: "runner-fleet-0",
 };
 
-/** The variables with the refused ones replaced by their default or a placeholder; undefined when none can be. */
+/**
+ * The variables with the refused ones replaced by a placeholder or their default; undefined when none can be.
+ * CLOUD, REGION and STATE_BACKEND shape the rest of the model and keep their value.
+ */
 function withStandIns(variables: TriggerVariables, found: readonly VariableProblem[]): TriggerVariables | undefined {
   const next: TriggerVariables = { ...variables };
   let changed = false;
   for (const { variable } of found) {
-    if (variable === undefined || variable === "REGION" || variable === "CLOUD" || next[variable] === undefined) continue;
-    if (variable === "STATE_BACKEND") continue;
-    if (TRIGGER_VARIABLES[variable].required || variable === "PROJECT") {
-      const placeholder = PLACEHOLDERS[variable];
-      if (placeholder === undefined || next[variable] === placeholder) continue;
-      next[variable] = placeholder;
-    } else {
-      delete next[variable];
-    }
+    if (variable === undefined || KEPT.has(variable) || next[variable] === undefined) continue;
+    const placeholder = PLACEHOLDERS[variable];
+    if (placeholder === next[variable] || (placeholder === undefined && TRIGGER_VARIABLES[variable].required)) continue;
+    if (placeholder === undefined) delete next[variable];
+    else next[variable] = placeholder;
     changed = true;
   }
   return changed ? next : undefined;
 }
+
+const KEPT: ReadonlySet<TriggerVariableName> = new Set(["CLOUD", "REGION", "STATE_BACKEND"]);
 
 function variableProblem(issue: ModelIssue): VariableProblem {
   const path = formatPath(issue.path);

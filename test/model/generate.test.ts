@@ -86,6 +86,16 @@ describe("prepare --generate", () => {
     expect(existsSync(join(dir, "cell-7.yaml"))).toBe(false);
   });
 
+  it("fails when one required variable is bad, with that line alone: nothing a stand-in set off", () => {
+    expect(() => generateModel({ ...GOOGLE_VARIABLES, CELL_ID: "Cell 7", GITLAB_URL: "gitlab.example.com" })).toThrow(
+      new UserInputError(
+        "the trigger variables do not make a valid model:\n" +
+          "  variable CELL_ID: expected a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters, received \"Cell 7\"\n" +
+          "  variable GITLAB_URL: expected an http(s) URL of the GitLab instance, such as https://gitlab.example.com, received \"gitlab.example.com\"",
+      ),
+    );
+  });
+
   it("keeps an existing model with --if-missing and refuses to overwrite it otherwise", async () => {
     const env = triggerEnv(GOOGLE_VARIABLES);
     expect((await runInProcess("prepare", ["--generate", "--models-dir", dir], { env })).status).toBe(0);
