@@ -44,7 +44,7 @@ function shardLines(shard: ShardSimulation): string[] {
 
 /** What the simulation assumed where gitlab-runner's source does not say (docs/operations/simulate.md). */
 function assumptionsLine(assumptions: SimulationReport["assumptions"]): string {
-  return `  assumed: ${assumptions.requests_in_flight_per_manager} job request in flight per manager, each reserving a slot; idle removals checked every ${formatSeconds(assumptions.removal_check_seconds)}, ${assumptions.removal_order}; reservation throttling ${assumptions.reservation_throttling}`;
+  return `  assumed: ${counted(assumptions.requests_in_flight_per_manager, "job request")} in flight per manager, each reserving a slot; idle removals checked every ${formatSeconds(assumptions.removal_check_seconds)}, ${assumptions.removal_order}; reservation throttling ${assumptions.reservation_throttling}`;
 }
 
 export function formatSimulationReport(report: SimulationReport, advice: readonly PeriodAdvice[] = [], targetWaitSeconds?: number): string {

@@ -14,7 +14,7 @@ it("says 1 job, and no wait at all for a shard that took no job", async () => {
     expect(result.status).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines[0]).toMatch(/^cell-1: 1 job from 2024-01-08T09:00Z/);
-    expect(lines.slice(1, 3)).toEqual(["  small-amd64  0 jobs", "    wait            none: no job of the trace went to this shard"]);
+    expect(lines.slice(2, 4)).toEqual(["  small-amd64  0 jobs", "    wait            none: no job of the trace went to this shard"]);
     expect(result.stdout).not.toMatch(/small-amd64[^]*p95 0\.0 s[^]*large-amd64/);
     expect(result.stdout).toContain("  large-amd64  1 job\n    wait to start   mean ");
     expect(result.stdout).toContain("UTC: p95 0.8 s over 1 job\n");
