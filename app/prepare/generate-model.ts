@@ -12,6 +12,7 @@ import { UserInputError } from "../../lib/process/errors";
 import { formatPath, ModelValidationError, type ModelIssue } from "../../lib/model/issues";
 import { parseModel, type LoadedModel } from "../../lib/model/load";
 import type { RunnerModelInput } from "../../lib/model/schema";
+import { sameSizeTypes } from "../../lib/model/spot-checks";
 import { DEFAULT_ADMIN_TOKEN_ENV, triggerDestinationProblems, type TriggerDestinationPolicy } from "../../lib/model/trigger-destinations";
 import { checkTriggerVariables, TRIGGER_VARIABLES, type TriggerVariableName, type TriggerVariables } from "../../lib/model/trigger-variables";
 import { runningToolkit, toolkitCommand } from "../../lib/ci/toolkit-invocation";
@@ -171,6 +172,8 @@ function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv,
   const maxInstances = integer("MAX_INSTANCES", 20);
   const zones = list(variables.ZONES, isGoogle ? [`${region}-b`, `${region}-c`] : [`${region}a`, `${region}b`]);
   const state = stateFromVariables(variables, env, problems);
+  const workerType = variables.WORKER_MACHINE_TYPE ?? (isGoogle ? "n2d-standard-2" : "m7i.large");
+  const spot = boolean("SPOT", false);
 
   return {
     cell: { id: cellId, labels: { "managed-by": "runner-fleet", cell: cellId } },
@@ -196,11 +199,13 @@ function modelFromVariables(variables: TriggerVariables, env: NodeJS.ProcessEnv,
           concurrent: maxInstances,
         },
         workers: {
-          machine_type: variables.WORKER_MACHINE_TYPE ?? (isGoogle ? "n2d-standard-2" : "m7i.large"),
+          machine_type: workerType,
           capacity_per_instance: 1,
           max_use_count: 1,
           max_instances: maxInstances,
-          spot: boolean("SPOT", false),
+          spot,
+          // AWS spot: more capacity pools of the same size, as prepare advises (lib/model/spot-checks.ts).
+          ...(spot && !isGoogle && sameSizeTypes(workerType).length > 0 ? { alternative_machine_types: sameSizeTypes(workerType) } : {}),
         },
         autoscaling: { policies: [{ periods: ["* * * * *"], timezone: "UTC", idle_count: integer("IDLE_COUNT", 1), idle_time: "20m" }] },
       },
@@ -280,6 +285,7 @@ function modelDocument(model: RunnerModelInput, now: Date): Document {
     ["cloud", "availability_zones"],
     ["network", "monitoring_cidrs"],
     ["shards", 0, "tags"],
+    ["shards", 0, "workers", "alternative_machine_types"],
     ["shards", 0, "autoscaling", "policies", 0, "periods"],
     ["monitoring", "notifications", "emails"],
   ];

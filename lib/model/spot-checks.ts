@@ -106,7 +106,7 @@ function describeShape(shape: MachineShape): string {
 }
 
 /** EC2 types of the same size and architecture in sibling families (m7i.large: m6i.large, m7a.large, m6a.large). */
-function sameSizeTypes(machineType: string): string[] {
+export function sameSizeTypes(machineType: string): string[] {
   const shape = machineShape("aws", machineType);
   const match = /^([mcr])[0-9][a-z]*\.(.+)$/.exec(machineType);
   if (shape === undefined || match === null) return [];

@@ -30,7 +30,7 @@ export const TRIGGER_VARIABLES = {
   WORKER_MACHINE_TYPE: { required: false, help: "machine type of the workers", default: "n2d-standard-2 on google, m7i.large on aws" },
   MAX_INSTANCES: { required: false, help: "max workers per manager", default: "20" },
   IDLE_COUNT: { required: false, help: "idle job slots", default: "1" },
-  SPOT: { required: false, help: "spot/preemptible workers, true or false", default: "false" },
+  SPOT: { required: false, help: "spot/preemptible workers, true or false (on AWS with same-size alternative_machine_types)", default: "false" },
   ALERT_EMAILS: { required: false, help: "comma-separated e-mail addresses for alerts" },
   STATE_BACKEND: {
     required: false,

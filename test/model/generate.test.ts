@@ -53,6 +53,15 @@ describe("prepare --generate", () => {
     expect(model.secrets.store).toBe("aws-ssm");
   });
 
+  it("gives AWS spot workers same-size instance types, so the model starts without that warning", () => {
+    const { loaded, text } = generateModel({ CELL_ID: "cell-8", GITLAB_URL: "https://cell-8.gitlab.example.com", CLOUD: "aws", REGION: "us-west-2", SPOT: "true" });
+    expect(loaded.model.shards[0].workers.alternative_machine_types).toEqual(["m6i.large", "m7a.large", "m6a.large"]);
+    expect(text).toContain("      alternative_machine_types: [m6i.large, m7a.large, m6a.large]\n");
+    expect(loaded.warnings.map((warning) => warning.path.join("."))).not.toContain("shards.0.workers.alternative_machine_types");
+    // What the generator cannot know stays a warning: whether the jobs retry.
+    expect(loaded.warnings.map((warning) => warning.path.join("."))).toContain("shards.0.workers.spot");
+  });
+
   it("fails when variables are missing, naming all of them at once, and writes nothing", async () => {
     const result = await runInProcess("prepare", ["--generate", "--models-dir", dir], { env: triggerEnv({ CLOUD: "google" }) });
     expect(result.status).toBe(2);
