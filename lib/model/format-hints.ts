@@ -6,7 +6,8 @@
  *   so the hint gives the value that passes: `"20m"`, `"1h"`, `"19.6.0"`.
  * - The text is close to the format: `20min`, `1d`, `v19.6.0`. The hint says "did you mean", with the
  *   value that passes, as unknown keys get one (known-keys.ts).
- * Every suggestion is checked against the rule it must pass before it is offered.
+ * Every suggestion meets the format it is offered for (a Go duration parses, a version has three parts);
+ * a key's own bounds (maximum_timeout at least 10m) are still said by their own message.
  */
 import { closest, distance } from "fastest-levenshtein";
 import { parseGoDurationSeconds } from "./duration";
