@@ -42,7 +42,7 @@ it("says no jobs for a simulated shard no job went to", () => {
   });
   expect(lines).toEqual([
     "simulated on models/traces/cell-1.csv (1 job):",
-    "  small-amd64: p95 wait no jobs → no jobs, monthly cost $10.00 → $12.00",
-    "  large-amd64: p95 wait none → 0.8 s, monthly cost none → $20.00",
+    "  small-amd64: p95 wait no jobs → no jobs, simulated cost $10.00 → $12.00 a month",
+    "  large-amd64: p95 wait none → 0.8 s, simulated cost none → $20.00 a month",
   ]);
 });
