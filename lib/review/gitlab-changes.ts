@@ -32,7 +32,7 @@ export type ShardRunnerChange =
 export interface CellGitLabChange {
   readonly cell: string;
   readonly shards: readonly ShardRunnerChange[];
-  /** What needs a decision: jobs that lose their runner, untagged jobs that two shards now race for. */
+  /** What needs a decision: jobs that lose their runner. */
   readonly warnings: readonly string[];
 }
 
@@ -43,7 +43,8 @@ export function gitlabChanges(sides: readonly CellSides[]): CellGitLabChange[] {
     // A model a side cannot read fails that side's synth, which the review reports; a deleted model is reported as such.
     if (!after) return [];
     const shards = runnerChanges(before, after);
-    const warnings = [...untaggedRace(before, after), ...strandedTags(before, after)];
+    // Two shards that take untagged jobs is a model warning (prepare's), which the review shows already.
+    const warnings = strandedTags(before, after);
     return shards.length > 0 || warnings.length > 0 ? [{ cell: cell.cell, shards, warnings }] : [];
   });
 }
@@ -91,17 +92,6 @@ function shown(runner: NewRunner, setting: Setting): string {
 function describeRunner(runner: NewRunner): string {
   const untagged = runner.run_untagged ? ", takes untagged jobs" : "";
   return `tags [${runner.tag_list?.join(", ") ?? ""}]${untagged}, access ${runner.access_level}, maximum timeout ${runner.maximum_timeout} s`;
-}
-
-function untaggedShards(model: RunnerModel | undefined): string[] {
-  return (model?.shards ?? []).filter((shard) => shard.run_untagged).map((shard) => shard.name);
-}
-
-/** Two shards that take untagged jobs, where the base had fewer: GitLab gives each such job to whichever manager asks first. */
-function untaggedRace(before: RunnerModel | undefined, after: RunnerModel): string[] {
-  const now = untaggedShards(after);
-  if (now.length < 2 || untaggedShards(before).length >= now.length) return [];
-  return [`shards ${now.join(" and ")} ${now.length === 2 ? "both" : "all"} take untagged jobs after this change: GitLab gives each untagged job to whichever of their managers asks first, so untagged jobs land on either shard's workers`];
 }
 
 /**
