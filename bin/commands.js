@@ -13,5 +13,6 @@ module.exports = {
   review: { factory: "reviewCommand", summary: "compare the synthesized stacks of two git refs (merge request review)" },
   status: { factory: "statusCommand", summary: "the whole fleet as GitLab sees it, and the version that provisioned each cell" },
   simulate: { factory: "simulateCommand", summary: "replay a job load against a model's autoscaling: queue wait, instance-hours and cost per shard" },
+  prices: { factory: "pricesCommand", summary: "read the prices the cost estimates lack from the clouds' price APIs; --write records them, dated, in the models" },
   import: { factory: "importCommand", summary: "write a cell's model from existing runner managers' config.toml files; --adopt keeps their runners" },
 };

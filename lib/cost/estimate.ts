@@ -25,6 +25,10 @@ export interface MachinePrice {
   /** What is paid per hour after any spot discount; null when unknown. */
   readonly hourly: number | null;
   readonly source: PriceSource | null;
+  /** The day or month the price was read ("2026-11-29"), null when the model gives a bare number or nothing priced it. */
+  readonly asOf: string | null;
+  /** Where it was read (the table's source for the cloud, or a dated model entry's), null when unknown. */
+  readonly from: string | null;
   readonly spot: boolean;
   /** Share of the on-demand price saved, for spot workers. */
   readonly spotDiscount?: number;
@@ -68,14 +72,20 @@ export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_T
   const hours = table.hours_per_month;
   const unpriced: string[] = [];
   const priceOf = (machineType: string, role: string, shard: Shard, { spot }: { readonly spot: boolean }): MachinePrice => {
-    const override = model.cost.hourly_prices[machineType];
+    const override = modelPrice(model.cost.hourly_prices[machineType]);
     const listed = listPrice(table, cloud, region, machineType);
-    const onDemand = override ?? listed ?? null;
+    const onDemand = override?.usd ?? listed ?? null;
     if (onDemand === null) unpriced.push(`${machineType} (${role} of shard ${shard.name}) in ${region}`);
     const source: PriceSource | null = override !== undefined ? "model" : listed !== undefined ? "table" : null;
-    if (!spot) return { machineType, onDemandHourly: onDemand, hourly: onDemand, source, spot };
+    const dated =
+      override !== undefined
+        ? { asOf: override.asOf, from: override.from }
+        : listed !== undefined
+          ? { asOf: table.as_of, from: `${PRICE_TABLE_FILE}: ${table.sources[cloud]}` }
+          : { asOf: null, from: null };
+    if (!spot) return { machineType, onDemandHourly: onDemand, hourly: onDemand, source, ...dated, spot };
     const spotDiscount = model.cost.spot_discount ?? table.spot_discount[cloud];
-    return { machineType, onDemandHourly: onDemand, hourly: onDemand === null ? null : onDemand * (1 - spotDiscount), source, spot, spotDiscount };
+    return { machineType, onDemandHourly: onDemand, hourly: onDemand === null ? null : onDemand * (1 - spotDiscount), source, ...dated, spot, spotDiscount };
   };
 
   const shards = model.shards.map((shard): ShardCost => {
@@ -112,6 +122,28 @@ export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_T
     unpriced,
     excludes: COST_EXCLUDES,
   };
+}
+
+type ModelPriceEntry = RunnerModel["cost"]["hourly_prices"][string];
+
+/** A model's price: a bare number is the team's own and undated; a dated entry keeps its day and source. */
+function modelPrice(entry: ModelPriceEntry | undefined): { usd: number; asOf: string | null; from: string } | undefined {
+  if (entry === undefined) return undefined;
+  if (typeof entry === "number") return { usd: entry, asOf: null, from: "the model's cost.hourly_prices (undated)" };
+  return { usd: entry.usd, asOf: entry.as_of, from: entry.source };
+}
+
+/** Where the estimate's prices came from, one entry per source and date, naming the machine types each priced. */
+export function pricesUsed(cost: CellCost): string[] {
+  const bySource = new Map<string, string[]>();
+  for (const price of cost.shards.flatMap((shard) => [shard.managers, shard.workers])) {
+    if (price.onDemandHourly === null) continue;
+    const key = `${price.from}, as of ${price.asOf ?? "no date"}`;
+    const types = bySource.get(key) ?? [];
+    if (!types.includes(price.machineType)) types.push(price.machineType);
+    bySource.set(key, types);
+  }
+  return [...bySource].map(([source, types]) => `${types.join(", ")} from ${source}`);
 }
 
 /** Idle worker instances of the whole shard, averaged over the week: each manager keeps ceil(idle_count / capacity_per_instance). */

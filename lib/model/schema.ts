@@ -509,13 +509,25 @@ const monitoring = z
   })
   .describe("Metrics, dashboards and alerts of the fleet.");
 
+/** A price with the day and the source it was read from (what `runner-fleet prices --write` records). */
+const datedPrice = z
+  .strictObject({
+    usd: z.number().positive().describe("On-demand price per hour in USD."),
+    as_of: z
+      .string()
+      .regex(/^\d{4}-\d{2}(-\d{2})?$/, { error: "a date such as 2026-11-29 (or a month, 2026-11)" })
+      .describe("The day (or month) the price was read from its source."),
+    source: z.string().min(1).describe("Where the price was read: the API and what it was asked, or the page."),
+  })
+  .describe("A dated price with its source.");
+
 const cost = z
   .strictObject({
     hourly_prices: z
-      .record(z.string().min(1), z.number().positive())
+      .record(z.string().min(1), z.union([z.number().positive(), datedPrice]))
       .default({})
       .describe(
-        "On-demand price per hour in USD by machine type, in this cell's region. Replaces the price table's (data/prices.json): for negotiated or committed-use prices, and for machine types the table does not list.",
+        "On-demand price per hour in USD by machine type, in this cell's region. Replaces the price table's (data/prices.json): for negotiated or committed-use prices, and for machine types the table does not list. A number is shown as the model's own, undated; `runner-fleet prices --write` fills the types nobody priced from the cloud's price API as { usd, as_of, source }.",
       ),
     spot_discount: z
       .number()

@@ -39,9 +39,14 @@ function roundInstances(count: number): string {
 }
 
 function notes(cost: CellCost): string[] {
-  const lines = cost.unpriced.map((what) => `unpriced: ${what}; add it to cost.hourly_prices in the model`);
-  const fromModel = cost.shards.flatMap((shard) => [shard.managers, shard.workers]).filter((price) => price.source === "model").map((price) => price.machineType);
-  if (fromModel.length > 0) lines.push(`prices from the model (cost.hourly_prices): ${[...new Set(fromModel)].join(", ")}`);
+  const lines = cost.unpriced.map((what) => `unpriced: ${what}; runner-fleet prices --write reads it from the cloud's price API, or add it to cost.hourly_prices in the model`);
+  const fromModel = new Map(
+    cost.shards
+      .flatMap((shard) => [shard.managers, shard.workers])
+      .filter((price) => price.source === "model")
+      .map((price) => [price.machineType, `${price.machineType} (${price.asOf ?? "undated"}; ${price.from})`]),
+  );
+  if (fromModel.size > 0) lines.push(`prices from the model (cost.hourly_prices): ${[...fromModel.values()].join(", ")}`);
   return lines;
 }
 

@@ -70,6 +70,8 @@ export function formatSimulationReport(report: SimulationReport, advice: readonl
       lines.push(`    ${where}: idle_count ${entry.idle_count} -> ${entry.advised_idle_count} (p95 ${formatSeconds(entry.p95_wait_seconds)} -> ${formatSeconds(entry.advised_p95_wait_seconds ?? 0)}, ${change})`);
     }
   }
-  lines.push(`  prices: ${report.prices.file} as of ${report.prices.as_of}; compute only`);
+  // Each figure's date and source (docs/operations/cost.md); a type nobody priced is named, and its costs read "unknown".
+  lines.push(`  prices (compute only): ${report.prices.used.length > 0 ? report.prices.used.join("; ") : "none known"}`);
+  if (report.prices.unpriced.length > 0) lines.push(`  unpriced: ${report.prices.unpriced.join(", ")}; runner-fleet prices --write reads them from the cloud's price API`);
   return `${lines.join("\n")}\n`;
 }

@@ -3,7 +3,7 @@
  * shard's jobs against its autoscaling (./simulate-fleet.ts), and reports per shard the queue wait,
  * the instance-hours and their cost at the prices the dry run uses (lib/cost/estimate.ts).
  */
-import { estimateCellCost } from "../cost/estimate";
+import { estimateCellCost, pricesUsed } from "../cost/estimate";
 import { cellTag } from "../model/cell-tag";
 import type { RunnerModel, Shard } from "../model/schema";
 import { UserInputError } from "../process/errors";
@@ -73,7 +73,8 @@ export interface SimulationReport {
   readonly assumptions: typeof SIMULATION_ASSUMPTIONS;
   readonly trace: { readonly jobs: number; readonly in_window: number; readonly unmatched: number; readonly unmatched_tag_sets: ReadonlyArray<{ readonly tags: readonly string[]; readonly jobs: number }> };
   readonly shards: readonly ShardSimulation[];
-  readonly prices: { readonly as_of: string; readonly file: string; readonly hours_per_month: number };
+  /** The table's date and file, and each price used with its own date and source; the machine types nobody priced. */
+  readonly prices: { readonly as_of: string; readonly file: string; readonly hours_per_month: number; readonly used: readonly string[]; readonly unpriced: readonly string[] };
 }
 
 export interface ShardLoad {
@@ -99,7 +100,7 @@ export interface PreparedSimulation {
   readonly inWindow: number;
   readonly routing: JobRouting;
   readonly loads: readonly ShardLoad[];
-  readonly prices: { readonly asOf: string; readonly file: string };
+  readonly prices: { readonly asOf: string; readonly file: string; readonly used: readonly string[]; readonly unpriced: readonly string[] };
 }
 
 /** Everything a run needs before the first event: the window, each selected shard's jobs, fleet and prices. */
@@ -138,7 +139,7 @@ export function prepareSimulation(model: RunnerModel, trace: JobTrace, options: 
     inWindow: inWindow.count,
     routing,
     loads,
-    prices: { asOf: cost.prices.asOf, file: cost.prices.file },
+    prices: { asOf: cost.prices.asOf, file: cost.prices.file, used: pricesUsed(cost), unpriced: cost.unpriced },
   };
 }
 
@@ -158,7 +159,7 @@ export function simulateModel(model: RunnerModel, trace: JobTrace, options: Simu
     assumptions: SIMULATION_ASSUMPTIONS,
     trace: { jobs: trace.count, in_window: prepared.inWindow, unmatched: prepared.routing.unmatched, unmatched_tag_sets: prepared.routing.unmatchedTagSets.slice(0, 10) },
     shards,
-    prices: { as_of: prepared.prices.asOf, file: prepared.prices.file, hours_per_month: prepared.hoursPerMonth },
+    prices: { as_of: prepared.prices.asOf, file: prepared.prices.file, hours_per_month: prepared.hoursPerMonth, used: prepared.prices.used, unpriced: prepared.prices.unpriced },
   };
 }
 
