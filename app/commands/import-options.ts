@@ -13,6 +13,8 @@ export interface ImportCliOptions extends ImportFlags {
   readonly adopt: boolean;
   readonly out?: string;
   readonly force: boolean;
+  /** Write the model even when prepare refuses it, with the refusals in its header. */
+  readonly writeRefused: boolean;
 }
 
 const cellId = z
@@ -34,8 +36,11 @@ const schema = z
     adopt: z.boolean().optional(),
     out: z.string().min(1).optional(),
     force: z.boolean().optional(),
+    writeRefused: z.boolean().optional(),
     json: z.boolean().optional(),
   })
+  // The tokens go into the store the model names: a model prepare refuses names none for certain.
+  .refine((flags) => !(flags.adopt && flags.writeRefused), { error: "--write-refused cannot be used with --adopt: adopted tokens are stored only for a model prepare accepts", path: ["writeRefused"] })
   .transform(
     (flags): ImportCliOptions => ({
       configs: flags.config,
@@ -48,6 +53,7 @@ const schema = z
       adopt: Boolean(flags.adopt),
       ...(flags.out ? { out: flags.out } : {}),
       force: Boolean(flags.force),
+      writeRefused: Boolean(flags.writeRefused),
     }),
   );
 

@@ -61,6 +61,8 @@ export interface ImportResult {
   readonly notes: readonly string[];
   readonly adoption: readonly string[];
   readonly warnings: readonly string[];
+  /** What prepare refuses in the model written with --write-refused (empty otherwise). */
+  readonly refused: readonly string[];
 }
 
 /** The admin token's variable: the model's gitlab.token_env default, as onboard reads it. */
@@ -95,21 +97,29 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
   );
   const adoptionNotes = adoptions.flatMap((result) => result.notes);
   const model = { ...imported.model, shards };
-  const text = importedModelText({ model, files: options.configs, notes: [...imported.notes, ...adoptionNotes], unmapped: imported.unmapped, adoption, now });
+  const textInput = { model, files: options.configs, notes: [...imported.notes, ...adoptionNotes], unmapped: imported.unmapped, adoption, now };
+  let text = importedModelText(textInput);
 
   let loaded;
+  let refused: string[] = [];
   try {
     loaded = parseModel(text, file, options.cell);
   } catch (error) {
-    if (error instanceof ModelValidationError) {
-      throw new UserInputError(`the imported model does not pass prepare, so it was not written:\n${error.issues.map((issue) => `  ${formatPath(issue.path)}: expected ${issue.expected}${issue.received ? `, received ${issue.received}` : ""}`).join("\n")}`);
+    if (!(error instanceof ModelValidationError)) throw error;
+    refused = error.issues.map((issue) => `${formatPath(issue.path)}: expected ${issue.expected}${issue.received ? `, received ${issue.received}` : ""}`);
+    if (!options.writeRefused) {
+      throw new UserInputError(
+        `the imported model does not pass prepare, so it was not written:\n${refused.map((line) => `  ${line}`).join("\n")}\n` +
+          "(--write-refused writes it all the same, with these at the top of its header, to fix by hand before prepare and onboard)",
+      );
     }
-    throw error;
+    // Written as imported, with what prepare refuses at the top: the models directory fails prepare until it is fixed.
+    text = importedModelText({ ...textInput, refused });
   }
   // The store and the lock onboard uses: the workspace of the models directory in force.
   const workspace = workspaceDir();
   const adopted = adoptions.filter((result): result is Extract<ShardAdoption, { adopted: true }> => result.adopted);
-  const store = adopted.length > 0 ? createSecretStore(loaded.model, { baseDir: options.secretsBaseDir ?? workspace, env }) : undefined;
+  const store = adopted.length > 0 && loaded ? createSecretStore(loaded.model, { baseDir: options.secretsBaseDir ?? workspace, env }) : undefined;
   await store?.checkWritable?.();
 
   // Tokens go into the store under the cell's onboarding lock: an onboard of the same cell never sees half of them.
@@ -130,11 +140,11 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     if (outcome.outcome === "exists") throw new UserInputError(`${file} exists; nothing was written (--force replaces it)`);
     written = outcome;
     for (const result of adopted) {
-      const shard = loaded.model.shards.find((candidate) => candidate.name === result.shard)!;
+      const shard = loaded!.model.shards.find((candidate) => candidate.name === result.shard)!;
       await store!.write(shard, {
         token: result.token,
         runnerId: result.runner.id,
-        gitlabUrl: loaded.model.gitlab.url,
+        gitlabUrl: loaded!.model.gitlab.url,
         tokenExpiresAt: result.tokenExpiresAt,
         createdAt: now.toISOString(),
       });
@@ -153,7 +163,8 @@ export async function runImport(options: ImportOptions): Promise<ImportResult> {
     notes: [...imported.notes, ...adoptionNotes],
     adoption,
     // As prepare prints them: the model is written now, so its file:line:col point at it.
-    warnings: loaded.warnings.map(formatIssue),
+    warnings: loaded?.warnings.map(formatIssue) ?? [],
+    refused,
   };
 }
 
@@ -165,6 +176,7 @@ export function formatImportReport(result: ImportResult): string {
   }
   if (result.notes.length > 0) lines.push("notes:", ...result.notes.map((note) => `  ${note}`));
   if (result.warnings.length > 0) lines.push("warnings (as prepare prints them):", ...result.warnings.map((warning) => `  ${warning}`));
+  if (result.refused.length > 0) lines.push("prepare refuses the model until these are fixed (listed at the top of its header too):", ...result.refused.map((line) => `  ${line}`));
   const toolkit = runningToolkit();
   lines.push(`next: review the model (its header lists what was not imported), then ${toolkitCommand(toolkit, "prepare")} and ${toolkitCommand(toolkit, "onboard")} --model ${result.cell} --dry-run`);
   return `${lines.join("\n")}\n`;
@@ -189,6 +201,7 @@ export function importCommand(): Command {
     .addOption(new Option("--adopt", "verify each runner's glrt- token (POST /runners/verify, with $GITLAB_TOKEN) and store it, so onboard adopts the runner"))
     .addOption(withDefault(new Option("--out <file>", "the model file to write"), "<models dir>/<cell>.yaml"))
     .addOption(new Option("--force", "replace an existing model file"))
+    .addOption(new Option("--write-refused", "write the model even when prepare would refuse it (an http:// GitLab, a machine type it does not know), with the refusals at the top of its header, to fix by hand"))
     .addOption(jsonOption())
     .action(async function (this: Command) {
       const { parseImportOptions } = require("./import-options") as typeof ImportOptionsModule;

@@ -89,6 +89,13 @@ export function readAutoscalerPolicies(ledger: KeyLedger, autoscaler: TomlPath, 
       if (translated.note) note(translated.note);
       return translated.period;
     });
+    // Without timezone the periods are read in the manager's local time: gitlab-runner passes the policy's
+    // timezone (common/config.go AutoscalerPolicyConfig.Timezone) to taskscaler as it is
+    // (executors/internal/autoscaler/provider.go), and the docs' [[runners.autoscaler.policy]] table gives
+    // the system's local time zone as its default, as docker+machine's Timezone ("defaults to Local").
+    if (periods && !ledger.has([...at, "timezone"]) && periods.some((period) => period !== "* * * * *")) {
+      note(`${formatTomlPath(at)}: no timezone; gitlab-runner read its periods in the manager's local time zone, the model uses UTC: set timezone to the zone the old manager ran in`);
+    }
     const timezone = modelTimeZone(ledger, [...at, "timezone"], note);
     const idleCount = ledger.integer([...at, "idle_count"], 0) ?? 0;
     const idleTime = ledger.string([...at, "idle_time"]);

@@ -2,6 +2,13 @@
  * A runner's [runners.docker] and [runners.cache] as the shard's docker and cache settings
  * (docs.gitlab.com/runner/configuration/advanced-configuration.html). The model creates the
  * shard's own cache bucket, so only whether there is a cache and whether it is shared carry over.
+ *
+ * Where the file says nothing, the runner's own default is written into the model (or the change is
+ * noted), not the model's: gitlab-runner v19.3.0 common/config.go DockerConfig.GetPullPolicies pulls
+ * "always" when pull_policy is empty (the model's default is [always, if-not-present]); the Docker
+ * executor mounts only the volumes listed (executors/docker/docker.go createVolumes; the model's
+ * default adds /cache); and with no image a job that names none fails ("no Docker image specified to
+ * run the build in", executors/docker/docker.go expandImageName), where the model's default image runs it.
  */
 import type { KeyLedger } from "./key-ledger";
 import type { TomlPath } from "./toml-source";
@@ -12,10 +19,12 @@ export function readDocker(ledger: KeyLedger, at: TomlPath, note: Note): Record<
   const docker: Record<string, unknown> = {};
   const image = ledger.string([...at, "image"]);
   if (image) docker.image = image;
+  else note('no [runners.docker] image: gitlab-runner failed every job that names no image ("no Docker image specified to run the build in"); the model\'s default image (docker.image, ubuntu:24.04) now runs them: set the one they should use');
   const privileged = ledger.boolean([...at, "privileged"]);
   if (privileged !== undefined) docker.privileged = privileged;
   const volumes = ledger.strings([...at, "volumes"]);
-  if (volumes) docker.volumes = volumes;
+  docker.volumes = volumes ?? [];
+  if (!volumes) note("no [runners.docker] volumes: the jobs had no /cache volume; kept as volumes: [] (the model's default adds /cache)");
   const pull = ledger.take([...at, "pull_policy"]);
   if (pull !== undefined) {
     const policies = typeof pull === "string" ? [pull] : pull;
@@ -24,6 +33,9 @@ export function readDocker(ledger: KeyLedger, at: TomlPath, note: Note): Record<
       ledger.refuse([...at, "pull_policy"], `one of ${known.join(", ")}, or a list of them`, pull);
     }
     docker.pull_policy = policies;
+  } else {
+    docker.pull_policy = ["always"];
+    note("no [runners.docker] pull_policy: gitlab-runner's default, always, is written into the model (the model's own default is [always, if-not-present])");
   }
   // runner-fleet's config.toml sets allowed_pull_policies to the shard's pull_policy (lib/model/pull-policy.ts), so
   // a job asks for no other: the same list is carried over by pull_policy itself, any other is not.
@@ -57,15 +69,38 @@ function memoryInMb(text: string): number | undefined {
   return Math.floor(bytes / 1024 ** 2);
 }
 
+/**
+ * The runner has a distributed cache only when [runners.cache] names its Type: gitlab-runner looks the
+ * adapter up by Type (v19.3.0 cache/adapter.go getCreateAdapter: "cache factory not found" otherwise, and
+ * the job runs without one), and Type is s3, gcs or azure (cache/cacheconfig/cacheconfig.go Config; in
+ * common/config.go CacheConfig before 16.x). `gitlab-runner register` writes an empty [runners.cache].
+ * The S3 keys directly under [runners.cache] (ServerAddress, AccessKey, BucketName, ...) were removed in
+ * 12.0 (commit d319e9432, "Remove support for deprecated S3 cache configuration"): the runner ignores them.
+ * Shared left out is false (cacheconfig.Config.Shared, a bool).
+ */
+const CACHE_TYPES = ["s3", "gcs", "azure"];
+const LEGACY_CACHE_KEYS = ["ServerAddress", "AccessKey", "SecretKey", "BucketName", "BucketLocation", "Insecure"];
+
 export function readCache(ledger: KeyLedger, at: TomlPath, note: Note): Record<string, unknown> {
   if (!ledger.has(at)) {
     note("no [runners.cache]: the runner had no distributed cache; imported with cache.enabled false");
     return { enabled: false };
   }
+  for (const key of LEGACY_CACHE_KEYS) ledger.explain([...at, key], "a [runners.cache] key gitlab-runner 12.0 removed (the S3 settings moved to [runners.cache.s3]): the runner ignores it");
   const type = ledger.string([...at, "Type"]);
   const shared = ledger.boolean([...at, "Shared"]);
   for (const store of ["s3", "gcs", "azure"]) ledger.explain([...at, store], "the model creates the shard's own cache bucket (GCS or S3) and its access");
   ledger.explain([...at, "Path"], "the model's cache bucket belongs to the shard; no path prefix is needed");
-  if (type !== undefined && type !== "s3" && type !== "gcs") note(`cache Type ${JSON.stringify(type)}: the model's cache is the cloud's own bucket`);
-  return { enabled: true, ...(shared === undefined ? {} : { shared }) };
+  if (type === undefined || !CACHE_TYPES.includes(type)) {
+    ledger.explain(at, "a [runners.cache] without a Type gitlab-runner has an adapter for (gitlab-runner register writes it empty): the runner had no distributed cache");
+    note(
+      type === undefined
+        ? "[runners.cache] names no Type (s3, gcs or azure): the runner had no distributed cache; imported with cache.enabled false"
+        : `[runners.cache] Type ${JSON.stringify(type)} is none of s3, gcs, azure: the runner found no cache adapter and ran without a cache; imported with cache.enabled false`,
+    );
+    return { enabled: false };
+  }
+  if (type === "azure") note('cache Type "azure": the model\'s cache is the cloud\'s own bucket (GCS or S3), which starts empty');
+  if (shared === undefined) note("[runners.cache] Shared not set: gitlab-runner's default, false (each manager's cache its own), is kept as cache.shared false");
+  return { enabled: true, shared: shared ?? false };
 }

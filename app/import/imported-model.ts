@@ -11,7 +11,7 @@ import { agreeingValue } from "./agreeing-value";
 import { importedNetwork } from "./imported-network";
 import { KeyLedger, type UnmappedKey } from "./key-ledger";
 import type { MachineCloud } from "./machine-options";
-import { readRunnerShard, runnerExecutor, type RunnerShard, type RunnerToken } from "./runner-shard";
+import { jobShares, readRunnerShard, runnerExecutor, type Executor, type RunnerShard, type RunnerToken } from "./runner-shard";
 import type { TomlSource } from "./toml-source";
 
 export interface ImportFlags {
@@ -57,10 +57,14 @@ export function importModel(sources: readonly TomlSource[], flags: ImportFlags):
   const ledgers = sources.map((source) => new KeyLedger(source));
   for (const ledger of ledgers) {
     const count = ledger.tables(["runners"]);
+    const importable: Array<{ index: number; executor: Executor }> = [];
     for (let index = 0; index < count; index++) {
       const executor = runnerExecutor(ledger, index);
-      if (executor) runners.push(readRunnerShard(ledger, index, executor));
+      if (executor) importable.push({ index, executor });
     }
+    const { shares, note } = jobShares(ledger, importable.map((runner) => runner.index));
+    if (note) notes.push(note);
+    for (const { index, executor } of importable) runners.push(readRunnerShard(ledger, index, executor, shares.get(index)));
   }
   if (runners.length === 0) {
     throw new UserInputError(
@@ -88,7 +92,8 @@ export function importModel(sources: readonly TomlSource[], flags: ImportFlags):
     if (group.length > MAX_MANAGERS) notes.push(`shard ${name}: ${group.length} entries, but a shard has at most ${MAX_MANAGERS} managers`);
     const workers = first.shard.workers as Record<string, unknown>;
     if (!workers.machine_type) {
-      notes.push(`shard ${name}: the config.toml does not name the workers' machine type (docker-autoscaler keeps it in the instance group or launch template); set to ${DEFAULT_MACHINE_TYPES[cloud.provider].workers}: check it`);
+      const why = first.executor === "docker" ? "a Docker host's config.toml does not say what machine it ran on" : "docker-autoscaler keeps it in the instance group or launch template";
+      notes.push(`shard ${name}: the config.toml does not name the workers' machine type (${why}); set to ${DEFAULT_MACHINE_TYPES[cloud.provider].workers}: check it`);
     }
     const shard = {
       name,
@@ -101,6 +106,9 @@ export function importModel(sources: readonly TomlSource[], flags: ImportFlags):
   notes.push(
     `managers: ${DEFAULT_MACHINE_TYPES[cloud.provider].managers} running gitlab-runner ${IMPORT_RUNNER_VERSION} (a config.toml does not say what its manager runs on)`,
     "tags, run_untagged, locked, paused and maximum_timeout live in GitLab, not in config.toml: import --adopt reads them from each runner; without it every shard runs untagged jobs: set its tags",
+    // lib/terraform/local-state-guard.ts: under CI=true, provision refuses local state (lost with the job).
+    `state: none given, so the cell's Terraform state is local (.state/terraform/${flags.cell}.tfstate), which provision refuses in CI (CI=true): before provisioning from a pipeline, add a remote state, for example ` +
+      `state: {backend: http, project_id: <the models project>} (GitLab-managed Terraform state), or {backend: ${cloud.provider === "google" ? "gcs, bucket: <an existing bucket>" : `s3, bucket: <an existing bucket>, region: ${String(cloud.model.region)}`}}`,
   );
 
   const model = {
@@ -134,7 +142,14 @@ function resolveCloud(runners: readonly RunnerShard[], flags: ImportFlags, notes
     throw new UserInputError(`--region ${flags.region}, but the config.toml says ${fileRegion}: leave out --region, or import into a cell of that region`);
   }
   const region = flags.region ?? fileRegion;
-  if (!region) throw new UserInputError(`--region is needed: the config.toml files name no region (${provider === "aws" ? "the aws fleeting plugin reads it from the AWS profile" : "no google-zone or plugin_config.zone"})`);
+  if (!region) {
+    const why = runners.every((runner) => runner.executor === "docker")
+      ? "a Docker host's config.toml names no cloud"
+      : provider === "aws"
+        ? "no plugin_config.region: the aws fleeting plugin read it from the AWS profile"
+        : "no google-zone or plugin_config.zone";
+    throw new UserInputError(`--region is needed: the config.toml files name no region (${why})`);
+  }
   const zones = [...new Set(runners.flatMap((runner) => runner.cloud.zones))].filter((zone) => zone.startsWith(region));
   if (provider === "google") {
     const project = flags.project ?? fromFiles((cloud) => cloud.project, "project");

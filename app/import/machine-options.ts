@@ -40,6 +40,8 @@ export interface MachineOptionsReading {
   readonly unmapped: ReadonlyArray<{ readonly index: number; readonly name: string; readonly reason: string }>;
   /** Entries whose value cannot be used: index, option name, what was expected (the value is not repeated). */
   readonly invalid: ReadonlyArray<{ readonly index: number; readonly name: string; readonly expected: string }>;
+  /** What the import chose where the options said nothing (the driver's defaults), or said it more than once. */
+  readonly notes: readonly string[];
 }
 
 const WHY: Record<string, string> = {
@@ -56,9 +58,41 @@ const WHY: Record<string, string> = {
   "google-tags": "the model sets the workers' network tags itself",
 };
 
-/** Docker Machine's defaults where an option is left out (drivers/amazonec2 defaultZone, drivers/google defaultNetwork). */
+/**
+ * Docker Machine's defaults where an option is left out: docker/machine drivers/amazonec2/amazonec2.go
+ * (const defaultRegion "us-east-1", defaultInstanceType "t2.micro", defaultZone "a") and
+ * drivers/google/google.go (defaultZone "us-central1-a", defaultMachineType "n1-standard-1",
+ * defaultNetwork "default"); GitLab's fork (gitlab.com/gitlab-org/ci-cd/docker-machine) keeps them.
+ */
+const DRIVER_DEFAULT_AWS_REGION = "us-east-1";
 const DRIVER_DEFAULT_AWS_ZONE = "a";
+const DRIVER_DEFAULT_AWS_INSTANCE_TYPE = "t2.micro";
+const DRIVER_DEFAULT_GOOGLE_ZONE = "us-central1-a";
+const DRIVER_DEFAULT_GOOGLE_MACHINE_TYPE = "n1-standard-1";
 const DRIVER_DEFAULT_GOOGLE_NETWORK = "default";
+
+/**
+ * Options that take one value. Given more than once (cattle-ops' fleet mode lists several
+ * amazonec2-instance-type and amazonec2-subnet-id for an EC2 Fleet to choose from), the first is the
+ * model's and the others are named in a note: the model has one machine type (and, for AWS spot
+ * workers, alternative_machine_types) and one subnet per zone.
+ */
+const SINGLE_VALUED = new Set([
+  "amazonec2-region",
+  "amazonec2-zone",
+  "amazonec2-instance-type",
+  "amazonec2-root-size",
+  "amazonec2-vpc-id",
+  "amazonec2-subnet-id",
+  "google-project",
+  "google-zone",
+  "google-machine-type",
+  "google-disk-size",
+  "google-network",
+  "google-subnetwork",
+]);
+/** Values that are names, not secrets: a note may repeat them. */
+const NAMED_VALUES = new Set(["amazonec2-instance-type", "amazonec2-subnet-id", "amazonec2-zone", "amazonec2-region", "google-machine-type", "google-zone"]);
 
 /** A network option's place in MachineOptions, for the one that cannot be used without the other. */
 interface NetworkOption {
@@ -78,6 +112,9 @@ function flagValue(value: string | undefined): boolean | undefined {
 export function readMachineOptions(driver: string | undefined, options: readonly string[]): MachineOptionsReading {
   const unmapped: Array<{ index: number; name: string; reason: string }> = [];
   const invalid: Array<{ index: number; name: string; expected: string }> = [];
+  const notes: string[] = [];
+  const firstOf = new Map<string, string | undefined>();
+  const repeats = new Map<string, Array<string | undefined>>();
   const cloud: { -readonly [K in keyof MachineCloud]: MachineCloud[K] } = { zones: [] };
   if (driver === "amazonec2") cloud.provider = "aws";
   if (driver === "google") cloud.provider = "google";
@@ -87,6 +124,14 @@ export function readMachineOptions(driver: string | undefined, options: readonly
     const equals = option.indexOf("=");
     const name = (equals === -1 ? option : option.slice(0, equals)).replace(/^--/, "");
     const value = equals === -1 ? undefined : option.slice(equals + 1);
+    if (SINGLE_VALUED.has(name)) {
+      if (firstOf.has(name)) {
+        repeats.set(name, [...(repeats.get(name) ?? []), value]);
+        unmapped.push({ index, name, reason: `${name} given again: the first one is the model's (see the notes)` });
+        return;
+      }
+      firstOf.set(name, value);
+    }
     const need = (expected: string, accept: (text: string) => boolean): string | undefined => {
       if (value !== undefined && accept(value)) return value;
       invalid.push({ index, name, expected });
@@ -162,8 +207,43 @@ export function readMachineOptions(driver: string | undefined, options: readonly
       reason: "a network without google-subnetwork: docker+machine used the network's subnetwork of the region, which the file does not name; to keep this network, set network.existing with its subnetwork",
     });
   }
+  for (const [name, values] of repeats) {
+    const shown = NAMED_VALUES.has(name) ? `: kept ${firstOf.get(name)}; also listed ${values.join(", ")}` : " (values not repeated: they may be secrets)";
+    const alternatives =
+      name === "amazonec2-instance-type"
+        ? " (docker-machine's EC2 Fleet mode chose among them; for spot workers, workers.alternative_machine_types takes the others)"
+        : name === "amazonec2-subnet-id"
+          ? " (network.existing.subnets takes one subnet per availability zone: add the others with their zones)"
+          : "";
+    notes.push(`MachineOptions give ${name} ${values.length + 1} times${shown}${alternatives}`);
+  }
+  if (driver === "amazonec2") {
+    if (cloud.region === undefined && !firstOf.has("amazonec2-region")) {
+      cloud.region = DRIVER_DEFAULT_AWS_REGION;
+      notes.push(`MachineOptions name no amazonec2-region: docker-machine's amazonec2 driver used ${DRIVER_DEFAULT_AWS_REGION}`);
+    }
+    if (awsZoneLetter === undefined && !firstOf.has("amazonec2-zone")) {
+      awsZoneLetter = DRIVER_DEFAULT_AWS_ZONE;
+      notes.push(`MachineOptions name no amazonec2-zone: docker-machine's amazonec2 driver used zone ${DRIVER_DEFAULT_AWS_ZONE}`);
+    }
+    if (cloud.machineType === undefined && !firstOf.has("amazonec2-instance-type")) {
+      cloud.machineType = DRIVER_DEFAULT_AWS_INSTANCE_TYPE;
+      notes.push(`MachineOptions name no amazonec2-instance-type: docker-machine's amazonec2 driver launched ${DRIVER_DEFAULT_AWS_INSTANCE_TYPE}, kept as workers.machine_type: consider a current type`);
+    }
+  }
+  if (driver === "google") {
+    if (cloud.zones.length === 0 && !firstOf.has("google-zone")) {
+      cloud.zones = [DRIVER_DEFAULT_GOOGLE_ZONE];
+      cloud.region = DRIVER_DEFAULT_GOOGLE_ZONE.replace(/-[a-z]$/, "");
+      notes.push(`MachineOptions name no google-zone: docker-machine's google driver used ${DRIVER_DEFAULT_GOOGLE_ZONE}`);
+    }
+    if (cloud.machineType === undefined && !firstOf.has("google-machine-type")) {
+      cloud.machineType = DRIVER_DEFAULT_GOOGLE_MACHINE_TYPE;
+      notes.push(`MachineOptions name no google-machine-type: docker-machine's google driver launched ${DRIVER_DEFAULT_GOOGLE_MACHINE_TYPE}, kept as workers.machine_type: consider a current type`);
+    }
+  }
   if (awsZoneLetter && cloud.region) cloud.zones = [`${cloud.region}${awsZoneLetter}`];
-  return { cloud, unmapped: unmapped.sort((a, b) => a.index - b.index), invalid };
+  return { cloud, unmapped: unmapped.sort((a, b) => a.index - b.index), invalid, notes };
 }
 
 /** The network options: what each must look like, and where it goes. */

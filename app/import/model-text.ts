@@ -16,6 +16,8 @@ export interface ModelTextInput {
   /** "shard x adopts runner #12 ..." lines, when --adopt ran. */
   readonly adoption: readonly string[];
   readonly now: Date;
+  /** What prepare refuses in this model (import --write-refused): listed first, to fix before anything else. */
+  readonly refused?: readonly string[];
 }
 
 export function formatUnmapped(key: UnmappedKey): string {
@@ -29,6 +31,9 @@ export function importedModelText(input: ModelTextInput): string {
     ` ${IMPORTED_MODEL_MARKER} from ${input.files.join(", ")} on ${input.now.toISOString().slice(0, 10)}.`,
     " Review every value before the first onboard. No runner token is in this file.",
     "",
+    ...(input.refused && input.refused.length > 0
+      ? [" PREPARE REFUSES THIS MODEL until these are fixed (written with import --write-refused):", ...input.refused.map((line) => `   - ${line}`), ""]
+      : []),
     " What the import chose or changed:",
     ...input.notes.map((note) => `   - ${note}`),
   ];

@@ -65,7 +65,35 @@ export function runnerExecutor(ledger: KeyLedger, index: number): Executor | und
   return known;
 }
 
-export function readRunnerShard(ledger: KeyLedger, index: number, executor: Executor): RunnerShard {
+/**
+ * The jobs each imported runner of one file may run at once. The global `concurrent` bounds all the
+ * [[runners]] of one gitlab-runner process together (v19.3.0 commands/multi.go updateWorkers: "`concurrent`
+ * defines the upper number of jobs that can be concurrently handled by GitLab Runner process"), and `limit` each one. In the
+ * model every shard has managers of its own, so copying `concurrent` into each would multiply what the
+ * fleet runs: when the runners' bounds add up to more than `concurrent`, each gets its share of it
+ * (in proportion to its bound, at least 1), and a note says so. A runner alone in its file keeps
+ * min(limit, concurrent).
+ */
+export function jobShares(ledger: KeyLedger, indexes: readonly number[]): { readonly shares: ReadonlyMap<number, number>; readonly note?: string } {
+  const raw = ledger.peek(["concurrent"]);
+  const concurrent = typeof raw === "number" && Number.isInteger(raw) && raw >= 1 ? raw : DEFAULT_CONCURRENT;
+  const bounds = indexes.map((index) => {
+    const limit = ledger.peek(["runners", index, "limit"]);
+    return typeof limit === "number" && Number.isInteger(limit) && limit > 0 ? Math.min(limit, concurrent) : concurrent;
+  });
+  const total = bounds.reduce((sum, bound) => sum + bound, 0);
+  if (total <= concurrent) return { shares: new Map(indexes.map((index, at) => [index, bounds[at]])) };
+  const shares = new Map(indexes.map((index, at) => [index, Math.max(1, Math.floor((concurrent * bounds[at]) / total))]));
+  return {
+    shares,
+    note:
+      `${ledger.source.file}: concurrent ${concurrent} bounded its ${indexes.length} runners together (one gitlab-runner process), their limits adding up to ${total}; ` +
+      `each shard's managers are a process of their own, so each runner gets its share: ${indexes.map((index) => `runners[${index}] ${shares.get(index)}`).join(", ")} ` +
+      `(managers.concurrent, and the machines docker+machine may run): raise them if the shards should run more jobs at once together than the old manager did`,
+  };
+}
+
+export function readRunnerShard(ledger: KeyLedger, index: number, executor: Executor, share?: number): RunnerShard {
   const at: TomlPath = ["runners", index];
   const file = ledger.source.file;
   const position = ledger.source.locate(at);
@@ -83,7 +111,7 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
 
   const concurrent = ledger.integer(["concurrent"], 1) ?? DEFAULT_CONCURRENT;
   const limit = ledger.integer([...at, "limit"], 0) ?? 0;
-  const jobs = limit > 0 ? Math.min(limit, concurrent) : concurrent;
+  const jobs = share ?? (limit > 0 ? Math.min(limit, concurrent) : concurrent);
   if (limit > concurrent) note(`limit ${limit} is above the global concurrent ${concurrent}: ${concurrent} jobs at once, as gitlab-runner runs`);
   if (jobs > MAX_MANAGER_CONCURRENT) note(`${jobs} jobs at once is above the ${MAX_MANAGER_CONCURRENT} a manager runs in the model; set to ${MAX_MANAGER_CONCURRENT}: add managers (managers.count) for more`);
   const requestConcurrency = ledger.integer([...at, "request_concurrency"], 1);
@@ -103,6 +131,7 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
   if (executor === "docker+machine") {
     const machine = [...at, "machine"];
     const reading = readMachineOptions(ledger.string([...machine, "MachineDriver"]), ledger.strings([...machine, "MachineOptions"]) ?? []);
+    for (const text of reading.notes) note(text);
     for (const bad of reading.invalid) {
       ledger.refuse([...machine, "MachineOptions", bad.index], `${bad.name}=<${bad.expected}>`, undefined, "another value (not repeated: MachineOptions may hold secrets)");
     }
@@ -133,7 +162,10 @@ export function readRunnerShard(ledger: KeyLedger, index: number, executor: Exec
     const pluginConfig = [...autoscaler, "plugin_config"];
     const zone = ledger.string([...pluginConfig, "zone"]);
     const project = ledger.string([...pluginConfig, "project"]);
-    cloud = { provider, zones: [], ...(project ? { project } : {}), ...zoneAndRegion(zone, note) };
+    // The aws plugin's region (fleeting-plugin-aws plugin_config "region"; without it the AWS profile's), as runner-fleet renders it.
+    const awsRegion = provider === "aws" ? ledger.string([...pluginConfig, "region"]) : undefined;
+    if (awsRegion !== undefined && !/^[a-z]{2}(-gov)?-[a-z]+-[0-9]$/.test(awsRegion)) ledger.refuse([...pluginConfig, "region"], "an AWS region such as eu-west-1", awsRegion);
+    cloud = { provider, zones: [], ...(project ? { project } : {}), ...zoneAndRegion(zone, note), ...(awsRegion ? { region: awsRegion } : {}) };
     const capacity = ledger.integer([...autoscaler, "capacity_per_instance"], 1) ?? 1;
     const maxInstances = ledger.integer([...autoscaler, "max_instances"], 0) ?? 0;
     const username = ledger.string([...autoscaler, "connector_config", "username"]);

@@ -39,7 +39,8 @@ describe("docker+machine on AWS", () => {
     // limit 20 under concurrent 50: the manager runs 20 jobs; docker+machine runs one job per machine.
     expect(shard.managers).toMatchObject({ count: 1, concurrent: 20 });
     expect(shard.workers).toEqual({ machine_type: "m5.large", disk_size_gb: 40, capacity_per_instance: 1, max_use_count: 10, max_instances: 20, spot: true });
-    expect(shard.docker).toEqual({ image: "ruby:3.3", privileged: true, volumes: ["/cache"] });
+    // No pull_policy in the file: gitlab-runner's default, always (common/config.go GetPullPolicies), not the model's.
+    expect(shard.docker).toEqual({ image: "ruby:3.3", privileged: true, volumes: ["/cache"], pull_policy: ["always"] });
     expect(shard.cache).toEqual({ enabled: true, shared: true });
     expect(shard.autoscaling.policies).toEqual([
       { periods: ["* * * * *"], idle_count: 2, idle_time: "30m" },
@@ -78,7 +79,7 @@ describe("docker+machine on AWS", () => {
     }
     expect(text).toContain("# Not imported (13 keys with no place in the model):");
     // The model's own warnings, as prepare prints them: privileged jobs on reused machines (MaxBuilds 10).
-    expect(run.stdout).toContain(`${out}:72:19: warning: shards[0].docker.privileged: expected workers.max_use_count: 1 with privileged jobs`);
+    expect(run.stdout).toContain(`${out}:74:19: warning: shards[0].docker.privileged: expected workers.max_use_count: 1 with privileged jobs`);
     for (const secret of ["MACHINE_ACCESS_KEY", "MACHINE_SECRET_KEY", "CACHE_ACCESS_KEY", "CACHE_SECRET_KEY", config.tokens[0]]) {
       expect(text).not.toContain(secret);
       expect(run.stderr + run.stdout).not.toContain(secret);
@@ -93,7 +94,8 @@ describe("docker+machine on Google Cloud", () => {
     expect(model.cloud).toEqual({ provider: "google", project: "acme-runners-gce", region: "europe-west4", zones: ["europe-west4-b"] });
     expect(model.secrets).toEqual({ store: "google-secret-manager" });
     expect(shard.workers).toEqual({ machine_type: "n2d-standard-4", disk_size_gb: 50, capacity_per_instance: 1, max_use_count: 1, max_instances: 10, spot: true });
-    expect(shard.docker).toEqual({ image: "alpine:3.20", privileged: false, pull_policy: ["if-not-present"], registry_mirror: "https://mirror.gcr.io" });
+    // No volumes in the file: the jobs had no /cache volume, and the model keeps none.
+    expect(shard.docker).toEqual({ image: "alpine:3.20", privileged: false, pull_policy: ["if-not-present"], registry_mirror: "https://mirror.gcr.io", volumes: [] });
     expect(shard.cache).toEqual({ enabled: true, shared: false });
     expect(shard.autoscaling.policies).toEqual([
       // max(IdleCountMin, min(IdleCount, in use x IdleScaleFactor)) is the policy's max(idle_count, min(scale_factor_limit, in use x scale_factor)).
@@ -176,7 +178,7 @@ describe("what has no equivalent", () => {
     expect(shard.managers).toMatchObject({ concurrent: 4, request_concurrency: 2 });
     expect(shard.workers).toMatchObject({ capacity_per_instance: 4, max_use_count: 0, max_instances: 1 });
     expect(shard.autoscaling.policies).toEqual([{ periods: ["* * * * *"], idle_count: 4, idle_time: "1h" }]);
-    expect(shard.docker).toEqual({ image: "alpine:3.20", job_limits: { cpus: 2, memory_mb: 4096 } });
+    expect(shard.docker).toEqual({ image: "alpine:3.20", job_limits: { cpus: 2, memory_mb: 4096 }, pull_policy: ["always"], volumes: [] });
     expect(shard.cache).toEqual({ enabled: false });
   });
 
