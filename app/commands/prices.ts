@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { cliCommand, jsonOption, modelsDirOption, modelsOption, withDefault } from "../cli/options";
-import { sdkGetProducts } from "../../lib/cost/refresh/aws-price-list";
+import { PRICING_SDK, sdkGetProducts } from "../../lib/cost/refresh/aws-price-list";
 import { fetchGoogleGet } from "../../lib/cost/refresh/google-billing-catalog";
 import type { PriceAnswer } from "../../lib/cost/refresh/price-answer";
 import { pricesToRefresh, readPrices, type PriceApis } from "../../lib/cost/refresh/refresh-prices";
@@ -23,9 +23,9 @@ import { workspaceDir } from "../../lib/files/workspace";
 import { loadModelFile } from "../../lib/model/load";
 import { listModelFiles, modelsDir, resolveModelArgument } from "../../lib/model/model-files";
 import { OperationalError, UserInputError } from "../../lib/process/errors";
+import type { PackageResolver } from "../../lib/secrets/store-sdk";
 
 export const DEFAULT_GOOGLE_TOKEN_ENV = "GOOGLE_OAUTH_ACCESS_TOKEN";
-const PRICING_SDK = "@aws-sdk/client-pricing";
 
 export interface PricesOptions {
   readonly models: readonly string[];
@@ -75,15 +75,21 @@ export async function runPrices(options: PricesOptions): Promise<PricesResult> {
   return { cells, exitCode: cells.some((cell) => cell.answers.some((answer) => !answer.found)) ? 1 : 0 };
 }
 
+/** Throws (exit 1, before any call) when @aws-sdk/client-pricing is not installed, with the command that installs it. */
+export function requirePricingSdk(resolve: PackageResolver = (name) => createRequire(join(PROJECT_ROOT, "package.json")).resolve(name)): void {
+  try {
+    resolve(PRICING_SDK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw error;
+    throw new OperationalError(`reading AWS prices needs ${PRICING_SDK}, an optional peer dependency of runner-fleet, installed beside it: npm install --save-exact ${PRICING_SDK}@${toolkitPeerVersion(PRICING_SDK)}`);
+  }
+}
+
 function cloudApis(env: NodeJS.ProcessEnv, tokenEnv: string): PriceApis {
   return {
     now: new Date(),
     aws: async () => {
-      try {
-        createRequire(join(PROJECT_ROOT, "package.json")).resolve(PRICING_SDK);
-      } catch {
-        throw new OperationalError(`reading AWS prices needs ${PRICING_SDK}, an optional peer dependency of runner-fleet: npm install --save-exact ${PRICING_SDK}@${toolkitPeerVersion(PRICING_SDK)}`);
-      }
+      requirePricingSdk();
       return sdkGetProducts();
     },
     google: () => {

@@ -20,7 +20,7 @@ import { pricesToRefresh } from "../../lib/cost/refresh/refresh-prices";
 import { withModelPrices } from "../../lib/cost/refresh/write-model-prices";
 import { parseModel } from "../../lib/model/load";
 import { costText } from "../../lib/review/render-cost";
-import { formatPricesReport, runPrices } from "../../app/commands/prices";
+import { formatPricesReport, requirePricingSdk, runPrices } from "../../app/commands/prices";
 import { OperationalError, UserInputError } from "../../lib/process/errors";
 import { MODELS_DIR, modelWith } from "../support/models";
 
@@ -269,5 +269,23 @@ describe("a price API that fails", () => {
     await expect(run).rejects.toThrow(OperationalError);
     await expect(run).rejects.toThrow("cell-1: reading google prices failed: cloudbilling.googleapis.com answered 403");
     expect(readFileSync(file, "utf8")).toBe(original);
+  });
+});
+
+describe("the AWS price list SDK", () => {
+  it("is an optional peer dependency pinned exactly, as the secret stores' SDKs are", () => {
+    const manifest = JSON.parse(readFileSync(join(MODELS_DIR, "..", "package.json"), "utf8"));
+    expect(manifest.peerDependencies["@aws-sdk/client-pricing"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(manifest.devDependencies["@aws-sdk/client-pricing"]).toBe(manifest.peerDependencies["@aws-sdk/client-pricing"]);
+    expect(manifest.peerDependenciesMeta["@aws-sdk/client-pricing"]).toEqual({ optional: true });
+  });
+
+  it("fails when it is not installed (exit 1), with the command that installs it", () => {
+    const missing = () => {
+      throw Object.assign(new Error("Cannot find module"), { code: "MODULE_NOT_FOUND" });
+    };
+    expect(() => requirePricingSdk(missing)).toThrow(OperationalError);
+    expect(() => requirePricingSdk(missing)).toThrow(/npm install --save-exact @aws-sdk\/client-pricing@\d+\.\d+\.\d+/);
+    expect(() => requirePricingSdk(() => "/somewhere/index.js")).not.toThrow();
   });
 });

@@ -277,3 +277,28 @@ describe("a model prepare refuses", () => {
     expect(run.stderr).toContain("--write-refused cannot be used with --adopt");
   });
 });
+
+describe("docker+machine's google driver defaults", () => {
+  it("applies us-central1-a and n1-standard-1 when MachineOptions name neither, with a note each", async () => {
+    const text = `concurrent = 2
+[[runners]]
+  name = "gce"
+  url = "https://gitlab.example.com"
+  token = "RUNNER_TOKEN_1"
+  executor = "docker+machine"
+  [runners.docker]
+    image = "alpine:3.20"
+    pull_policy = ["always"]
+    volumes = []
+  [runners.machine]
+    MachineDriver = "google"
+    MachineName = "gce-%s"
+    MachineOptions = ["google-project=acme-runners"]
+`;
+    const { model, shard, notes } = await imported(text, { cloud: "google" });
+    expect(model.cloud).toMatchObject({ provider: "google", project: "acme-runners", region: "us-central1", zones: ["us-central1-a"] });
+    expect(shard.workers.machine_type).toBe("n1-standard-1");
+    expect(notes).toContain("MachineOptions name no google-zone: docker-machine's google driver used us-central1-a");
+    expect(notes).toContain("docker-machine's google driver launched n1-standard-1");
+  });
+});

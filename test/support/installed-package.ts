@@ -24,6 +24,7 @@ import { join } from "node:path";
 // PROJECT_ROOT, not test/support/cli's REPO_ROOT: the bench runs this module compiled, from dist/.
 import { PROJECT_ROOT as REPO_ROOT } from "../../lib/files/project-root";
 import { STORE_SDKS } from "../../lib/secrets/store-sdk";
+import { PRICING_SDK } from "../../lib/cost/refresh/aws-price-list";
 
 export interface PackedToolkit {
   readonly tarball: string;
@@ -101,7 +102,8 @@ export function installOffline(packed: PackedToolkit, dir: string): void {
  */
 export function linkPeers(dir: string): string[] {
   const { peerDependencies } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
-  const storeSdks = new Set<string>(Object.values(STORE_SDKS));
+  // The cloud SDKs the commands load lazily (secret stores, the AWS price list): not needed to synthesize.
+  const storeSdks = new Set<string>([...Object.values(STORE_SDKS), PRICING_SDK]);
   const names = Object.keys(peerDependencies).filter((name) => !storeSdks.has(name));
   for (const name of names) {
     const link = join(dir, "node_modules", name);

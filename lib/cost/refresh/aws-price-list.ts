@@ -26,6 +26,9 @@ export interface GetProductsOutput {
 /** One GetProducts call: the SDK's in use, a stand-in in tests. */
 export type GetProducts = (input: GetProductsInput) => Promise<GetProductsOutput>;
 
+/** The SDK this file loads: an optional peer dependency (package.json), installed by teams that refresh AWS prices. */
+export const PRICING_SDK = "@aws-sdk/client-pricing";
+
 /** The Price List Query API answers from these regions' endpoints only; us-east-1 serves every region's prices. */
 const PRICING_ENDPOINT_REGION = "us-east-1";
 
