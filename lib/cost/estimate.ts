@@ -27,7 +27,7 @@ export interface MachinePrice {
   readonly source: PriceSource | null;
   /** The day or month the price was read ("2026-11-29"), null when the model gives a bare number or nothing priced it. */
   readonly asOf: string | null;
-  /** Where it was read (the table's source for the cloud, or a dated model entry's), null when unknown. */
+  /** Where it was read (data/prices.json, which names its sources, or a dated model entry's source), null when unknown. */
   readonly from: string | null;
   readonly spot: boolean;
   /** Share of the on-demand price saved, for spot workers. */
@@ -81,7 +81,7 @@ export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_T
       override !== undefined
         ? { asOf: override.asOf, from: override.from }
         : listed !== undefined
-          ? { asOf: table.as_of, from: `${PRICE_TABLE_FILE}: ${table.sources[cloud]}` }
+          ? { asOf: table.as_of, from: PRICE_TABLE_FILE }
           : { asOf: null, from: null };
     if (!spot) return { machineType, onDemandHourly: onDemand, hourly: onDemand, source, ...dated, spot };
     const spotDiscount = model.cost.spot_discount ?? table.spot_discount[cloud];

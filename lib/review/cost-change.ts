@@ -1,9 +1,10 @@
 /**
  * What a change does to the monthly cost estimate of each cell it plans: the
  * model at the base ref and at the head (or working tree), both priced with this
- * checkout's price table, so the difference is the model change's alone.
+ * checkout's price table (and each side's own cost.hourly_prices), so the difference is the model
+ * change's alone. Where each side's prices came from, with their dates, is said beside the figures.
  */
-import { estimateCellCost } from "../cost/estimate";
+import { estimateCellCost, pricesUsed } from "../cost/estimate";
 import type { ChangedCellsResult } from "./changed-cells";
 import { cellSidesOf, type ModelSide, type ReviewReadOptions } from "./model-sides";
 
@@ -22,13 +23,16 @@ export interface CellCostChange {
   readonly after: MonthlyCost | null;
   /** Machine types the head's estimate has no price for. */
   readonly unpriced: readonly string[];
+  /** Where the prices of both sides came from, with their dates ("m7i.large from data/prices.json: ..., as of 2025-01"). */
+  readonly prices?: readonly string[];
 }
 
 export async function costChanges(changed: ChangedCellsResult, options: ReviewReadOptions): Promise<CellCostChange[]> {
   return (await cellSidesOf(changed, options)).map(({ cell, base, head }) => {
     const before = estimate(base);
     const after = estimate(head);
-    return { cell: cell.cell, before: figures(before), after: figures(after), unpriced: after?.unpriced ?? [] };
+    const prices = [...new Set([...(before?.prices ?? []), ...(after?.prices ?? [])])];
+    return { cell: cell.cell, before: figures(before), after: figures(after), unpriced: after?.unpriced ?? [], prices };
   });
 }
 
@@ -42,8 +46,8 @@ function figures(side: ReturnType<typeof estimate>): MonthlyCost | null {
 function estimate(side: ModelSide) {
   if (!side.loaded) return undefined;
   try {
-    const { total, priced, unpriced } = estimateCellCost(side.loaded.model);
-    return { total, priced, unpriced };
+    const cost = estimateCellCost(side.loaded.model);
+    return { total: cost.total, priced: cost.priced, unpriced: cost.unpriced, prices: pricesUsed(cost) };
   } catch {
     // An old model this version rejects has no comparable estimate; the review says so.
     return undefined;
@@ -66,5 +70,6 @@ export function describeCostChange(change: CellCostChange, money: (amount: numbe
   if (idleBefore === idleAfter && maxBefore === maxAfter) return undefined;
   // "estimate": the dry run's figure from the policies' idle capacity and the maximum; the simulated cost of a
   // week's jobs, where the review simulates, is a line of its own ("simulated cost").
-  return `monthly cost estimate (the dry run's) ${idleBefore} → ${idleAfter} at idle capacity, ${maxBefore} → ${maxAfter} at maximum`;
+  const sources = change.prices && change.prices.length > 0 ? ` (prices: ${change.prices.join("; ")})` : "";
+  return `monthly cost estimate (the dry run's) ${idleBefore} → ${idleAfter} at idle capacity, ${maxBefore} → ${maxAfter} at maximum${sources}`;
 }

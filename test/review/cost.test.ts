@@ -197,6 +197,10 @@ describe("the review's cost change", () => {
     expect(describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: null, max: null, pricedPart: { idle: 3, max: 4 } }, unpriced: ["x"] }, formatMoney)).toBe(
       "monthly cost estimate (the dry run's) $1.00 → unknown (priced part $3.00) at idle capacity, $2.00 → unknown (priced part $4.00) at maximum",
     );
+    // Where the prices came from, with their dates, follows the figures.
+    expect(
+      describeCostChange({ cell: "cell-1", before: { idle: 1, max: 2 }, after: { idle: 3, max: 4 }, unpriced: [], prices: ["m7i.large from AWS Price List Query API (GetProducts), as of 2026-11-29"] }, formatMoney),
+    ).toBe("monthly cost estimate (the dry run's) $1.00 → $3.00 at idle capacity, $2.00 → $4.00 at maximum (prices: m7i.large from AWS Price List Query API (GetProducts), as of 2026-11-29)");
     // Unknown on both sides, alike: nothing to say.
     expect(describeCostChange({ cell: "cell-1", before: { idle: null, max: null }, after: { idle: null, max: null }, unpriced: ["x"] }, formatMoney)).toBeUndefined();
   });
