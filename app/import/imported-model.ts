@@ -139,7 +139,9 @@ function resolveCloud(runners: readonly RunnerShard[], flags: ImportFlags, notes
     agreeingValue(runners, (runner) => pick(runner.cloud), what, `the runners name different ${what}s; a cell has one: import them into separate cells`);
   const fileRegion = fromFiles((cloud) => cloud.region, "region");
   if (flags.region && fileRegion && flags.region !== fileRegion) {
-    throw new UserInputError(`--region ${flags.region}, but the config.toml says ${fileRegion}: leave out --region, or import into a cell of that region`);
+    throw new UserInputError(
+      `--region ${flags.region}, but the runners ran in ${fileRegion} (as the config.toml says, or docker-machine's driver default where its MachineOptions name no region): leave out --region, or import into a cell of that region`,
+    );
   }
   const region = flags.region ?? fileRegion;
   if (!region) {

@@ -45,7 +45,7 @@ const REASONS: Record<string, string> = {
   token_obtained_at: "bookkeeping of the old manager",
   token_expires_at: "bookkeeping of the old manager",
   MachineName: "runner-fleet names its instances itself",
-  MaxGrowthRate: "the fleeting autoscaler has no growth-rate limit",
+  MaxGrowthRate: "the model has no growth-rate setting for its workers (docker-autoscaler)",
   OffPeakPeriods: "OffPeak settings were removed in gitlab-runner 14.0: use [[runners.machine.autoscaling]]",
   OffPeakTimezone: "OffPeak settings were removed in gitlab-runner 14.0: use [[runners.machine.autoscaling]]",
   OffPeakIdleCount: "OffPeak settings were removed in gitlab-runner 14.0: use [[runners.machine.autoscaling]]",

@@ -104,6 +104,13 @@ describe("docker+machine's own defaults", () => {
     expect(notes).not.toMatch(/fleeting|launch template/);
   });
 
+  it("fails when --region disagrees with the driver's default region the machines ran in (exit 2), naming both", async () => {
+    await expect(imported(machineRunner({ options: ['"amazonec2-instance-type=m5.large"'] }), { region: "eu-west-1" })).rejects.toThrow(
+      "--region eu-west-1, but the runners ran in us-east-1 (as the config.toml says, or docker-machine's driver default where its MachineOptions name no region)",
+    );
+    expect(existsSync(join(root, "models", "cell-7.yaml"))).toBe(false);
+  });
+
   it("keeps the first of repeated MachineOptions (cattle-ops' fleet mode) and names the others, never keeping only the last", async () => {
     const options = [
       '"amazonec2-region=eu-west-1"',
