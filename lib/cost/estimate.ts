@@ -138,7 +138,7 @@ export function pricesUsed(cost: CellCost): string[] {
   const bySource = new Map<string, string[]>();
   for (const price of cost.shards.flatMap((shard) => [shard.managers, shard.workers])) {
     if (price.onDemandHourly === null) continue;
-    const key = `${price.from}, as of ${price.asOf ?? "no date"}`;
+    const key = price.asOf === null ? String(price.from) : `${price.from}, as of ${price.asOf}`;
     const types = bySource.get(key) ?? [];
     if (!types.includes(price.machineType)) types.push(price.machineType);
     bySource.set(key, types);

@@ -1,8 +1,9 @@
 /**
  * The monthly cost estimate of a cell (lib/cost/estimate.ts) as text rows and as
- * Markdown, for the capacity part of the plan summary. Unknown prices read "unknown".
+ * Markdown, for the capacity part of the plan summary. Unknown prices read "unknown"; the prices used are
+ * named with their source and date.
  */
-import type { CellCost, ShardCost } from "../cost/estimate";
+import { pricesUsed, type CellCost, type ShardCost } from "../cost/estimate";
 import { formatGroupedDecimal } from "../text/grouped-decimal";
 
 /** Dollars and cents as en-US writes them ("$1,234.50"), without an Intl formatter: lib/text/grouped-decimal.ts says why. */
@@ -22,7 +23,7 @@ function totalMoney(cost: CellCost, pick: "idle" | "max"): string {
 }
 
 function heading(cost: CellCost): string {
-  return `Monthly cost estimate (${cost.currency}, ${cost.hoursPerMonth} h a month; ${cost.cloud} ${cost.region} prices of ${cost.prices.asOf} from ${cost.prices.file}; ${cost.excludes})`;
+  return `Monthly cost estimate (${cost.currency}, ${cost.hoursPerMonth} h a month; ${cost.cloud} ${cost.region} on-demand prices; ${cost.excludes})`;
 }
 
 function managersCell(shard: ShardCost): string {
@@ -38,15 +39,11 @@ function roundInstances(count: number): string {
   return Number.isInteger(count) ? String(count) : count.toFixed(1);
 }
 
+/** Where every price came from, with its date (data/prices.json, or the model's own), then what nobody priced. */
 function notes(cost: CellCost): string[] {
-  const lines = cost.unpriced.map((what) => `unpriced: ${what}; runner-fleet prices --write reads it from the cloud's price API, or add it to cost.hourly_prices in the model`);
-  const fromModel = new Map(
-    cost.shards
-      .flatMap((shard) => [shard.managers, shard.workers])
-      .filter((price) => price.source === "model")
-      .map((price) => [price.machineType, `${price.machineType} (${price.asOf ?? "undated"}; ${price.from})`]),
-  );
-  if (fromModel.size > 0) lines.push(`prices from the model (cost.hourly_prices): ${[...fromModel.values()].join(", ")}`);
+  const used = pricesUsed(cost);
+  const lines = used.length > 0 ? [`prices: ${used.join("; ")}`] : [];
+  lines.push(...cost.unpriced.map((what) => `unpriced: ${what}; runner-fleet prices --write reads it from the cloud's price API, or add it to cost.hourly_prices in the model`));
   return lines;
 }
 

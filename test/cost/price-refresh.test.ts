@@ -14,6 +14,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { estimateCellCost, pricesUsed } from "../../lib/cost/estimate";
+import { PRICE_TABLE } from "../../lib/cost/price-table";
 import { awsOnDemandPrice, type GetProducts, type GetProductsInput } from "../../lib/cost/refresh/aws-price-list";
 import { COMPUTE_ENGINE_SERVICE, googleOnDemandPrice, listComputeSkus, type CatalogSku, type GoogleGet } from "../../lib/cost/refresh/google-billing-catalog";
 import { pricesToRefresh } from "../../lib/cost/refresh/refresh-prices";
@@ -234,7 +235,7 @@ describe("filling a model's prices", () => {
     const text2 = costText(cost).join("\n");
     expect(text2).toMatch(/unpriced: t3\.medium \(managers of shard/);
     expect(text2).not.toContain("$0.00");
-    expect(text2).toContain("m7i.large (2026-11-29; AWS Price List Query API (stand-in))");
+    expect(text2).toContain("prices: m7i.large from AWS Price List Query API (stand-in), as of 2026-11-29");
   });
 
   it("prices writes the cell's unpriced types with --write and exits 1 for the one left unknown", async () => {
@@ -287,5 +288,15 @@ describe("the AWS price list SDK", () => {
     expect(() => requirePricingSdk(missing)).toThrow(OperationalError);
     expect(() => requirePricingSdk(missing)).toThrow(/npm install --save-exact @aws-sdk\/client-pricing@\d+\.\d+\.\d+/);
     expect(() => requirePricingSdk(() => "/somewhere/index.js")).not.toThrow();
+  });
+});
+
+describe("a bare number in cost.hourly_prices", () => {
+  it("is shown as the model's own, undated, beside the table's dated prices", () => {
+    const model = modelWith("cell-2", (m) => (m.cost.hourly_prices = { "t3.medium": 0.05 }));
+    const cost = estimateCellCost(model);
+    const asOf = PRICE_TABLE.as_of;
+    expect(pricesUsed(cost)).toEqual(["t3.medium from the model's cost.hourly_prices (undated)", `m7i.large from data/prices.json, as of ${asOf}`]);
+    expect(costText(cost).join("\n")).toContain(`prices: t3.medium from the model's cost.hourly_prices (undated); m7i.large from data/prices.json, as of ${asOf}`);
   });
 });

@@ -152,7 +152,8 @@ describe("the capacity summary", () => {
 
     const small = summary.capacity.cost.shards[0];
     const money = (amount: number) => `$${amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-    expect(text).toContain(`prices of ${table.as_of} from data/prices.json`);
+    // Every price with its source and date; the unpriced custom type is not among them.
+    expect(text).toContain(`prices: e2-standard-2, n2d-standard-2, e2-standard-4 from data/prices.json, as of ${table.as_of}\n`);
     expect(text).toMatch(new RegExp(`small-amd64 .*2 × e2-standard-2: \\${money(2 * table.hourly.google["europe-west4"]["e2-standard-2"] * HOURS)}`));
     expect(text).toContain(money(small.monthly.max!));
     expect(text).toMatch(/large-amd64 .*n2d-custom-12-49152: unknown/);

@@ -55,6 +55,6 @@ describe("review over two refs with the real synth", () => {
     expect(cost.after!.max! - cost.before!.max!).toBeCloseTo(2 * 20 * spotHourly * table.hours_per_month, 4);
     expect(cost.after!.idle).toBeCloseTo(cost.before!.idle!, 6);
     // With where its prices came from and their date (cell-2's types are all in the table).
-    expect(markdown).toMatch(/Monthly cost estimate \(the dry run's\) \$[\d,.]+ → \$[\d,.]+ at idle capacity, \$[\d,.]+ → \$[\d,.]+ at maximum \(prices: t3\.medium, m7i\.large from data\/prices\.json, as of 2025-01\)\./);
+    expect(markdown).toMatch(/Monthly cost estimate \(the dry run's\) \$[\d,.]+ → \$[\d,.]+ at idle capacity, \$[\d,.]+ → \$[\d,.]+ at maximum \(prices: t3\.medium, m7i\.large from data\/prices\.json, as of \d{4}-\d{2}(-\d{2})?\)\./);
   }, 180_000);
 });
