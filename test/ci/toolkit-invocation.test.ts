@@ -13,7 +13,7 @@ test("in this checkout: ./bin/<command> and ci/", () => {
   expect(toolkitCommand(here, "prepare")).toBe("./bin/prepare");
   expect(toolkitScript(here, "install-engine.sh")).toBe("ci/install-engine.sh");
   // The code under test runs from this checkout: import's "next:" names ./bin/.
-  const report = formatImportReport({ file: "models/cell-9.yaml", cell: "cell-9", shards: [], unmapped: [], notes: [], adoption: [], warnings: [] });
+  const report = formatImportReport({ file: "models/cell-9.yaml", cell: "cell-9", shards: [], unmapped: [], notes: [], adoption: [], warnings: [], refused: [] });
   expect(report.split("\n").at(-2)).toBe("next: review the model (its header lists what was not imported), then ./bin/prepare and ./bin/onboard --model cell-9 --dry-run");
 });
 
