@@ -5,7 +5,7 @@
  *
  * Where the file says nothing, the runner's own default is written into the model (or the change is
  * noted), not the model's: gitlab-runner v19.3.0 common/config.go DockerConfig.GetPullPolicies pulls
- * "always" when pull_policy is empty (the model's default is [always, if-not-present]); the Docker
+ * "always" when pull_policy is empty (the model derives its own default: lib/model/pull-policy.ts); the Docker
  * executor mounts only the volumes listed (executors/docker/docker.go createVolumes; the model's
  * default adds /cache); and with no image a job that names none fails ("no Docker image specified to
  * run the build in", executors/docker/docker.go expandImageName), where the model's default image runs it.
@@ -35,7 +35,7 @@ export function readDocker(ledger: KeyLedger, at: TomlPath, note: Note): Record<
     docker.pull_policy = policies;
   } else {
     docker.pull_policy = ["always"];
-    note("no [runners.docker] pull_policy: gitlab-runner's default, always, is written into the model (the model's own default is [always, if-not-present])");
+    note("no [runners.docker] pull_policy: gitlab-runner's default, always, is written into the model (which would otherwise derive one from how its workers are shared)");
   }
   // runner-fleet's config.toml sets allowed_pull_policies to the shard's pull_policy (lib/model/pull-policy.ts), so
   // a job asks for no other: the same list is carried over by pull_policy itself, any other is not.
