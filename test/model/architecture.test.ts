@@ -12,7 +12,7 @@ import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { imageArchitecture, machineArchitecture } from "../../lib/model/architecture";
 import { renderConfigToml, renderManagerStartupScript } from "../../lib/render/manager-files";
-import { expectSucceeded, ScriptSandbox } from "../render/support/script-sandbox";
+import { expectSucceeded, managerPayload, ScriptSandbox } from "../render/support/script-sandbox";
 import { runBin, STACK_TRACE_LINE } from "../support/cli";
 import { awsFleetOf } from "../constructs/aws/support";
 import { googleFleetOf } from "../constructs/google/support";
@@ -93,14 +93,14 @@ describe("an arm64 shard", () => {
     const token = () => `glrt-t1_${randomBytes(15).toString("base64url")}`;
 
     it("installs the runner and the plugin on an arm64 host", () => {
-      const run = sandbox.run(renderManagerStartupScript(armAws, armAws.shards[0], 0), { STUB_RUNNER_TOKEN: token(), STUB_ARCH: "arm64" });
+      const run = sandbox.run(managerPayload(armAws, armAws.shards[0], 0), { STUB_RUNNER_TOKEN: token(), STUB_ARCH: "arm64" });
       expectSucceeded(run);
       expect(run.stderr).toContain("installing the fleeting plugin aws:1.1.0 for linux/arm64");
       expect(run.calls.some((call) => call.name === "gitlab-runner" && call.args.includes("install"))).toBe(true);
     });
 
     it("stops before installing anything when the image is amd64", () => {
-      const run = sandbox.run(renderManagerStartupScript(armAws, armAws.shards[0], 0), { STUB_RUNNER_TOKEN: token(), STUB_ARCH: "amd64" });
+      const run = sandbox.run(managerPayload(armAws, armAws.shards[0], 0), { STUB_RUNNER_TOKEN: token(), STUB_ARCH: "amd64" });
       expect(run.status).not.toBe(0);
       expect(run.stderr).toContain("this image is amd64, but the machine type is arm64");
       expect(run.calls.filter((call) => call.name === "apt-get" || call.name === "gitlab-runner")).toEqual([]);
