@@ -11,7 +11,7 @@ import { Testing, TerraformStack } from "cdktf";
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { GoogleProvider } from "@cdktf/provider-google/lib/provider";
 import { imageArchitecture, machineArchitecture } from "../../lib/model/architecture";
-import { renderConfigToml, renderManagerStartupScript } from "../../lib/render/manager-files";
+import { renderConfigToml } from "../../lib/render/manager-files";
 import { expectSucceeded, managerPayload, ScriptSandbox } from "../render/support/script-sandbox";
 import { runBin, STACK_TRACE_LINE } from "../support/cli";
 import { awsFleetOf } from "../constructs/aws/support";
