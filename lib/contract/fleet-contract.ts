@@ -33,6 +33,13 @@ export const MANAGER_METRIC_LABELS = {
  */
 export const BOOT_FAILURES_METRIC = { aws: "BootFailures", google: "custom.googleapis.com/runner_fleet/boot_failures" } as const;
 
+/**
+ * AWS: each manager's heartbeat, dimensions Shard and Slot, in the shard's namespace: 1 while its gitlab-runner
+ * runs, 0 while the manager is up without it. Put from the start of the boot and every minute after
+ * (scripts/manager/cloud/aws.sh cloud_heartbeat); the shard's heartbeat alarm breaches on 0 and on no data.
+ */
+export const MANAGER_HEARTBEAT_METRIC = "ManagerHeartbeat";
+
 /** CloudWatch namespace of a shard's metrics (job counts from log filters, boot failures from the managers). */
 export function awsShardMetricNamespace(cellId: string, shardName: string): string {
   return `GitLabRunner/${cellId}/${shardName}`;

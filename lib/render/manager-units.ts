@@ -32,6 +32,9 @@ export function runnerServiceDropIn(settings: RunnerServiceSettings): BootFile {
     ["KillSignal", "SIGQUIT"],
     ["KillMode", "mixed"],
     ["TimeoutStopSec", settings.gracefulStopSeconds],
+    // Every start records what it starts with ("-": a failure to record never keeps the runner from starting).
+    // The boot compares it and restarts a running runner only when its configuration changed (scripts/manager/service.sh).
+    ["ExecStartPre", `-${INSTALLED_MANAGER_SCRIPT} record-start`],
     // The service finds the plugin where `gitlab-runner fleeting install` put it.
     ["Environment", "HOME=/root"],
     ["Environment", `FLEETING_PLUGIN_PATH=${settings.fleetingPluginDir}`],
@@ -58,7 +61,9 @@ export interface ManagerTimer {
   /** Unit name without the runner-fleet- prefix and suffix. */
   readonly name: string;
   /** The manager script's command. */
-  readonly command: "refresh-token" | "refresh-config" | "drain" | "health";
+  readonly command: "refresh-token" | "refresh-config" | "drain" | "health" | "heartbeat";
+  /** Enabled at the start of the boot, before anything can fail, instead of once the runner runs. */
+  readonly early?: boolean;
   /** systemd time span between runs. */
   readonly every: string;
   readonly description: string;

@@ -5,7 +5,7 @@
  * config.toml, its systemd units. None of it contains a token: the manager reads it at boot from the
  * store named by `secretLocation(model, shard)`.
  */
-import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, DRAIN_HOOK_NAME, RUNNER_METRICS_PORT } from "../contract/fleet-contract";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, DRAIN_HOOK_NAME, MANAGER_HEARTBEAT_METRIC, RUNNER_METRICS_PORT } from "../contract/fleet-contract";
 import { logGroupName, managerName, secretLocation, zoneOfSlot } from "../model/names";
 import { machineArchitecture } from "../model/architecture";
 import { fleetingPlugin } from "../model/fleeting-plugin";
@@ -45,6 +45,15 @@ export const CONFIG_TEMPLATE_FILE = "/etc/runner-fleet/config.toml.template";
 export const TOKEN_REFRESH_INTERVAL = "1min";
 /** Seconds between two looks at gitlab-runner's state while an AWS drain waits for it to stop. */
 export const DRAIN_POLL_SECONDS = 10;
+/**
+ * How long the boot waits for the runner token in the store and for GitLab to confirm it (each), before it
+ * fails (boot_failed: reported, the instance replaced). The token may be stored after the VM boots.
+ */
+export const CREDENTIALS_WAIT_SECONDS = 900;
+/** Seconds between two looks at the slot's group while a new AWS manager waits for the old one to drain. */
+export const SLOT_POLL_SECONDS = 15;
+/** How often an AWS manager puts its heartbeat (systemd time span). */
+export const HEARTBEAT_INTERVAL = "1min";
 /** Tags of the scripts' log lines (`journalctl -t <tag>`). */
 export const LOG_TAGS = { manager: "runner-fleet-manager", worker: "runner-fleet-worker" } as const;
 
@@ -78,8 +87,10 @@ export function managerTimers(cloud: RunnerModel["cloud"]["provider"]): ManagerT
     return [
       refresh,
       config,
-      { name: "drain", command: "drain", every: "15s", description: "Drain gitlab-runner when Auto Scaling terminates this instance" },
+      // Early: a boot that fails still completes its termination lifecycle action, and releases its slot at once.
+      { name: "drain", command: "drain", every: "15s", description: "Drain gitlab-runner when Auto Scaling terminates this instance", early: true },
       { name: "health", command: "health", every: HEALTH_CHECK_INTERVAL, description: "Report this instance Unhealthy when gitlab-runner stops answering" },
+      { name: "heartbeat", command: "heartbeat", every: HEARTBEAT_INTERVAL, description: "Put this manager's heartbeat metric in CloudWatch", early: true },
     ];
   }
   return [refresh, config, { name: "drain", command: "drain", every: "30s", description: "Drain gitlab-runner, then recreate this VM, when its group has a new template" }];
@@ -112,7 +123,9 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
     GRACEFUL_STOP_SECONDS: gracefulStopSeconds(shard),
     METRICS_PORT: RUNNER_METRICS_PORT,
     MONITORING_ATTEMPTS: 3,
-    TIMERS: timerUnitNames(managerTimers(cloud.provider)).join(" "),
+    EARLY_TIMERS: timerUnitNames(managerTimers(cloud.provider).filter((timer) => timer.early)).join(" "),
+    TIMERS: timerUnitNames(managerTimers(cloud.provider).filter((timer) => !timer.early)).join(" "),
+    CREDENTIALS_WAIT_SECONDS,
     ...tokenStoreSettings(model, shard),
     ...liveConfigSettings(model, shard, slot),
     ...egressScriptSettings(model),
@@ -128,6 +141,10 @@ export function managerSettings(model: RunnerModel, shard: Shard, slot: number):
       HEALTH_FAILURE_LIMIT,
       HEALTH_PROBE_TIMEOUT_SECONDS,
       BOOT_METRIC_NAMESPACE: awsShardMetricNamespace(model.cell.id, shard.name),
+      HEARTBEAT_METRIC: MANAGER_HEARTBEAT_METRIC,
+      // The previous manager of the slot drains for up to its graceful stop, then completes its hook.
+      SLOT_WAIT_SECONDS: gracefulStopSeconds(shard) + SLOT_POLL_SECONDS * 4,
+      SLOT_POLL_SECONDS,
     };
   }
   const zone = zoneOfSlot(cloud.zones, slot);

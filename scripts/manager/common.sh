@@ -55,6 +55,15 @@ retry() {
   done
 }
 
+# bounded_sleep SECONDS REMAINING: sleeps SECONDS, but no longer than REMAINING (and at least 1 s), so a
+# bounded wait ends at its bound and not up to a whole back-off step later.
+bounded_sleep() {
+  local seconds=$1 remaining=$2
+  ((remaining < seconds)) && seconds=$remaining
+  ((seconds >= 1)) || seconds=1
+  sleep "$seconds"
+}
+
 # Installed version of a Debian package, empty when it is not installed.
 installed_version() {
   local line status version

@@ -15,16 +15,27 @@ check_runner_token() {
   fi
 }
 
-# Waits as long as it takes: the token may be stored after the VM boots.
+# Waits for the token, which may be stored after the VM boots, up to CREDENTIALS_WAIT_SECONDS: a token that
+# never comes (not stored, no access) fails the boot (boot_failed), which reports it and releases the slot.
 read_runner_token() {
-  local delay=5
+  local delay=5 started=$SECONDS bound
+  bound=$(credentials_wait_seconds)
   store_prepare
   until fetch_runner_token; do
+    if ((SECONDS - started >= bound)); then
+      log "no runner token from ${TOKEN_SOURCE} after ${bound}s; giving up"
+      return 1
+    fi
     log "no runner token from ${TOKEN_SOURCE} yet; retrying in ${delay}s"
-    sleep "$delay"
+    bounded_sleep "$delay" "$((bound - (SECONDS - started)))"
     delay=$((delay * 2 > 60 ? 60 : delay * 2))
   done
   log "read the runner token from ${TOKEN_SOURCE}"
+}
+
+# CREDENTIALS_WAIT_SECONDS, or RUNNER_FLEET_CREDENTIALS_WAIT_SECONDS (a test hook; unset on real VMs).
+credentials_wait_seconds() {
+  printf '%s\n' "${RUNNER_FLEET_CREDENTIALS_WAIT_SECONDS:-$CREDENTIALS_WAIT_SECONDS}"
 }
 
 token_digest() {
@@ -48,10 +59,12 @@ lookup_runner_id() {
 }
 
 # read_runner_id [ATTEMPTS]: RUNNER_ID of the current RUNNER_TOKEN, from the cache while the token is the
-# same, else from GitLab. The boot waits as long as it takes (no ATTEMPTS); a timer gives up after ATTEMPTS,
-# so a GitLab out of reach never holds its unit for good (the next run tries again).
+# same, else from GitLab. The boot waits up to CREDENTIALS_WAIT_SECONDS (GitLab out of reach, a refused token,
+# a wrong CA never hold it for good: boot_failed reports it); a timer gives up after ATTEMPTS, so it never
+# holds its unit for good either (the next run tries again).
 read_runner_id() {
-  local digest cached_digest cached_id delay=5 attempts=${1:-0} attempt=0
+  local digest cached_digest cached_id delay=5 attempts=${1:-0} attempt=0 started=$SECONDS bound=0
+  ((attempts > 0)) || bound=$(credentials_wait_seconds)
   digest=$(token_digest)
   if [[ -s $RUNNER_ID_FILE ]]; then
     read -r cached_digest cached_id <"$RUNNER_ID_FILE" || true
@@ -66,8 +79,12 @@ read_runner_id() {
       log "GitLab did not confirm the runner token from ${TOKEN_SOURCE} after ${attempt} attempts"
       return 1
     fi
+    if ((attempts == 0 && SECONDS - started >= bound)); then
+      log "GitLab did not confirm the runner token from ${TOKEN_SOURCE} within ${bound}s (${attempt} attempts); giving up"
+      return 1
+    fi
     log "GitLab did not confirm the runner token from ${TOKEN_SOURCE} yet; retrying in ${delay}s"
-    sleep "$delay"
+    if ((attempts > 0)); then sleep "$delay"; else bounded_sleep "$delay" "$((bound - (SECONDS - started)))"; fi
     delay=$((delay * 2 > 60 ? 60 : delay * 2))
   done
   install -d -m 0700 "$STATE_DIR"

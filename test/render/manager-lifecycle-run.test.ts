@@ -6,7 +6,7 @@
  * and those that go on from one start from a copy of it (copyFrom).
  */
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { managerName } from "../../lib/model/names";
@@ -104,13 +104,22 @@ describe("AWS drain on termination", () => {
   // Boot installed the AWS CLI (snap) before any timer runs.
   const withAwsCli = () => sandbox.addStub("aws");
 
-  it("installs a drain timer every 15 s next to the token refresh", () => {
+  it("installs a drain timer every 15 s, enabled with the heartbeat before anything that can fail, the other timers once the runner runs", () => {
     const { sandbox: booted, first: run } = firstBoot(script);
 
     expectSucceeded(run);
     expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.service")).get("ExecStart")).toEqual([`${INSTALLED_MANAGER_SCRIPT} drain`]);
     expect(unitSettings(booted.file("etc/systemd/system/runner-fleet-drain.timer")).get("OnUnitActiveSec")).toEqual(["15s"]);
-    expect(callsOf(run, "systemctl")).toContainEqual(["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-config-refresh.timer", "runner-fleet-drain.timer", "runner-fleet-health.timer"]);
+    const enables = callsOf(run, "systemctl").filter((args) => args[0] === "enable" && args[1] === "--now");
+    expect(enables).toEqual([
+      ["enable", "--now", "runner-fleet-drain.timer", "runner-fleet-heartbeat.timer"],
+      ["enable", "--now", "runner-fleet-token-refresh.timer", "runner-fleet-config-refresh.timer", "runner-fleet-health.timer"],
+    ]);
+    // The first thing the boot does: before the AWS CLI, the packages or the runner (a failure there still drains).
+    const firstOther = run.calls.findIndex((call) => call.name !== "logger" && call.name !== "systemctl");
+    const earlyAt = run.calls.findIndex((call) => call.name === "systemctl" && call.args.includes("runner-fleet-drain.timer"));
+    expect(earlyAt).toBeGreaterThanOrEqual(0);
+    expect(earlyAt).toBeLessThan(firstOther);
   });
 
   it("does nothing while the instance is in service", () => {
@@ -124,16 +133,17 @@ describe("AWS drain on termination", () => {
 
   it("when terminating, stops the runner with SIGQUIT, waits until it exited, then completes its own group's hook", () => {
     withAwsCli();
-    const run = sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_ACTIVE_CHECKS: "3" }, ["drain"]);
+    const run = sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_ACTIVE_CHECKS: "4" }, ["drain"]);
 
     expectSucceeded(run);
     expect(run.stderr).toContain(`running jobs get up to ${gracefulStopSeconds(shard)}s`);
     const systemctl = callsOf(run, "systemctl");
-    expect(systemctl[0]).toEqual(["stop", "--no-block", "gitlab-runner"]);
-    // Three "deactivating" answers (jobs still running), then "inactive": the hook is completed only after
+    // Running (the first look), so stopped.
+    expect(systemctl.slice(0, 2)).toEqual([["show", "--property=ActiveState", "--value", "gitlab-runner"], ["stop", "--no-block", "gitlab-runner"]]);
+    // Three more "deactivating" answers (jobs still running), then "inactive": the hook is completed only after
     // the runner is gone. `is-active` would have answered "not active" at once for a deactivating unit.
     expect(systemctl.filter((args) => args[0] === "is-active")).toEqual([]);
-    expect(systemctl.filter((args) => args.join(" ") === "show --property=ActiveState --value gitlab-runner").length).toBeGreaterThanOrEqual(4);
+    expect(systemctl.filter((args) => args.join(" ") === "show --property=ActiveState --value gitlab-runner").length).toBeGreaterThanOrEqual(5);
     expect(readFileSync(join(sandbox.stateDir, "sleeps"), "utf8").trim()).toBe("3");
     expect(run.stderr).toContain("gitlab-runner is inactive; completing the lifecycle hook");
     expect(callsOf(run, "aws")).toEqual([
@@ -146,6 +156,16 @@ describe("AWS drain on termination", () => {
     const stopAt = run.calls.findIndex((call) => call.name === "systemctl" && call.args[0] === "stop");
     const completeAt = run.calls.findIndex((call) => call.name === "aws");
     expect(completeAt).toBeGreaterThan(stopAt);
+  });
+
+  it("when terminating without a runner (a boot that failed or still runs), completes the hook at once and stops nothing", () => {
+    withAwsCli();
+    const run = sandbox.runInstalled(script, { STUB_LIFECYCLE_STATE: "Terminated", STUB_FINAL_STATE: "inactive" }, ["drain"]);
+
+    expectSucceeded(run);
+    expect(run.stderr).toContain("terminating with gitlab-runner inactive; nothing to drain");
+    expect(callsOf(run, "systemctl").filter((args) => args[0] !== "show")).toEqual([]);
+    expect(callsOf(run, "aws").map((args) => args.slice(0, 2))).toEqual([["autoscaling", "complete-lifecycle-action"]]);
   });
 
   it("does nothing when instance metadata cannot be read (the next timer run tries again)", () => {
@@ -317,6 +337,8 @@ describe("token refresh on a runner before 19.2 (taskscaler keyed by token)", ()
     const oldToken = fakeRunnerToken();
     const newToken = fakeRunnerToken();
     expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: oldToken }));
+    // The boot's own looks at the unit counted against the "deactivating" answers; the refresh gets its own three.
+    rmSync(join(sandbox.stateDir, "active-state"), { force: true });
 
     const run = sandbox.runInstalled(script, { STUB_RUNNER_TOKEN: newToken, STUB_ACTIVE_CHECKS: "3", STUB_FINAL_STATE: "inactive" }, ["refresh-token"]);
 

@@ -253,7 +253,8 @@ describe("manager startup script with the local secret store", () => {
     expect((parse(sandbox.file(CONFIG)) as { runners: Array<{ token: string }> }).runners[0].token).toBe(token);
     expect(statSync(join(sandbox.root, "etc/gitlab-runner/runner-token")).mode & 0o777).toBe(0o600);
     // The token comes from the file alone; the store is asked only for config.toml (lib/render/live-config.ts).
-    const storeReads = run.calls.filter((call) => call.name === "aws" || (call.name === "curl" && call.args.some((arg) => arg.includes("secretmanager"))));
+    // (The AWS boot's other calls, its heartbeat and its look at its group, read no store.)
+    const storeReads = run.calls.filter((call) => (call.name === "aws" && call.args[0] === "ssm") || (call.name === "curl" && call.args.some((arg) => arg.includes("secretmanager"))));
     expect(storeReads.length).toBeGreaterThan(0);
     for (const call of storeReads) expect(call.args.some((arg) => arg.includes("config"))).toBe(true);
     expectSecretsKeptOut(run, token);
@@ -315,7 +316,8 @@ describe("a failed boot", () => {
       "--health-status", "Unhealthy", "--no-should-respect-grace-period",
     ]);
     expect(booted.exists("run/runner-fleet/boot-failed")).toBe(true);
-    expect(run.calls.some((call) => call.name === "systemctl" && call.args.includes("gitlab-runner"))).toBe(false);
+    // Looked at (the heartbeat says whether it runs), never enabled, started or restarted.
+    expect(run.calls.filter((call) => call.name === "systemctl" && call.args.includes("gitlab-runner") && call.args[0] !== "show")).toEqual([]);
   });
 
   it("on Google Cloud: writes a point of the boot-failures metric with the shard's labels, the token on stdin", () => {

@@ -21,9 +21,11 @@ readonly ROOTFS="${CACHE_DIR}/system-rootfs"
 # Inside the rootfs, so the stamp and the tree it describes are renamed into place together.
 readonly STAMP_NAME=runner-fleet-rootfs.stamp
 readonly SUITE=bookworm
-# systemd 252 as PID 1; procps for ps/pgrep in the tests; the rest is Essential in minbase
+# systemd 252 as PID 1; procps for ps/pgrep in the tests; python3, which the cloud images carry (cloud-init
+# is Python) and the worker boot merges daemon.json with; python3-jmespath, the JMESPath library the AWS CLI
+# applies --query with, for its stand-in; the rest is Essential in minbase
 # (bash, coreutils, mawk, util-linux with logger).
-readonly PACKAGES=(systemd systemd-sysv dbus curl ca-certificates procps)
+readonly PACKAGES=(systemd systemd-sysv dbus curl ca-certificates procps python3 python3-jmespath)
 
 say() { echo "system-rootfs: $*" >&2; }
 

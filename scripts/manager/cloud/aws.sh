@@ -103,8 +103,13 @@ cloud_drain() {
   state=$(imds autoscaling/target-lifecycle-state) || exit 0
   [[ $state == Terminated ]] || exit 0
   instance_id=$(imds instance-id)
-  log "terminating: stopping gitlab-runner with SIGQUIT; running jobs get up to ${GRACEFUL_STOP_SECONDS}s"
-  systemctl stop --no-block gitlab-runner
+  if runner_running; then
+    log "terminating: stopping gitlab-runner with SIGQUIT; running jobs get up to ${GRACEFUL_STOP_SECONDS}s"
+    systemctl stop --no-block gitlab-runner
+  else
+    # A boot that failed or still runs (this timer starts with the boot): nothing to drain, the slot is released.
+    log "terminating with gitlab-runner $(runner_state); nothing to drain"
+  fi
   while runner_running; do
     if ((SECONDS - last_heartbeat >= DRAIN_HEARTBEAT_SECONDS)); then
       aws autoscaling record-lifecycle-action-heartbeat --region "$AWS_REGION_NAME" \
@@ -140,4 +145,65 @@ cloud_health() {
   instance_id=$(imds instance-id)
   log "reporting this instance Unhealthy to ${MANAGER_NAME}; Auto Scaling replaces it"
   retry 3 aws autoscaling set-instance-health --region "$AWS_REGION_NAME" --instance-id "$instance_id" --health-status Unhealthy
+}
+
+# The boot's first sign of life, before anything that can fail or wait: the heartbeat (also the timer's).
+cloud_boot_started() {
+  cloud_heartbeat || log "could not record the heartbeat in CloudWatch"
+}
+
+# ManagerHeartbeat{Shard, Slot}: 1 while gitlab-runner runs (stopping included), 0 while this manager is up
+# without it (booting, waiting, failed). Put from the start of the boot and every minute by its timer, so the
+# shard's heartbeat alarm (treat_missing_data: breaching) sees a slot whose manager hangs before its runner
+# starts, or that is gone, without depending on the runner or its log.
+cloud_heartbeat() {
+  local value=0
+  command -v aws >/dev/null 2>&1 || return 0
+  runner_running && value=1
+  aws cloudwatch put-metric-data --region "$AWS_REGION_NAME" --namespace "$BOOT_METRIC_NAMESPACE" \
+    --metric-name "$HEARTBEAT_METRIC" --dimensions "Shard=${SHARD_NAME},Slot=${SLOT}" --value "$value" --unit Count
+}
+
+# The other instances of this slot's group that are terminating, one "ID<TAB>STATE" a line. The AWS CLI applies
+# the --query (JMESPath) to DescribeAutoScalingGroups' answer (AutoScalingGroups[].Instances[] with InstanceId
+# and LifecycleState; Terminating, Terminating:Wait and Terminating:Proceed come before Terminated: EC2 Auto
+# Scaling API Reference, Instance) and prints each row tab-separated (--output text).
+terminating_siblings() {
+  aws autoscaling describe-auto-scaling-groups --region "$AWS_REGION_NAME" --auto-scaling-group-names "$MANAGER_NAME" \
+    --query "AutoScalingGroups[].Instances[?InstanceId != '${1}' && starts_with(LifecycleState, 'Terminating')][].[InstanceId, LifecycleState]" \
+    --output text
+}
+
+# One manager per slot: gitlab-runner must not see config.toml while the slot's previous manager drains.
+# "Terminate and launch" (the group's instance maintenance policy, min 0 % / max 100 %) provisions the
+# replacement "at the same time" the old instance terminates, and MaxHealthyPercentage counts instances "in
+# service and healthy, or pending": one held in Terminating:Wait by the drain hook counts as neither (EC2 Auto
+# Scaling user guide, instance maintenance policies; API Reference, InstanceMaintenancePolicy). A runner that
+# started now would remove the draining manager's workers, with their jobs: the autoscaler provider removes
+# every instance it has no data on (gitlab-runner executors/internal/autoscaler/provider.go, instanceReadyUp:
+# "no data on pre-existing instance so removing for safety"). Waits up to SLOT_WAIT_SECONDS (the drain's
+# longest), then fails the boot.
+cloud_wait_for_slot() {
+  local instance_id siblings="" seen="" started=$SECONDS bound=${RUNNER_FLEET_SLOT_WAIT_SECONDS:-$SLOT_WAIT_SECONDS}
+  local poll=${RUNNER_FLEET_SLOT_POLL_SECONDS:-$SLOT_POLL_SECONDS}
+  instance_id=$(imds instance-id) || return 1
+  while :; do
+    if siblings=$(terminating_siblings "$instance_id"); then
+      if [[ -z $siblings ]]; then
+        [[ -z $seen ]] || log "the previous manager of ${MANAGER_NAME} is gone; starting gitlab-runner"
+        return 0
+      fi
+      if [[ $siblings != "$seen" ]]; then
+        log "waiting for ${siblings//[[:space:]]/ } of ${MANAGER_NAME} to finish draining before gitlab-runner starts (up to ${bound}s)"
+        seen=$siblings
+      fi
+    else
+      log "could not read the instances of ${MANAGER_NAME}; retrying"
+    fi
+    if ((SECONDS - started >= bound)); then
+      log "the slot ${MANAGER_NAME} was not free after ${bound}s; giving up"
+      return 1
+    fi
+    bounded_sleep "$poll" "$((bound - (SECONDS - started)))"
+  done
 }
