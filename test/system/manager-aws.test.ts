@@ -5,12 +5,13 @@
  * termination drain.
  */
 import { exampleModel } from "../support/models";
-import { awsLifecycleState, bootPayload, FIRST_TOKEN, RUNNER_ID, INSTANCE_ID, managerContainer, type BootResult, type Manager } from "./support/manager-boot";
+import { awsLifecycleState, bootPayload, FIRST_TOKEN, RUNNER_ID, INSTANCE_ID, managerContainer, rebootHook, type BootResult, type Manager } from "./support/manager-boot";
 import {
   CONFIG_FILE,
   DRAIN_TIMER,
   expectedStopSeconds,
   HEALTH_TIMER,
+  HEARTBEAT_TIMER,
   pluginEvents,
   RUNNER_UNIT,
   runnerExits,
@@ -74,7 +75,8 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
   });
 
   it("passes systemd-analyze verify for gitlab-runner.service with its drop-in and for every timer it installed", async () => {
-    const verify = await verifyUnits(manager, [RUNNER_UNIT, TOKEN_REFRESH_TIMER, DRAIN_TIMER, HEALTH_TIMER, TOKEN_REFRESH_TIMER.replace(".timer", ".service"), DRAIN_TIMER.replace(".timer", ".service"), HEALTH_TIMER.replace(".timer", ".service")]);
+    const timers = [TOKEN_REFRESH_TIMER, DRAIN_TIMER, HEALTH_TIMER, HEARTBEAT_TIMER];
+    const verify = await verifyUnits(manager, [RUNNER_UNIT, ...timers, ...timers.map((timer) => timer.replace(".timer", ".service"))]);
     expect(verify).toEqual({ code: 0, output: "" });
   });
 
@@ -95,13 +97,68 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
     expect(cgroup.stdout).toMatch(/\/system\.slice\/gitlab-runner\.service$/m);
   });
 
-  it("installs the token-refresh, drain and health timers, enabled and active", async () => {
-    for (const timer of [TOKEN_REFRESH_TIMER, DRAIN_TIMER, HEALTH_TIMER]) {
+  it("installs the token-refresh, drain, health and heartbeat timers, enabled and active", async () => {
+    for (const timer of [TOKEN_REFRESH_TIMER, DRAIN_TIMER, HEALTH_TIMER, HEARTBEAT_TIMER]) {
       expect({ timer, ...(await manager.container.unitProperties(timer, ["UnitFileState", "ActiveState"])) }).toEqual({ timer, UnitFileState: "enabled", ActiveState: "active" });
     }
   });
 
   describeTokenRotation("SSM", () => manager, shard.managers.runner_version);
+
+  /**
+   * A reboot as the runner sees it: its process ends with the machine (nothing runs: a clean stop), /run is
+   * a new tmpfs, systemd starts the enabled gitlab-runner.service with multi-user.target (its [Install]
+   * WantedBy), and only then does cloud-init run the per-boot hook. `stale` leaves a config.toml on disk that
+   * differs from what the boot renders (a change made while the machine was down).
+   */
+  async function rebootMachine(stale: boolean): Promise<{ since: number; mainPid: string; boot: BootResult }> {
+    await waitForRunnerSettled(manager);
+    await manager.container.exec(["systemctl", "stop", RUNNER_UNIT]);
+    await manager.container.exec(["rm", "-rf", "/run/runner-fleet"]);
+    if (stale) await manager.container.bash(`printf '# left from before the reboot\\n' >>${CONFIG_FILE}`);
+    await manager.container.exec(["systemctl", "start", "multi-user.target"]);
+    await waitForRunnerSettled(manager);
+    const { MainPID: mainPid } = await manager.container.unitProperties(RUNNER_UNIT, ["MainPID"]);
+    const since = Date.now();
+    return { since, mainPid, boot: await rebootHook(manager) };
+  }
+  const runnerEventsSince = (since: number) =>
+    manager.stubs.callsOf("gitlab-runner").filter((call) => call.at >= since && (call.event === "signal" || call.event === "run")).map((call) => [call.event, ...call.args.slice(0, 1)].join(" "));
+
+  describe("after a reboot with the same configuration", () => {
+    let reboot: { since: number; mainPid: string; boot: BootResult };
+
+    beforeAll(async () => {
+      reboot = await rebootMachine(false);
+    });
+
+    it("systemd started the enabled gitlab-runner before the boot ran, and the boot exits 0", () => {
+      expect(Number(reboot.mainPid)).toBeGreaterThan(0);
+      expect({ code: reboot.boot.code, journal: reboot.boot.code === 0 ? "" : reboot.boot.journal }).toEqual({ code: 0, journal: "" });
+    });
+
+    it("does not restart the running gitlab-runner: same process, no SIGQUIT, so it keeps taking jobs", async () => {
+      expect(runnerEventsSince(reboot.since)).toEqual([]);
+      expect((await manager.container.unitProperties(RUNNER_UNIT, ["MainPID", "ActiveState"]))).toEqual({ MainPID: reboot.mainPid, ActiveState: "active" });
+      expect(reboot.boot.journal).toContain("gitlab-runner already runs with this configuration; not restarting it");
+    });
+  });
+
+  describe("after a reboot with a configuration that changed while the machine was down", () => {
+    let reboot: { since: number; mainPid: string; boot: BootResult };
+
+    beforeAll(async () => {
+      reboot = await rebootMachine(true);
+      await waitForRunnerSettled(manager);
+    });
+
+    it("restarts gitlab-runner once (SIGQUIT, then a new process) and exits 0", async () => {
+      expect(reboot.boot.code).toBe(0);
+      expect(runnerEventsSince(reboot.since)).toEqual(["signal QUIT", "run --config"]);
+      expect((await manager.container.unitProperties(RUNNER_UNIT, ["MainPID"])).MainPID).not.toBe(reboot.mainPid);
+      expect(await manager.container.readFile(CONFIG_FILE)).not.toContain("left from before the reboot");
+    });
+  });
 
   describe("when Auto Scaling terminates the instance (target-lifecycle-state Terminated)", () => {
     let completedAt: number;

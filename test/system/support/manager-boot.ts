@@ -74,9 +74,12 @@ export async function managerContainer(label: string, model: RunnerModel, shard:
   }
 }
 
-function answerAws({ stubs }: Manager): void {
+function answerAws(manager: Manager): void {
+  const { stubs } = manager;
   stubs.httpResponse("GET", "http://169.254.169.254/latest/meta-data/instance-id", INSTANCE_ID);
   awsLifecycleState({ stubs } as Manager, "InService");
+  // The slot's group holds this instance alone: no earlier manager of the slot is draining.
+  stubs.autoscalingGroup(managerName(manager.model, manager.shard, manager.slot), [{ id: INSTANCE_ID, state: "InService" }]);
 }
 
 /** What IMDS says at meta-data/autoscaling/target-lifecycle-state. */
@@ -141,11 +144,33 @@ export function storeConfig(manager: Manager, content: string): void {
   }
 }
 
+/**
+ * The boot's test hooks (scripts/manager): shorter bounds and polls than a real VM's, so a test sees a bound
+ * end in seconds. Unset on real VMs.
+ */
+export interface BootHooks {
+  readonly RUNNER_FLEET_CREDENTIALS_WAIT_SECONDS?: string;
+  readonly RUNNER_FLEET_SLOT_WAIT_SECONDS?: string;
+  readonly RUNNER_FLEET_SLOT_POLL_SECONDS?: string;
+}
+
 /** Runs the manager's payload as its cloud would, and waits for it to finish. */
-export async function bootPayload(manager: Manager): Promise<BootResult> {
+export async function bootPayload(manager: Manager, hooks: BootHooks = {}): Promise<BootResult> {
   const { container } = manager;
   const path = manager.cloud === "aws" ? "/var/lib/cloud/instance/scripts/part-001" : "/var/lib/google/startup-script";
   await container.writeFile(path, renderManagerStartupScript(manager.model, manager.shard, manager.slot), "0700");
-  const result = await container.exec(["systemd-run", `--unit=${BOOT_UNIT}`, "--wait", "--quiet", "--property=Type=oneshot", path], { check: false, timeoutMs: 120_000 });
-  return { code: result.code, journal: await container.journal(BOOT_UNIT) };
+  return runBootUnit(manager, path, hooks);
 }
+
+/** An AWS manager's later boots: cloud-init runs the per-boot hook the first boot installed. */
+export function rebootHook(manager: Manager): Promise<BootResult> {
+  return runBootUnit(manager, "/var/lib/cloud/scripts/per-boot/runner-fleet-manager.sh", {});
+}
+
+async function runBootUnit({ container }: Manager, path: string, hooks: BootHooks): Promise<BootResult> {
+  const unit = `${BOOT_UNIT}-${(bootUnits += 1)}`;
+  const setenv = Object.entries(hooks).map(([name, value]) => `--setenv=${name}=${value}`);
+  const result = await container.exec(["systemd-run", `--unit=${unit}`, "--wait", "--quiet", "--property=Type=oneshot", ...setenv, path], { check: false, timeoutMs: 120_000 });
+  return { code: result.code, journal: await container.journal(unit) };
+}
+let bootUnits = 0;

@@ -10,6 +10,7 @@ export const RUNNER_UNIT = "gitlab-runner.service";
 export const TOKEN_REFRESH_TIMER = "runner-fleet-token-refresh.timer";
 export const DRAIN_TIMER = "runner-fleet-drain.timer";
 export const HEALTH_TIMER = "runner-fleet-health.timer";
+export const HEARTBEAT_TIMER = "runner-fleet-heartbeat.timer";
 export const CONFIG_FILE = "/etc/gitlab-runner/config.toml";
 
 const TIMESPAN_UNITS: Record<string, number> = { w: 604800, d: 86400, h: 3600, min: 60, s: 1, ms: 0.001, us: 0.000001 };

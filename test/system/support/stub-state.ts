@@ -76,6 +76,29 @@ export class StubState {
     this.write(join("ssm", name.replace(/^\//, "")), value);
   }
 
+  /**
+   * What DescribeAutoScalingGroups answers for group `name` (support/stubs/bin/aws): the group with these
+   * instances, in the AWS CLI's documented output shape (awscli/examples/autoscaling/describe-auto-scaling-groups.rst).
+   */
+  autoscalingGroup(name: string, instances: ReadonlyArray<{ readonly id: string; readonly state: string }>): void {
+    const group = {
+      AutoScalingGroupName: name,
+      MinSize: 1,
+      MaxSize: 1,
+      DesiredCapacity: 1,
+      Instances: instances.map(({ id, state }) => ({ InstanceId: id, AvailabilityZone: "eu-west-1a", LifecycleState: state, HealthStatus: "Healthy", ProtectedFromScaleIn: false })),
+    };
+    this.write(join("autoscaling", "groups", `${name}.json`), JSON.stringify({ AutoScalingGroups: [group] }));
+  }
+
+  /** The instances DescribeAutoScalingGroups answers for group `name` now, with their lifecycle states. */
+  autoscalingInstances(name: string): Array<{ id: string; state: string }> {
+    const file = join(this.dir, "autoscaling", "groups", `${name}.json`);
+    if (!existsSync(file)) return [];
+    const answer = JSON.parse(readFileSync(file, "utf8")) as { AutoScalingGroups: Array<{ Instances: Array<{ InstanceId: string; LifecycleState: string }> }> };
+    return answer.AutoScalingGroups.flatMap((group) => group.Instances.map((instance) => ({ id: instance.InstanceId, state: instance.LifecycleState })));
+  }
+
   /** How long the gitlab-runner stub's running jobs take to finish after SIGQUIT. */
   jobSeconds(seconds: number): void {
     this.write(join("runner", "job-seconds"), `${seconds}\n`);
