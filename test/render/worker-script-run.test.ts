@@ -151,7 +151,8 @@ describe("worker startup script", () => {
     const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]), { STUB_ACTIVE_UNITS: "docker.service" });
 
     expectSucceeded(run);
-    expect(JSON.parse(sandbox.file("etc/docker/daemon.json"))["registry-mirrors"]).toEqual(["https://mirror.example.com"]);
+    // Merged: the image's log driver stays, the model's mirror is added.
+    expect(JSON.parse(sandbox.file("etc/docker/daemon.json"))).toEqual({ "log-driver": "journald", "registry-mirrors": ["https://mirror.example.com"] });
     const restart = run.calls.findIndex((call) => call.name === "systemctl" && call.args.join(" ") === "restart docker.service");
     const dockerInfo = run.calls.findIndex((call) => call.name === "docker" && call.args[0] === "info");
     expect(restart).toBeGreaterThan(-1);
@@ -169,6 +170,35 @@ describe("worker startup script", () => {
     const enable = run.calls.findIndex((call) => call.name === "systemctl" && call.args.join(" ") === "enable --now docker.service");
     expect(install).toBeGreaterThan(-1);
     expect(enable).toBeGreaterThan(install);
+  });
+
+  it("keeps the ECS-optimized AMI's own setting (userland-proxy false) and lets the model's keys win over the image's", () => {
+    const model = modelWith("cell-2", (m) => {
+      m.shards[0].docker.registry_mirror = "https://mirror.example.com";
+    });
+    sandbox.writeRootFile("etc/docker/daemon.json", '{\n    "userland-proxy": false,\n    "registry-mirrors": ["https://old.example.com"]\n}\n');
+
+    const first = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+    const second = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    expectSucceeded(first);
+    expect(JSON.parse(sandbox.file("etc/docker/daemon.json"))).toEqual({ "userland-proxy": false, "registry-mirrors": ["https://mirror.example.com"] });
+    expectSucceeded(second);
+    expect(second.stderr).not.toContain("writing the Docker daemon settings");
+  });
+
+  it("fails when the image's daemon.json is not a JSON object, and writes no ready marker", () => {
+    const model = modelWith("cell-2", (m) => {
+      m.shards[0].docker.registry_mirror = "https://mirror.example.com";
+    });
+    sandbox.writeRootFile("etc/docker/daemon.json", '["not", "an", "object"]\n');
+
+    const run = sandbox.run(renderWorkerStartupScript(model, model.shards[0]));
+
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("is not a JSON object");
+    expect(sandbox.file("etc/docker/daemon.json")).toBe('["not", "an", "object"]\n');
+    expect(sandbox.exists(readyFile)).toBe(false);
   });
 
   it("leaves the image's daemon.json alone when the model sets no daemon settings", () => {

@@ -56,10 +56,11 @@ describe("AWS worker of cell-2 booted in real systemd on the ECS-optimized Amazo
     expect(worker.stubs.callsOf("amazon-ecs-init", "signal").map((call) => call.args.join(" "))).toEqual(["TERM"]);
   });
 
-  it("restarts dockerd once for the model's registry mirror, and keeps Docker's own MTU", async () => {
+  it("restarts dockerd once for the model's registry mirror, and keeps Docker's own MTU and the AMI's userland-proxy false", async () => {
     expect(worker.stubs.callsOf("dockerd", "start")).toHaveLength(2);
     const answering = worker.stubs.callsOf("dockerd", "answering").map((call) => call.args.join(" "));
-    expect(answering.at(-1)).toBe(`mtu=${DOCKER_DEFAULT_MTU} registry-mirror=${shard.docker.registry_mirror}/`);
+    expect(answering[0]).toBe(`mtu=${DOCKER_DEFAULT_MTU} userland-proxy=false`);
+    expect(answering.at(-1)).toBe(`mtu=${DOCKER_DEFAULT_MTU} registry-mirror=${shard.docker.registry_mirror}/ userland-proxy=false`);
     expect(await bridgeMtu(worker.container)).toBe(DOCKER_DEFAULT_MTU);
     expect(await worker.container.activeState("docker.service")).toBe("active");
   });

@@ -77,6 +77,9 @@ export class ScriptSandbox {
     writeFileSync(join(this.stubDir, "logger"), `#!/bin/sh\n${readFileSync(LOGGER_STUB_FILE, "utf8")}`, { mode: 0o755 });
     for (const name of STUBS.filter((stubName) => stubName !== "logger")) symlinkSync(stub, join(this.stubDir, name));
     for (const tool of REAL_TOOLS) symlinkSync(resolveTool(tool), join(this.toolDir, tool));
+    // The worker merges daemon.json with python3, which its images carry (cloud-init is Python): the
+    // interpreter itself, not a version manager's shim, which would need the PATH the sandbox takes away.
+    symlinkSync(pythonInterpreter(), join(this.toolDir, "python3"));
     symlinkSync(this.bash, join(this.toolDir, "bash"));
     // The image's release, which the boot reads for the apt repositories' distribution and codename.
     this.writeRootFile("etc/os-release", 'NAME="Ubuntu"\nVERSION_ID="24.04"\nID=ubuntu\nVERSION_CODENAME=noble\n');
@@ -267,6 +270,16 @@ function parseCalls(log: string): StubCall[] {
  * per test file: every test builds a sandbox, and a shell spawned per tool per sandbox cost more than the runs.
  */
 const resolvedTools = new Map<string, string>();
+let python: string | undefined;
+function pythonInterpreter(): string {
+  if (python === undefined) {
+    const answer = spawnSync(resolveTool("python3"), ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" });
+    if (answer.status !== 0 || !answer.stdout.trim()) throw new Error(`the tests need python3 on PATH: ${answer.stderr}`);
+    python = answer.stdout.trim();
+  }
+  return python;
+}
+
 function resolveTool(name: string): string {
   let path = resolvedTools.get(name);
   if (path === undefined) {

@@ -20,7 +20,8 @@ refuse("the configuration must be a JSON object") unless ref $config eq 'HASH';
 
 # A subset of dockerd's options (`dockerd --help`), the ones a worker image or this project may set.
 my %options = map { $_ => 1 } qw(mtu registry-mirrors insecure-registries bip default-address-pools dns
-  data-root storage-driver log-driver log-opts live-restore max-concurrent-downloads features exec-opts);
+  data-root storage-driver log-driver log-opts live-restore max-concurrent-downloads features exec-opts
+  userland-proxy);
 my @unknown = grep { !$options{$_} } sort keys %$config;
 refuse("the following directives don't match any configuration option: " . join(', ', @unknown)) if @unknown;
 
@@ -40,4 +41,10 @@ for my $mirror (@$mirrors) {
   refuse("invalid mirror: $mirror") if ref $mirror || $mirror !~ m{^https?://[^/?#@\s]+/?$};
   (my $normalised = $mirror) =~ s{/?$}{/};
   print "registry-mirror=$normalised\n";
+}
+# A bool option (dockerd's default: true); a string "false" fails Go's unmarshal into a bool.
+if (exists $config->{'userland-proxy'}) {
+  my $value = $config->{'userland-proxy'};
+  refuse("json: cannot unmarshal string into Go struct field Config.userland-proxy of type bool") unless JSON::PP::is_bool($value);
+  print "userland-proxy=" . ($value ? "true" : "false") . "\n";
 }

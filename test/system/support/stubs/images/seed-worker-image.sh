@@ -7,7 +7,8 @@
 #                          2.9.1+nmu3, data/unattended-upgrades.service, the file Ubuntu's package ships too).
 #   ubuntu-with-docker     the same with docker.io installed, enabled and running: a team's baked image.
 #   amazon-linux-2023-ecs  the ECS-optimized Amazon Linux 2023 AMI, AWS's default: no apt (apt-get, its stub and its
-#                          timers gone), dnf, sshd running, Docker installed and running, the ECS agent's ecs.service
+#                          timers gone), dnf, sshd running, Docker installed and running with the AMI's daemon.json
+#                          ({"userland-proxy": false}), the ECS agent's ecs.service
 #                          running, and no ec2-instance-connect (built from the minimal AMI: aws/amazon-ecs-ami
 #                          issue 170).
 set -euo pipefail
@@ -35,6 +36,10 @@ amazon_linux_ecs() {
   install -d /usr/libexec
   install -m 0755 "${IMAGES}/waits-for-signal" /usr/libexec/amazon-ecs-init
   install -m 0755 "${IMAGES}/waits-for-signal" /usr/sbin/sshd
+  # The AMI's build writes Docker's daemon settings before Docker first starts (aws/amazon-ecs-ami
+  # scripts/install-docker.sh).
+  install -d /etc/docker
+  printf '{\n    "userland-proxy": false\n}\n' >/etc/docker/daemon.json
   "${STUB_DIR}/docker/install-docker.sh" amazon-linux
   # The ECS agent's unit as amazon-ecs-init installs it, reduced to what a worker sees: it needs Docker and runs.
   cat >/usr/lib/systemd/system/ecs.service <<'UNIT'
