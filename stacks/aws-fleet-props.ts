@@ -13,7 +13,10 @@ import {
   bootFailedAlarmName,
   jobRequestsFailingAlarmName,
   managerRoleName,
+  managerHeartbeatAlarmName,
   managerUnhealthyAlarmName,
+  natAlarmName,
+  natGatewayZones,
   securityGroupName,
   workersNearMaxAlarmName,
 } from "../lib/model/aws-names";
@@ -127,10 +130,14 @@ function monitoringProps(model: AwsRunnerModel): AwsCellFleetProps["monitoring"]
           jobRequestsFailedFilter: jobMetricFilterName(cell, shard.name, "job-requests-failed"),
           jobRequestsFailingAlarm: jobRequestsFailingAlarmName(cell, shard.name),
           managerUnhealthyAlarms: managerGroupNames.map(managerUnhealthyAlarmName),
+          managerHeartbeatAlarms: managerGroupNames.map(managerHeartbeatAlarmName),
           workersNearMaxAlarms: workerGroupNames.map(workersNearMaxAlarmName),
         },
       };
     }),
+    natAlarmNames: Object.fromEntries(
+      natGatewayZones(model).map((zone) => [zone, { portAllocationErrors: natAlarmName(cell, zone, "port-allocation-errors"), packetsDropped: natAlarmName(cell, zone, "packets-dropped") }]),
+    ),
     // Group metrics come once a minute: round the model's duration up to whole minutes.
     managerAbsentForSeconds: Math.max(60, Math.ceil(absentSeconds / 60) * 60),
     jobFailureRatio: thresholds.job_failure_ratio,

@@ -55,7 +55,7 @@ export class AwsCellFleet extends Construct {
     checkUnique(this, "shards[].name", props.shards.map((shard) => shard.name));
     this.network = new Network(this, "network", props.network);
     this.shards = props.shards.map((shard) => this.addShard(shard));
-    if (props.monitoring) this.monitoring = new FleetMonitoring(this, "monitoring", props.monitoring);
+    if (props.monitoring) this.monitoring = new FleetMonitoring(this, "monitoring", { natGateways: this.network.natGateways, ...props.monitoring });
     this.addOutputs();
   }
 

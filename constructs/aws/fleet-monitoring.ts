@@ -11,6 +11,14 @@
  *   math from the two metric filters, so the model's ratio is the alarm threshold itself. Windows with
  *   fewer than `jobFailureMinimumJobs` finished jobs count as 0, so one failed job of one does not page.
  * - capacity near max: a worker group has >= ceil(`workersNearMax` x max instances) instances in service.
+ * - manager heartbeat: a manager slot's ManagerHeartbeat (put by the manager from the start of its boot, 1 while
+ *   gitlab-runner runs) has said "no runner", or nothing at all, for `managerHeartbeatMissingForSeconds`: a boot
+ *   that hangs, a runner that never starts, an instance that cannot reach CloudWatch. It does not depend on the
+ *   runner running or logging (treat_missing_data: breaching).
+ * - NAT gateway (one pair per gateway the network made): port allocation errors, and dropped packets above
+ *   0.01 % of its traffic (AWS/NATGateway, dimension NatGatewayId; Amazon VPC user guide, "Monitor NAT
+ *   gateways with CloudWatch"; the CloudWatch "Recommended alarms" for NATGateway). Jobs see connection
+ *   timeouts to registries and GitLab; the Google fleet's Cloud NAT alert is the same.
  */
 import { Construct } from "constructs";
 import { CloudwatchDashboard } from "@cdktf/provider-aws/lib/cloudwatch-dashboard";
@@ -21,7 +29,7 @@ import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { SNS_TOPIC_ARN } from "./arns";
 import { JOB_FAILURE_ALERT, JOB_REQUEST_FAILURE_ALERT } from "../../lib/contract/fleet-alerts";
-import { awsShardMetricNamespace, BOOT_FAILURES_METRIC } from "../../lib/contract/fleet-contract";
+import { awsShardMetricNamespace, BOOT_FAILURES_METRIC, MANAGER_HEARTBEAT_METRIC } from "../../lib/contract/fleet-contract";
 import { NAME_PREFIX, NAME_PREFIX_EXPECTED, checkIntegerRange, checkNonEmpty, checkPattern, checkRatio, checkUnique, fail, isToken } from "./checks";
 
 /**
@@ -77,6 +85,8 @@ export interface MonitoredShardNames {
   readonly jobRequestsFailingAlarm: string;
   /** One per manager group, in `managerGroupNames` order. */
   readonly managerUnhealthyAlarms: readonly string[];
+  /** One per manager group, in `managerGroupNames` order: the slot's heartbeat alarm. */
+  readonly managerHeartbeatAlarms: readonly string[];
   /** One per worker group, in `workerGroupNames` order. */
   readonly workersNearMaxAlarms: readonly string[];
 }
@@ -101,6 +111,22 @@ export interface FleetMonitoringProps {
    * @default 300
    */
   readonly managerAbsentForSeconds?: number;
+  /**
+   * Alarm when a manager slot's heartbeat has said "no gitlab-runner" or been missing this long (whole minutes):
+   * longer than a manager's boot, shorter than a hang should go unseen.
+   * @default 900
+   */
+  readonly managerHeartbeatMissingForSeconds?: number;
+  /**
+   * The network's NAT gateways (Network.natGateways): a port-allocation and a dropped-packets alarm each.
+   * @default []
+   */
+  readonly natGateways?: ReadonlyArray<{ readonly zone: string; readonly id: string }>;
+  /**
+   * Names of each NAT gateway's alarms, by the zone it serves from (`natAlarmName` in lib/model/aws-names.ts).
+   * @default {}
+   */
+  readonly natAlarmNames?: Readonly<Record<string, { readonly portAllocationErrors: string; readonly packetsDropped: string }>>;
   /**
    * Alarm when this share of the jobs finished in 15 minutes failed for system reasons (not the job's script).
    * @default 0.25
@@ -141,6 +167,7 @@ export interface FleetMonitoringProps {
 export class FleetMonitoring extends Construct {
   public readonly logRetentionDays: number;
   public readonly managerAbsentForSeconds: number;
+  public readonly managerHeartbeatMissingForSeconds: number;
   public readonly jobFailureRatio: number;
   public readonly jobFailureMinimumJobs: number;
   public readonly workersNearMax: number;
@@ -157,6 +184,7 @@ export class FleetMonitoring extends Construct {
     this.props = props;
     this.logRetentionDays = props.logRetentionDays ?? 30;
     this.managerAbsentForSeconds = props.managerAbsentForSeconds ?? 300;
+    this.managerHeartbeatMissingForSeconds = props.managerHeartbeatMissingForSeconds ?? 900;
     this.jobFailureRatio = props.jobFailureRatio ?? 0.25;
     this.jobFailureMinimumJobs = props.jobFailureMinimumJobs ?? JOB_FAILURE_ALERT.minimumFinishedJobs;
     this.workersNearMax = props.workersNearMax ?? 0.9;
@@ -172,6 +200,7 @@ export class FleetMonitoring extends Construct {
     this.alarmActions = [this.topic.arn, ...(props.topicArns ?? [])];
 
     for (const shard of props.shards) this.monitorShard(shard);
+    for (const gateway of props.natGateways ?? []) this.monitorNatGateway(gateway);
     this.dashboard = new CloudwatchDashboard(this, "dashboard", {
       dashboardName: props.dashboardName,
       dashboardBody: JSON.stringify({ widgets: props.shards.flatMap((shard, row) => this.shardWidgets(shard, row)) }),
@@ -199,6 +228,9 @@ export class FleetMonitoring extends Construct {
       if (names.managerUnhealthyAlarms.length !== shard.managerGroupNames.length) {
         fail(this, `shards[${index}].names.managerUnhealthyAlarms`, names.managerUnhealthyAlarms, `one alarm name per manager group (${shard.managerGroupNames.length})`);
       }
+      if (names.managerHeartbeatAlarms.length !== shard.managerGroupNames.length) {
+        fail(this, `shards[${index}].names.managerHeartbeatAlarms`, names.managerHeartbeatAlarms, `one alarm name per manager group (${shard.managerGroupNames.length})`);
+      }
       if (names.workersNearMaxAlarms.length !== shard.workerGroupNames.length) {
         fail(this, `shards[${index}].names.workersNearMaxAlarms`, names.workersNearMaxAlarms, `one alarm name per worker group (${shard.workerGroupNames.length})`);
       }
@@ -210,6 +242,15 @@ export class FleetMonitoring extends Construct {
     if (!isToken(this.managerAbsentForSeconds) && this.managerAbsentForSeconds % 60 !== 0) {
       fail(this, "managerAbsentForSeconds", this.managerAbsentForSeconds, "whole minutes (the group metrics come once a minute)");
     }
+    checkIntegerRange(this, "managerHeartbeatMissingForSeconds", this.managerHeartbeatMissingForSeconds, 120, 86400);
+    if (!isToken(this.managerHeartbeatMissingForSeconds) && this.managerHeartbeatMissingForSeconds % 60 !== 0) {
+      fail(this, "managerHeartbeatMissingForSeconds", this.managerHeartbeatMissingForSeconds, "whole minutes (a manager puts its heartbeat once a minute)");
+    }
+    (props.natGateways ?? []).forEach((gateway, index) => {
+      if (props.natAlarmNames?.[gateway.zone] === undefined) {
+        fail(this, `natAlarmNames.${gateway.zone}`, undefined, `the alarm names of natGateways[${index}], the NAT gateway in ${gateway.zone}`);
+      }
+    });
     checkRatio(this, "jobFailureRatio", this.jobFailureRatio);
     checkIntegerRange(this, "jobFailureMinimumJobs", this.jobFailureMinimumJobs, 1, 100000);
     checkRatio(this, "workersNearMax", this.workersNearMax);
@@ -261,6 +302,30 @@ export class FleetMonitoring extends Construct {
         comparisonOperator: "LessThanThreshold",
         threshold: 1,
         // Group metrics are sent every minute while collection is on; their absence is itself a fault.
+        treatMissingData: "breaching",
+        ...actions,
+        tags: props.tags,
+      });
+    });
+
+    // A hang is not a failure: until a bound ends it, the instance is InService and nothing logs. The heartbeat
+    // comes from the boot itself (1 once gitlab-runner runs); the slot's Maximum counts the draining old manager
+    // (still 1) while its successor waits for it, so a roll does not fire it.
+    shard.managerGroupNames.forEach((groupName, slot) => {
+      new CloudwatchMetricAlarm(this, `manager-heartbeat-${groupName}`, {
+        alarmName: shard.names.managerHeartbeatAlarms[slot],
+        alarmDescription:
+          `No gitlab-runner has run on runner manager ${groupName} for ${this.managerHeartbeatMissingForSeconds / 60} minutes, or its heartbeat stopped ` +
+          "(a boot that hangs or keeps failing, an instance that cannot reach CloudWatch). journalctl -t runner-fleet-manager on the instance.",
+        namespace,
+        metricName: MANAGER_HEARTBEAT_METRIC,
+        dimensions: { Shard: shard.name, Slot: String(slot) },
+        statistic: "Maximum",
+        period: 60,
+        evaluationPeriods: this.managerHeartbeatMissingForSeconds / 60,
+        comparisonOperator: "LessThanThreshold",
+        threshold: 1,
+        // No heartbeat at all is the worst case: no manager, or one that cannot even report.
         treatMissingData: "breaching",
         ...actions,
         tags: props.tags,
@@ -351,6 +416,52 @@ export class FleetMonitoring extends Construct {
         ...actions,
         tags: props.tags,
       });
+    });
+  }
+
+  /**
+   * A NAT gateway that runs out of source ports (55,000 connections to one destination per address) or drops
+   * packets: jobs' pulls and GitLab requests time out. Missing data is no traffic, so it never fires.
+   */
+  private monitorNatGateway(gateway: { readonly zone: string; readonly id: string }): void {
+    const names = this.props.natAlarmNames![gateway.zone];
+    const actions = { alarmActions: this.alarmActions, okActions: this.alarmActions, tags: this.props.tags };
+    const natMetric = (metricName: string) => ({ namespace: "AWS/NATGateway", metricName, dimensions: { NatGatewayId: gateway.id }, stat: "Sum", period: 300 });
+    new CloudwatchMetricAlarm(this, `nat-port-allocation-errors-${gateway.zone}`, {
+      alarmName: names.portAllocationErrors,
+      alarmDescription:
+        `The NAT gateway in ${gateway.zone} could not allocate a source port (ErrorPortAllocation): connections from workers and managers fail. ` +
+        'Add an Elastic IP to the gateway (each holds 55,000 connections per destination), or use network.nat: "per-zone".',
+      namespace: "AWS/NATGateway",
+      metricName: "ErrorPortAllocation",
+      dimensions: { NatGatewayId: gateway.id },
+      statistic: "Sum",
+      period: 300,
+      evaluationPeriods: 1,
+      comparisonOperator: "GreaterThanThreshold",
+      threshold: 0,
+      treatMissingData: "notBreaching",
+      ...actions,
+    });
+    new CloudwatchMetricAlarm(this, `nat-packets-dropped-${gateway.zone}`, {
+      alarmName: names.packetsDropped,
+      alarmDescription: `The NAT gateway in ${gateway.zone} dropped more than 0.01% of its packets in 5 minutes (PacketsDropCount): jobs see timeouts to registries and GitLab.`,
+      comparisonOperator: "GreaterThanThreshold",
+      threshold: 0.01,
+      evaluationPeriods: 1,
+      treatMissingData: "notBreaching",
+      metricQuery: [
+        { id: "dropped", metric: natMetric("PacketsDropCount"), returnData: false },
+        { id: "fromSource", metric: natMetric("PacketsInFromSource"), returnData: false },
+        { id: "fromDestination", metric: natMetric("PacketsInFromDestination"), returnData: false },
+        {
+          id: "droppedPercent",
+          label: "Dropped share of packets (%)",
+          expression: "IF((fromSource + fromDestination) > 0, 100 * FILL(dropped, 0) / (fromSource + fromDestination), 0)",
+          returnData: true,
+        },
+      ],
+      ...actions,
     });
   }
 

@@ -175,7 +175,8 @@ export class FleetingIam extends Construct {
         resources: props.workerGroups.map((group) => group.arn),
       },
       {
-        // Describe calls accept no resource-level scoping.
+        // Describe calls accept no resource-level scoping. The manager's boot also reads its own slot's group
+        // through it, to wait for a predecessor that still drains (scripts/manager/cloud/aws.sh cloud_wait_for_slot).
         sid: "DescribeWorkerGroups",
         effect: "Allow",
         actions: ["autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances", "ec2:DescribeInstances"],
@@ -247,7 +248,7 @@ function healthStatement(at: RegionalArnParts, managerGroupNames: string[]): Dat
 }
 
 /**
- * A failed boot's BootFailures point (scripts/manager/cloud/aws.sh). PutMetricData has no resource-level
+ * A failed boot's BootFailures point and the manager's ManagerHeartbeat (scripts/manager/cloud/aws.sh). PutMetricData has no resource-level
  * permissions; the `cloudwatch:namespace` condition key keeps it to the shard's own namespace (CloudWatch
  * user guide, "Using condition keys to limit access to CloudWatch namespaces").
  */

@@ -123,6 +123,8 @@ export class Network extends Construct {
   public readonly vpcCidr?: string;
   public readonly natGateway: boolean;
   public readonly natGatewayPerAvailabilityZone: boolean;
+  /** The NAT gateways this network made, with the zone each serves from (none for an existing network). */
+  public readonly natGateways: ReadonlyArray<{ readonly zone: string; readonly id: string }>;
   public readonly monitoringCidrs: string[];
   public readonly s3GatewayEndpoint: boolean;
   public readonly ssmInterfaceEndpoints: boolean;
@@ -152,12 +154,14 @@ export class Network extends Construct {
       this.vpcId = props.existing.vpcId;
       this.privateSubnetIds = [...props.existing.privateSubnetIds];
       this.publicSubnetIds = [];
+      this.natGateways = [];
     } else {
       this.vpcCidr = props.vpcCidr!;
       const created = this.createVpc(props.region, props.availabilityZones, this.vpcCidr);
       this.vpcId = created.vpcId;
       this.privateSubnetIds = created.privateSubnetIds;
       this.publicSubnetIds = created.publicSubnetIds;
+      this.natGateways = created.natGateways;
     }
 
     const groups = this.createSecurityGroups();
@@ -295,6 +299,7 @@ export class Network extends Construct {
       vpcId: vpc.id,
       privateSubnetIds: privateSubnets.map((subnet) => subnet.id),
       publicSubnetIds: publicSubnets.map((subnet) => subnet.id),
+      natGateways: natGateways.map((gateway, index) => ({ zone: zones[index], id: gateway.id })),
     };
   }
 

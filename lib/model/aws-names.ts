@@ -24,6 +24,22 @@ export function managerUnhealthyAlarmName(managerGroupName: string): string {
   return `${managerGroupName}-unhealthy`;
 }
 
+/** Alarm: a manager slot's heartbeat says no gitlab-runner runs there, or is missing. */
+export function managerHeartbeatAlarmName(managerGroupName: string): string {
+  return `${managerGroupName}-heartbeat`;
+}
+
+/** Alarm of the NAT gateway in `zone` (one per zone with `nat: per-zone`, else the first zone's). */
+export function natAlarmName(namePrefix: string, zone: string, kind: "port-allocation-errors" | "packets-dropped"): string {
+  return `${namePrefix}-nat-${zone}-${kind}`;
+}
+
+/** The zones whose NAT gateway the stack creates: none for an existing network or `nat: false`. */
+export function natGatewayZones(model: RunnerModel): string[] {
+  if (model.cloud.provider !== "aws" || model.network.existing || model.network.nat === false) return [];
+  return model.network.nat === "per-zone" ? [...model.cloud.availability_zones] : model.cloud.availability_zones.slice(0, 1);
+}
+
 /** Alarm: a worker group is near its max instances. */
 export function workersNearMaxAlarmName(workerGroupName: string): string {
   return `${workerGroupName}-near-max`;
@@ -71,6 +87,11 @@ export function awsDerivedNames(model: RunnerModel): DerivedName[] {
   if (model.monitoring.enabled) {
     names.push({ name: alertTopicName(cell), rule: rules.snsTopicName, from: cellFrom });
     names.push({ name: fleetDashboardName(cell), rule: rules.dashboardName, from: cellFrom });
+    for (const zone of natGatewayZones(model)) {
+      for (const kind of ["port-allocation-errors", "packets-dropped"] as const) {
+        names.push({ name: natAlarmName(cell, zone, kind), rule: rules.alarmName, from: [...cellFrom, ["cloud", "availability_zones"]] });
+      }
+    }
   }
   model.shards.forEach((shard, index) => {
     const from = [["shards", index, "name"], ["cell", "id"]];
@@ -83,6 +104,7 @@ export function awsDerivedNames(model: RunnerModel): DerivedName[] {
       }
       if (model.monitoring.enabled) {
         names.push({ name: managerUnhealthyAlarmName(manager), rule: rules.alarmName, from });
+        names.push({ name: managerHeartbeatAlarmName(manager), rule: rules.alarmName, from });
         names.push({ name: workersNearMaxAlarmName(workers), rule: rules.alarmName, from });
       }
     }

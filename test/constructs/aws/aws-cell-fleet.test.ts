@@ -345,3 +345,37 @@ describe("AwsCellFleet variants", () => {
     expect(() => synthFleet(model)).toThrow(/fleet\/monitoring: topicArns\[0\] is "projects\/acme\/notificationChannels\/42"/);
   });
 });
+
+describe("AwsCellFleet NAT alarms", () => {
+  const natAlarms = (json: Json) =>
+    Object.values(resourcesOf(json, "aws_cloudwatch_metric_alarm"))
+      .filter((alarm) => /-nat-/.test(alarm.alarm_name))
+      .map((alarm) => ({ name: alarm.alarm_name as string, gateway: (alarm.dimensions?.NatGatewayId ?? alarm.metric_query.find((query: Json) => query.metric).metric.dimensions.NatGatewayId) as string }));
+  const gatewayReference = (json: Json, zone: string) => {
+    const entry = Object.entries(resourcesOf(json, "aws_nat_gateway")).find(([, gateway]) => gateway.tags.Name.endsWith(`nat-${zone}`));
+    if (!entry) throw new Error(`no NAT gateway in ${zone}`);
+    return `\${aws_nat_gateway.${entry[0]}.id}`;
+  };
+
+  it("alarms on the one NAT gateway of the AWS example (nat: true), by its id", () => {
+    const model = exampleModel("cell-2");
+    if (model.cloud.provider !== "aws") throw new Error("cell-2 is the AWS example");
+    const zone = model.cloud.availability_zones[0];
+    const { json } = synthFleet(modelWith("cell-2", (draft) => void (draft.network.nat = true)));
+    expect(natAlarms(json)).toEqual(
+      expect.arrayContaining([
+        { name: `${model.cell.id}-nat-${zone}-port-allocation-errors`, gateway: gatewayReference(json, zone) },
+        { name: `${model.cell.id}-nat-${zone}-packets-dropped`, gateway: gatewayReference(json, zone) },
+      ]),
+    );
+    expect(natAlarms(json)).toHaveLength(2);
+  });
+
+  it("alarms on every zone's NAT gateway with nat: per-zone, and on none without NAT", () => {
+    const perZone = modelWith("cell-2", (draft) => void (draft.network.nat = "per-zone"));
+    if (perZone.cloud.provider !== "aws") throw new Error("cell-2 is the AWS example");
+    const { json } = synthFleet(perZone);
+    expect(natAlarms(json).map((alarm) => alarm.gateway).sort()).toEqual(perZone.cloud.availability_zones.flatMap((zone) => [gatewayReference(json, zone), gatewayReference(json, zone)]).sort());
+    expect(natAlarms(synthFleet(modelWith("cell-2", (draft) => void (draft.network.nat = false))).json)).toEqual([]);
+  });
+});

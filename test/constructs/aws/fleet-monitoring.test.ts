@@ -24,6 +24,7 @@ const SHARD: MonitoredShard = {
     jobRequestsFailedFilter: "cell-9-main-job-requests-failed",
     jobRequestsFailingAlarm: "cell-9-main-job-requests-failing",
     managerUnhealthyAlarms: ["cell-9-main-mgr-0-unhealthy", "cell-9-main-mgr-1-unhealthy"],
+    managerHeartbeatAlarms: ["cell-9-main-mgr-0-heartbeat", "cell-9-main-mgr-1-heartbeat"],
     workersNearMaxAlarms: ["cell-9-main-wrk-0-near-max", "cell-9-main-wrk-1-near-max"],
   },
 };
@@ -70,6 +71,62 @@ describe("FleetMonitoring", () => {
         metric_transformation: expect.objectContaining({ name: metric, namespace: monitoring.metricNamespace("main"), value: "1" }),
       });
     }
+  });
+
+  test("THEN every manager slot has a heartbeat alarm on its own slot's ManagerHeartbeat that breaches on 0 and on no data", () => {
+    const { json, monitoring } = synthMonitoring({ managerHeartbeatMissingForSeconds: 1200 });
+    SHARD.managerGroupNames.forEach((groupName, slot) => {
+      expect(alarmNamed(json, `${groupName}-heartbeat`)).toMatchObject({
+        namespace: monitoring.metricNamespace("main"),
+        metric_name: "ManagerHeartbeat",
+        dimensions: { Shard: "main", Slot: String(slot) },
+        statistic: "Maximum",
+        period: 60,
+        evaluation_periods: 20,
+        comparison_operator: "LessThanThreshold",
+        threshold: 1,
+        treat_missing_data: "breaching",
+      });
+    });
+  });
+
+  test("THEN the heartbeat alarm waits 15 minutes by default, longer than a manager's boot", () => {
+    const { json } = synthMonitoring();
+    expect(alarmNamed(json, "cell-9-main-mgr-0-heartbeat")).toMatchObject({ evaluation_periods: 15 });
+  });
+
+  test("fails when the heartbeat window is not whole minutes", () => {
+    expect(() => synthMonitoring({ managerHeartbeatMissingForSeconds: 150 })).toThrow(/managerHeartbeatMissingForSeconds.*whole minutes/s);
+  });
+
+  test("THEN each NAT gateway has a port-allocation alarm and a dropped-packets alarm on its own id", () => {
+    const gateways = [{ zone: "eu-west-1a", id: "nat-0aaa" }, { zone: "eu-west-1b", id: "nat-0bbb" }];
+    const natAlarmNames = Object.fromEntries(gateways.map(({ zone }) => [zone, { portAllocationErrors: `cell-9-nat-${zone}-port-allocation-errors`, packetsDropped: `cell-9-nat-${zone}-packets-dropped` }]));
+    const { json } = synthMonitoring({ natGateways: gateways, natAlarmNames });
+    for (const { zone, id } of gateways) {
+      expect(alarmNamed(json, `cell-9-nat-${zone}-port-allocation-errors`)).toMatchObject({
+        namespace: "AWS/NATGateway",
+        metric_name: "ErrorPortAllocation",
+        dimensions: { NatGatewayId: id },
+        statistic: "Sum",
+        comparison_operator: "GreaterThanThreshold",
+        threshold: 0,
+        treat_missing_data: "notBreaching",
+      });
+      const dropped = alarmNamed(json, `cell-9-nat-${zone}-packets-dropped`);
+      expect(dropped).toMatchObject({ comparison_operator: "GreaterThanThreshold", threshold: 0.01, treat_missing_data: "notBreaching" });
+      const queries = dropped.metric_query as Json[];
+      expect(queries.filter((query) => query.metric).map((query) => [query.metric.metric_name, query.metric.dimensions.NatGatewayId])).toEqual([
+        ["PacketsDropCount", id],
+        ["PacketsInFromSource", id],
+        ["PacketsInFromDestination", id],
+      ]);
+      expect(queries.find((query) => query.return_data)?.expression).toBe("IF((fromSource + fromDestination) > 0, 100 * FILL(dropped, 0) / (fromSource + fromDestination), 0)");
+    }
+  });
+
+  test("fails when a NAT gateway has no alarm names", () => {
+    expect(() => synthMonitoring({ natGateways: [{ zone: "eu-west-1c", id: "nat-0ccc" }] })).toThrow(/natAlarmNames\.eu-west-1c/);
   });
 
   test("THEN every manager slot has an unhealthy alarm: fewer than 1 instance in service for the absence time", () => {
@@ -133,8 +190,8 @@ describe("FleetMonitoring", () => {
       endpoint: "https://hooks.example.com/runner-alerts",
     });
     const alarms = Object.values(resourcesOf(json, "aws_cloudwatch_metric_alarm"));
-    // Per manager group "unhealthy", per worker group "near max", and per shard "jobs failing", "boot failed" and "job requests failing".
-    expect(alarms).toHaveLength(SHARD.managerGroupNames.length + 3 + SHARD.workerGroupNames.length);
+    // Per manager group "unhealthy" and "heartbeat", per worker group "near max", and per shard "jobs failing", "boot failed" and "job requests failing".
+    expect(alarms).toHaveLength(2 * SHARD.managerGroupNames.length + 3 + SHARD.workerGroupNames.length);
     for (const alarm of alarms) {
       expect(alarm.alarm_actions).toEqual([topicArn, EXISTING_TOPIC]);
       expect(alarm.ok_actions).toEqual([topicArn, EXISTING_TOPIC]);
