@@ -117,7 +117,8 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
     await manager.container.exec(["rm", "-rf", "/run/runner-fleet"]);
     if (stale) await manager.container.bash(`printf '# left from before the reboot\\n' >>${CONFIG_FILE}`);
     await manager.container.exec(["systemctl", "start", "multi-user.target"]);
-    await waitForRunnerSettled(manager);
+    // A whole start (plugin included) on a loaded machine: more than a settle after a config change.
+    await waitForRunnerSettled(manager, 45_000);
     const { MainPID: mainPid } = await manager.container.unitProperties(RUNNER_UNIT, ["MainPID"]);
     const since = Date.now();
     return { since, mainPid, boot: await rebootHook(manager) };
@@ -149,7 +150,7 @@ describe("AWS manager of cell-2 (spot shard) booted in real systemd", () => {
 
     beforeAll(async () => {
       reboot = await rebootMachine(true);
-      await waitForRunnerSettled(manager);
+      await waitForRunnerSettled(manager, 45_000);
     });
 
     it("restarts gitlab-runner once (SIGQUIT, then a new process) and exits 0", async () => {

@@ -87,7 +87,7 @@ export async function waitForConfigToken(manager: Manager, token: string, timeou
  * started after the runner's last start and after its last taskscaler replacement. A stop that landed
  * mid-change would reach no plugin.
  */
-export async function waitForRunnerSettled(manager: Manager): Promise<void> {
+export async function waitForRunnerSettled(manager: Manager, timeoutMs = 15_000): Promise<void> {
   await manager.container.waitFor(
     "gitlab-runner to run with its plugins",
     async () => {
@@ -96,7 +96,7 @@ export async function waitForRunnerSettled(manager: Manager): Promise<void> {
       const last = (tool: string, event: string) => calls.map((call) => `${call.tool} ${call.event}`).lastIndexOf(`${tool} ${event}`);
       return last("fleeting-plugin", "start") > Math.max(last("gitlab-runner", "run"), last("gitlab-runner", "taskscaler-replaced"));
     },
-    15_000,
+    timeoutMs,
   );
 }
 
