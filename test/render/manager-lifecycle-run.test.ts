@@ -435,3 +435,72 @@ describe("token refresh while GitLab cannot confirm the new token", () => {
     expect(callsOf(run, "curl").filter((args) => args.some((arg) => arg.endsWith("/runners/verify")))).toHaveLength(3);
   });
 });
+
+describe("AWS boot: one manager per slot", () => {
+  const model: RunnerModel = exampleModel("cell-2");
+  const shard = model.shards[0];
+  const script = renderManagerStartupScript(model, shard, 0);
+  const sibling = "i-0aaaaaaaaaaaaaaa1\\tTerminating:Wait";
+
+  it("asks its own group for terminating siblings after the token, before config.toml gets the credentials, and waits while there is one", () => {
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_TERMINATING_SIBLINGS: sibling, STUB_SIBLING_LOOKS: "2" });
+
+    expectSucceeded(run);
+    const describes = run.calls.flatMap((call, index) => (call.name === "aws" && call.args[1] === "describe-auto-scaling-groups" ? [index] : []));
+    expect(describes).toHaveLength(3);
+    expect(run.calls[describes[0]].args).toEqual([
+      "autoscaling", "describe-auto-scaling-groups", "--region", "eu-west-1", "--auto-scaling-group-names", managerName(model, shard, 0),
+      "--query", "AutoScalingGroups[].Instances[?InstanceId != 'i-0123456789abcdef0' && starts_with(LifecycleState, 'Terminating')][].[InstanceId, LifecycleState]",
+      "--output", "text",
+    ]);
+    const tokenRead = run.calls.findIndex((call) => call.name === "aws" && call.args[0] === "ssm");
+    const restart = run.calls.findIndex((call) => call.name === "systemctl" && call.args[0] === "restart");
+    expect(tokenRead).toBeLessThan(describes[0]);
+    expect(restart).toBeGreaterThan(describes[2]);
+    expect(run.stderr).toContain(`waiting for i-0aaaaaaaaaaaaaaa1 Terminating:Wait of ${managerName(model, shard, 0)} to finish draining`);
+    expect(readFileSync(join(sandbox.stateDir, "sleeps"), "utf8").trim()).toBe("2");
+  });
+
+  it("fails when the slot is still taken at its bound, without config.toml", () => {
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_TERMINATING_SIBLINGS: sibling, STUB_SIBLING_LOOKS: "100000", RUNNER_FLEET_SLOT_WAIT_SECONDS: "1" });
+
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(`the slot ${managerName(model, shard, 0)} was not free after 1s; giving up`);
+    expect(sandbox.exists("etc/gitlab-runner/config.toml")).toBe(false);
+    expect(run.calls.some((call) => call.name === "aws" && call.args[1] === "set-instance-health")).toBe(true);
+  });
+});
+
+describe("boot after a reboot: gitlab-runner restarted only when what it runs with changed", () => {
+  const model: RunnerModel = exampleModel("cell-2");
+  const script = renderManagerStartupScript(model, model.shards[0], 0);
+  const restarts = (run: ScriptRun) => callsOf(run, "systemctl").filter((args) => args[0] === "restart");
+
+  it("keeps a runner that systemd started with the same configuration, and restarts one started with another", () => {
+    const token = fakeRunnerToken();
+    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: token }));
+    // systemd starts the enabled unit at boot: its ExecStartPre records what it starts with.
+    expectSucceeded(sandbox.runInstalled(script, {}, ["record-start"]));
+    expect(statSync(join(sandbox.root, "run/runner-fleet/runner-started-with")).mode & 0o777).toBe(0o600);
+
+    const same = sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_FINAL_STATE: "active" });
+    expectSucceeded(same);
+    expect(restarts(same)).toEqual([]);
+    expect(same.stderr).toContain("gitlab-runner already runs with this configuration; not restarting it");
+
+    // The unit changed on disk (a new drop-in): the running process still has the old one.
+    const changed = sandbox.run(script, { STUB_RUNNER_TOKEN: token, STUB_FINAL_STATE: "active", STUB_UNIT_TEXT: "[Service]\nTimeoutStopSec=999" });
+    expectSucceeded(changed);
+    expect(restarts(changed)).toEqual([["restart", "gitlab-runner"]]);
+  });
+
+  it("restarts a running runner that no start recorded (the package started it before config.toml existed)", () => {
+    expectSucceeded(sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken() }));
+    rmSync(join(sandbox.root, "run/runner-fleet"), { recursive: true, force: true });
+
+    const run = sandbox.run(script, { STUB_RUNNER_TOKEN: fakeRunnerToken(), STUB_FINAL_STATE: "active" });
+
+    expectSucceeded(run);
+    expect(restarts(run)).toEqual([["restart", "gitlab-runner"]]);
+  });
+});

@@ -33,7 +33,7 @@ import { liveConfigContent } from "../../../lib/render/live-config";
 import { renderConfigToml, renderManagerStartupScript } from "../../../lib/render/manager-files";
 import type { RunnerModel, Shard } from "../../../lib/model/schema";
 
-const REAL_TOOLS = ["flock", "date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed", "cp"];
+const REAL_TOOLS = ["flock", "date", "dirname", "install", "touch", "mktemp", "chmod", "mv", "rm", "cat", "awk", "env", "base64", "grep", "ln", "mkdir", "basename", "sha256sum", "sed", "cp", "stat"];
 /** Commands stood in for; more appear as the stubs "install" them (docker, aws, the CloudWatch agent ctl). */
 const STUBS = ["logger", "sleep", "dpkg-query", "dpkg", "apt-get", "apt-mark", "systemctl", "curl", "gitlab-runner", "snap", "id", "useradd", "usermod", "ssh-keygen", "gpg", "gpgv", "iptables"];
 

@@ -113,17 +113,26 @@ case "$name" in
     ;;
   snap) ln -sf "$STUB_DIR/.command-stub" "$STUB_DIR/aws" ;;
   aws)
-    # Only `aws ssm get-parameter` answers; `aws autoscaling ...` calls are just logged.
-    # The manager's config.toml parameter answers with what the stack stored ($STUB_STATE/live-config).
+    # `aws ssm get-parameter` answers the token; the manager's config.toml parameter answers with what the stack
+    # stored ($STUB_STATE/live-config). `describe-auto-scaling-groups` prints STUB_TERMINATING_SIBLINGS (the CLI's
+    # text output of the script's --query, "ID<TAB>STATE" lines; the real query's semantics are the system
+    # tests', through python3-jmespath) for the first STUB_SIBLING_LOOKS looks, then nothing. Other
+    # `aws autoscaling ...` and `aws cloudwatch ...` calls are just logged.
     if [[ $1 == ssm && " $* " == *"/config.toml "* ]]; then
       [[ -f $STUB_STATE/live-config ]] || exit 254
       cat "$STUB_STATE/live-config"
     elif [[ $1 == ssm ]]; then printf '%s\n' "${STUB_STORE_VALUE:-$STUB_RUNNER_TOKEN}"; fi
+    if [[ $1 == autoscaling && $2 == describe-auto-scaling-groups ]]; then
+      count_up sibling-looks
+      if ((count <= ${STUB_SIBLING_LOOKS:-0})); then printf '%b\n' "${STUB_TERMINATING_SIBLINGS:-}"; fi
+    fi
     ;;
   systemctl)
     # `show --property=ActiveState --value gitlab-runner` says "deactivating" for the first STUB_ACTIVE_CHECKS
     # calls (a unit stopping with jobs running), then "inactive". `is-active` answers 3 ("not active") for a
     # deactivating unit, as real systemctl does; the real-systemd version of this is test/system/.
+    # `cat gitlab-runner`: the unit as systemd has it (STUB_UNIT_TEXT stands for the package unit and drop-in).
+    [[ $1 == cat ]] && printf '%s\n' "${STUB_UNIT_TEXT:-[Service]}"
     if [[ $1 == show && " $* " == *" --property=ActiveState "* ]]; then
       count_up active-state
       if ((count <= ${STUB_ACTIVE_CHECKS:-0})); then echo deactivating; else echo "${STUB_FINAL_STATE:-inactive}"; fi
