@@ -439,7 +439,7 @@ describe("token refresh while GitLab cannot confirm the new token", () => {
 describe("AWS boot: one manager per slot", () => {
   const model: RunnerModel = exampleModel("cell-2");
   const shard = model.shards[0];
-  const script = renderManagerStartupScript(model, shard, 0);
+  const script = managerPayload(model, shard, 0);
   const sibling = "i-0aaaaaaaaaaaaaaa1\\tTerminating:Wait";
 
   it("asks its own group for terminating siblings after the token, before config.toml gets the credentials, and waits while there is one", () => {
@@ -473,7 +473,7 @@ describe("AWS boot: one manager per slot", () => {
 
 describe("boot after a reboot: gitlab-runner restarted only when what it runs with changed", () => {
   const model: RunnerModel = exampleModel("cell-2");
-  const script = renderManagerStartupScript(model, model.shards[0], 0);
+  const script = managerPayload(model, model.shards[0], 0);
   const restarts = (run: ScriptRun) => callsOf(run, "systemctl").filter((args) => args[0] === "restart");
 
   it("keeps a runner that systemd started with the same configuration, and restarts one started with another", () => {
