@@ -11,6 +11,7 @@ module.exports = {
   provision: { factory: "provisionCommand", summary: "synthesize a cell's stack, plan, onboard and apply (--dry-run: no credentials)" },
   pipeline: { factory: "pipelineCommand", summary: "the jobs this repository's .gitlab-ci.yml makes for a merge request, the default branch and a schedule" },
   review: { factory: "reviewCommand", summary: "compare the synthesized stacks of two git refs (merge request review)" },
+  gate: { factory: "gateCommand", summary: "judge one wave of a rollout against its baseline; --promote records a person's promotion" },
   status: { factory: "statusCommand", summary: "the whole fleet as GitLab sees it, and the version that provisioned each cell" },
   simulate: { factory: "simulateCommand", summary: "replay a job load against a model's autoscaling: queue wait, instance-hours and cost per shard" },
   prices: { factory: "pricesCommand", summary: "read the prices the cost estimates lack from the clouds' price APIs; --write records them, dated, in the models" },

@@ -10,7 +10,7 @@
  * GitLab's answers are checked against its documented shapes (./gitlab-shapes.ts), and every
  * failure leaves as a GitLabApiError with a `kind` and a plain, redacted message.
  */
-import { MergeRequestNotes, Runners, Users } from "@gitbeaker/rest";
+import { Commits, Jobs, MergeRequestNotes, Runners, Users } from "@gitbeaker/rest";
 import { z } from "zod";
 import { UserInputError } from "../process/errors";
 import { insecureHttpWarning, insecureUrlProblem } from "../model/gitlab-url-policy";
@@ -297,6 +297,35 @@ export function createMergeRequestNotesClient(options: GitLabClientOptions): Mer
     createMergeRequestNote: (mr, body, action) => guard(action, async () => answer(mergeRequestNoteShape, await notes.create(mr.projectId, mr.iid, body), `POST ${notesPath(mr)}`)),
     editMergeRequestNote: (mr, noteId, body, action) =>
       guard(action, async () => answer(mergeRequestNoteShape, await notes.edit(mr.projectId, mr.iid, noteId, { body }), `PUT ${notesPath(mr)}/${noteId}`)),
+  };
+}
+
+/** A job of a pipeline as the gate reads it (doc/api/jobs.md, "List pipeline jobs"): its name and who ran it. */
+export interface PipelineJob {
+  readonly id: number;
+  readonly name: string;
+  readonly status: string;
+  readonly user: { readonly username: string } | null;
+}
+
+/** What a rollout's gate asks the models project: the merge request a commit came from, and the pipeline's jobs. */
+export interface RolloutProjectClient {
+  /** GET /projects/:id/repository/commits/:sha/merge_requests (doc/api/commits.md): the merge requests of a commit. */
+  mergeRequestsOfCommit(projectId: string, sha: string, action: string): Promise<Array<{ readonly iid: number; readonly state: string }>>;
+  /** GET /projects/:id/pipelines/:pipeline_id/jobs?scope[]=success, all pages (doc/api/jobs.md). */
+  successfulPipelineJobs(projectId: string, pipelineId: number, action: string): Promise<PipelineJob[]>;
+}
+
+export function createRolloutProjectClient(options: GitLabClientOptions): RolloutProjectClient {
+  const { config, guard } = connect(options);
+  const commits = new Commits(config);
+  const jobs = new Jobs(config);
+  const pipelineJob = z.object({ id: z.number(), name: z.string(), status: z.string(), user: z.object({ username: z.string() }).nullable().default(null) });
+  return {
+    mergeRequestsOfCommit: (projectId, sha, action) =>
+      guard(action, async () => answer(z.array(z.object({ iid: z.number(), state: z.string() })), await commits.allMergeRequests(projectId, sha), `GET /api/v4/projects/${projectId}/repository/commits/${sha}/merge_requests`)),
+    successfulPipelineJobs: (projectId, pipelineId, action) =>
+      guard(action, async () => answer(z.array(pipelineJob), await jobs.all(projectId, { pipelineId, scope: "success", perPage: LIST_PAGE_SIZE }), `GET /api/v4/projects/${projectId}/pipelines/${pipelineId}/jobs`)),
   };
 }
 

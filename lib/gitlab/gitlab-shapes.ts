@@ -122,6 +122,10 @@ export interface RunnerJobTiming extends RunnerJob {
   readonly duration: number | null;
   readonly queued_duration: number | null;
   readonly tag_list?: readonly string[];
+  /** Why a failed job failed (runner_system_failure, script_failure, ...): in the job entity since gitlab-org/gitlab MR 74888 ("Return job failure reason in API responses"); absent on older GitLab. */
+  readonly failure_reason?: string | null;
+  /** The manager that ran the job (in the job entity since gitlab-org/gitlab commit 7a8a40db, May 2024, "Add runner_manager to job entity"). */
+  readonly runner_manager?: { readonly system_id: string } | null;
 }
 
 export const runnerJobTimingShape: z.ZodType<RunnerJobTiming> = z.object({
@@ -132,6 +136,8 @@ export const runnerJobTimingShape: z.ZodType<RunnerJobTiming> = z.object({
   duration: z.number().nullable().default(null),
   queued_duration: z.number().nullable().default(null),
   tag_list: z.array(z.string()).optional(),
+  failure_reason: z.string().nullable().optional(),
+  runner_manager: z.object({ system_id: z.string() }).nullable().optional(),
 });
 
 export const issuedTokenShape: z.ZodType<IssuedToken> = z.object({

@@ -18,6 +18,7 @@ import type { AddressInfo } from "node:net";
 import { forbidden, HttpAnswer, paginate, parseBody, rackAttack429, randomText, readBody, send } from "./fake-gitlab-http";
 import { ARTIFACT_ROUTE, FakeJobArtifacts } from "./fake-gitlab-artifacts";
 import { COMMIT_MERGE_REQUESTS_ROUTE, FakeMergeRequests, NOTES_ROUTE } from "./fake-gitlab-merge-requests";
+import { FakePipelineJobs, PIPELINE_JOBS_ROUTE } from "./fake-gitlab-pipeline-jobs";
 
 export { randomText } from "./fake-gitlab-http";
 export type { FakeMergeRequest, FakeNote } from "./fake-gitlab-merge-requests";
@@ -79,6 +80,8 @@ export interface FakeJobTiming {
   /** Seconds the job waited for a runner. */
   queued_duration: number | null;
   tag_list: string[];
+  /** Why a failed job failed (the job entity's failure_reason: runner_system_failure, script_failure, ...). */
+  failure_reason?: string;
 }
 
 export interface LoggedRequest {
@@ -135,6 +138,8 @@ export class FakeGitLab {
   readonly mergeRequests = new FakeMergeRequests();
   /** Files CI jobs left behind. */
   readonly artifacts = new FakeJobArtifacts();
+  /** The jobs of CI pipelines (./fake-gitlab-pipeline-jobs.ts). */
+  readonly pipelineJobs = new FakePipelineJobs();
   readonly runners = new Map<number, FakeRunner>();
   readonly requests: LoggedRequest[] = [];
   /** Token lifetime GitLab announces; null: tokens do not expire. */
@@ -371,12 +376,13 @@ export class FakeGitLab {
       return new HttpAnswer(403, { error: "insufficient_scope", error_description: "The request requires higher privileges than provided by the access token.", scope: "api" });
     }
     if (method === "POST" && endpoint === "/user/runners") return this.create(user, body, res);
-    const projectRoute = endpoint.match(NOTES_ROUTE) ?? endpoint.match(COMMIT_MERGE_REQUESTS_ROUTE) ?? endpoint.match(ARTIFACT_ROUTE);
+    const projectRoute = endpoint.match(NOTES_ROUTE) ?? endpoint.match(COMMIT_MERGE_REQUESTS_ROUTE) ?? endpoint.match(ARTIFACT_ROUTE) ?? endpoint.match(PIPELINE_JOBS_ROUTE);
     // A project the user cannot see does not exist for them.
     if (projectRoute && !user.admin && !user.ownedProjects.includes(Number(projectRoute[1]))) return new HttpAnswer(404, { message: "404 Project Not Found" });
     if ((match = endpoint.match(NOTES_ROUTE))) return this.mergeRequests.handle(method, match, url, body);
     if (method === "GET" && (match = endpoint.match(COMMIT_MERGE_REQUESTS_ROUTE))) return this.mergeRequests.ofCommit(match);
     if (method === "GET" && (match = endpoint.match(ARTIFACT_ROUTE))) return this.artifacts.handle(match, url);
+    if (method === "GET" && (match = endpoint.match(PIPELINE_JOBS_ROUTE))) return this.pipelineJobs.handle(match, url);
     if (method === "GET" && endpoint === "/runners/all") {
       if (!user.admin) return forbidden();
       return this.list(url, () => true);
@@ -416,7 +422,18 @@ export class FakeGitLab {
         const sort = url.searchParams.get("sort") ?? "desc";
         if (sort !== "asc" && sort !== "desc") return new HttpAnswer(400, { error: "sort does not have a valid value" });
         const ordered = sort === "desc" ? [...jobs].reverse() : [...jobs];
-        return paginate(url, ordered.map((job) => ({ id: job.id, status: job.status, ...(job.timing ?? {}), runner: { id: runner.id } })));
+        // failure_reason: null unless the job failed (the job entity, gitlab-org/gitlab MR 74888); runner_manager: the manager that ran it.
+        return paginate(
+          url,
+          ordered.map((job) => ({
+            id: job.id,
+            status: job.status,
+            ...(job.timing ?? {}),
+            failure_reason: job.status === "failed" ? (job.timing?.failure_reason ?? "unknown_failure") : null,
+            runner: { id: runner.id },
+            runner_manager: job.system_id === null ? null : { system_id: job.system_id },
+          })),
+        );
       }
       if (sub === "/reset_authentication_token" && method === "POST") {
         runner.token = this.newToken(runner.runner_type);
