@@ -28,6 +28,9 @@ import { reviewedFiles } from "../../lib/review/reviewed-files";
 import { diffStacks } from "../../lib/review/stack-diff";
 import { emptySynthOutput, synthRef, synthWorkingTree } from "../../lib/review/synth-ref";
 import { toolkitUpgrade } from "../../lib/review/toolkit-upgrade";
+import { parseGoDurationSeconds } from "../../lib/model/duration";
+import { planRollout } from "../../lib/rollout/rollout-plan";
+import type { PlannedWave } from "../../lib/rollout/waves";
 
 export interface ReviewOptions {
   /** Git ref the change is compared with (the MR's diff base). */
@@ -130,6 +133,8 @@ export interface ChildPipelineResult {
   readonly cells: readonly string[];
   readonly removed: readonly string[];
   readonly reasons: Readonly<Record<string, readonly string[]>>;
+  /** Apply mode with two or more cells: the rollout's waves (rollout.yaml). */
+  readonly waves?: readonly PlannedWave[];
 }
 
 export async function runChildPipeline(options: ChildPipelineCommandOptions): Promise<ChildPipelineResult> {
@@ -150,10 +155,21 @@ export async function runChildPipeline(options: ChildPipelineCommandOptions): Pr
     removed = changed.removed.map((entry) => entry.cell);
     reasons = Object.fromEntries(changed.cells.map((entry) => [entry.cell, entry.reasons]));
   }
-  const yaml = renderChildPipeline({ mode: options.mode, cells, removed, base, image: options.image, applyMode: options.applyMode, toolkit: options.toolkit });
+  // Several cells applied together roll out in waves, each behind the gate of the one before.
+  const rollout = options.mode === "apply" && cells.length > 1 ? planRollout({ cwd, modelsDir: options.modelsDir, cells }) : undefined;
+  const yaml = renderChildPipeline({
+    mode: options.mode,
+    cells,
+    removed,
+    base,
+    image: options.image,
+    applyMode: options.applyMode,
+    toolkit: options.toolkit,
+    ...(rollout ? { waves: rollout.waves, gateMaxWaitSeconds: parseGoDurationSeconds(rollout.policy.bake.max_wait) } : {}),
+  });
   const file = resolve(cwd, options.file);
   writeFileEnsuringDir(file, yaml);
-  return { file, mode: options.mode, cells, removed, reasons };
+  return { file, mode: options.mode, cells, removed, reasons, ...(rollout ? { waves: rollout.waves } : {}) };
 }
 
 function writeFileEnsuringDir(file: string, text: string): void {
@@ -208,7 +224,7 @@ export function reviewCommand(): Command {
         process.stdout.write(
           json
             ? `${JSON.stringify(result, null, 2)}\n`
-            : `wrote ${result.file}: ${result.mode} ${result.cells.length > 0 ? result.cells.join(", ") : "no cell (one no-op job)"}` +
+            : `wrote ${result.file}: ${result.mode} ${result.waves && result.waves.length > 1 ? result.waves.map((wave, index) => `wave ${index + 1} ${wave.name} (${wave.cells.join(", ")})`).join(", then ") : result.cells.length > 0 ? result.cells.join(", ") : "no cell (one no-op job)"}` +
                 `${result.removed.length > 0 ? `; deleted models (not destroyed): ${result.removed.join(", ")}` : ""}\n`,
         );
         return;

@@ -10,6 +10,7 @@
  * cell's environment, so protected environments and approvals can gate them.
  */
 import { DRIFT_EXIT_CODE } from "../process/errors";
+import type { PlannedWave } from "../rollout/waves";
 import { template } from "../templates/template-engine";
 import { toolkitCommand, toolkitScript, type ToolkitInvocation } from "./toolkit-invocation";
 
@@ -33,6 +34,13 @@ export interface ChildPipelineOptions {
   readonly applyMode?: ApplyMode;
   /** How the jobs run the toolkit. @default - this checkout's ./bin/ and ci/ */
   readonly toolkit?: ToolkitInvocation;
+  /**
+   * Apply mode: the waves of the rollout (lib/rollout/waves.ts). With two or more, each wave's applies
+   * `need` the gate of the wave before. @default - one wave: every apply at once, as before rollouts
+   */
+  readonly waves?: readonly PlannedWave[];
+  /** How long a gate job may wait for enough jobs (the policy's bake.max_wait), in seconds; its job timeout adds half an hour. @default 6 h */
+  readonly gateMaxWaitSeconds?: number;
 }
 
 /** A supported Node LTS (Node 20 reached end of life in April 2026); the code still runs on Node >= 20.9. */
@@ -46,6 +54,13 @@ interface JobContext {
   readonly resourceGroup?: string;
   readonly environment?: string;
   readonly allowFailureExitCodes?: readonly number[];
+  /** `allow_failure: true` (a manual job that must not block the pipeline). */
+  readonly allowFailure?: boolean;
+  /** Jobs this one `needs` (a rollout's wave order); undefined: none declared, the stage order applies. */
+  readonly needs?: readonly string[];
+  /** `timeout:` of the job (a gate waits longer than GitLab's default hour). */
+  readonly timeout?: string;
+  readonly comment?: string;
   readonly script: readonly string[];
   readonly artifacts?: {
     readonly paths: readonly string[];
@@ -134,6 +149,41 @@ export function driftJob(cell: string, toolkit: ToolkitInvocation = {}): JobCont
   };
 }
 
+/**
+ * The apply jobs of a rollout in waves: wave 1's applies start at once; after each wave but the last,
+ * `gate:<wave>` (needs the wave's applies) judges the wave, and the next wave's applies need that gate, so
+ * a failed gate leaves them skipped. `promote:<wave>` is a person's way past a failed or waiting gate
+ * (docs/operations/rollouts.md): manual, allow_failure so it never blocks, and it records who (GITLAB_USER_LOGIN).
+ */
+export function rolloutJobs(waves: readonly PlannedWave[], applyMode: ApplyMode, toolkit: ToolkitInvocation, maxWaitSeconds: number): JobContext[] {
+  const jobs: JobContext[] = [];
+  const gate = toolkitCommand(toolkit, "gate");
+  waves.forEach((wave, index) => {
+    const previousGate = index === 0 ? [] : [`gate:${waves[index - 1].name}`];
+    for (const cell of wave.cells) jobs.push({ ...applyJob(cell, applyMode, toolkit), needs: previousGate });
+    if (index === waves.length - 1) return;
+    const applies = wave.cells.map((cell) => `apply:${cell}`);
+    const later = waves.slice(index + 1).flatMap((next) => next.cells);
+    jobs.push({
+      name: `gate:${wave.name}`,
+      when: "on_success",
+      needs: applies,
+      timeout: `${Math.ceil(maxWaitSeconds / 60) + 30}m`,
+      comment: `Wave ${index + 1} of ${waves.length} (${wave.cells.length} cell${wave.cells.length === 1 ? "" : "s"}): the next wave starts only when this gate passes${wave.manual ? "; a cell here is in manual_promotion, so only a person promotes it" : ""}.`,
+      script: [`${gate} --wave ${shellQuote(wave.name)} --cells ${shellQuote(wave.cells.join(","))} --not-yet-rolled ${shellQuote(later.join(","))}${wave.manual ? " --manual" : ""} --post`],
+    });
+    jobs.push({
+      name: `promote:${wave.name}`,
+      when: "manual",
+      allowFailure: true,
+      needs: applies,
+      comment: `A person promotes wave ${wave.name} past a failed or waiting gate: the waiting gate passes at its next poll; a failed one passes when retried.`,
+      script: [`${gate} --wave ${shellQuote(wave.name)} --promote --post`],
+    });
+  });
+  return jobs;
+}
+
 export function renderChildPipeline(options: ChildPipelineOptions): string {
   const cells = [...new Set(options.cells)].sort();
   for (const cell of [...cells, ...(options.removed ?? [])]) {
@@ -154,7 +204,10 @@ export function renderChildPipeline(options: ChildPipelineOptions): string {
     base: options.base,
     image: options.image ?? DEFAULT_CI_IMAGE,
     beforeScript: ["npm ci --cache .npm --prefer-offline --no-audit --no-fund", `sh ${toolkitScript(toolkit, "build-checkout.sh")}`, `bash ${toolkitScript(toolkit, "install-engine.sh")}`],
-    jobs: cells.map(jobFor),
+    jobs:
+      options.mode === "apply" && (options.waves?.length ?? 0) > 1
+        ? rolloutJobs(options.waves ?? [], options.applyMode ?? "auto", toolkit, options.gateMaxWaitSeconds ?? 6 * 3600)
+        : cells.map(jobFor),
     removed: removed.map(
       (cell) =>
         `echo ${shellQuote(`model of cell ${cell} was deleted: its infrastructure is NOT destroyed; run ${toolkitCommand(toolkit, "provision")} --model ${cell} --destroy from a checkout that still has the model`)}`,

@@ -27,7 +27,7 @@ export const TOOLKIT_COMMAND_PATTERN = /^[A-Za-z0-9_./@= -]+$/;
 /** A relative or absolute path of plain characters. */
 export const TOOLKIT_DIR_PATTERN = /^[A-Za-z0-9_.@/-]+$/;
 
-export type ToolkitSubcommand = "prepare" | "onboard" | "provision" | "review" | "status" | "simulate" | "import" | "init";
+export type ToolkitSubcommand = "prepare" | "onboard" | "provision" | "review" | "status" | "simulate" | "import" | "init" | "gate";
 
 /** How a models repository runs its installed toolkit: npx finds node_modules/.bin/runner-fleet, and never fetches. */
 export const INSTALLED_TOOLKIT: Required<ToolkitInvocation> = { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" };

@@ -19,6 +19,9 @@ import { parsedCommandLine } from "../support/command-line";
 import { pipelineYaml, resolvePipeline, resolvePipelineText } from "../../lib/ci/gitlab-ci/include";
 import { mergeRequestVariables, projectVariables } from "../support/pipeline-variables";
 import { evaluatePipeline, jobNames, type CreatedJob } from "../../lib/ci/gitlab-ci/pipeline";
+import { runPipeline } from "../support/gitlab-dag-run";
+import { DEFAULT_ROLLOUT_POLICY } from "../../lib/rollout/policy-schema";
+import { planWaves } from "../../lib/rollout/waves";
 
 const ROOT = join(__dirname, "..", "..");
 const rootPipeline = resolvePipeline(ROOT);
@@ -363,5 +366,75 @@ describe("every job of the component that can apply has an environment", () => {
     for (const job of [...created, ...children].filter((entry) => linesOf(entry).some(applies))) {
       expect({ job: job.name, environment: job.definition.environment }).toEqual({ job: job.name, environment: { name: expect.stringMatching(/^runner-fleet\/(\$CELL_ID|cell-1)$/), action: "start" } });
     }
+  });
+});
+
+describe("a merge that changes several cells: the apply child rolls out in waves, each behind its gate", () => {
+  const cells = Array.from({ length: 20 }, (_, index) => `cell-${String(index + 1).padStart(2, "0")}`);
+  const waves = planWaves(cells.map((cell) => ({ cell, labels: {} })), DEFAULT_ROLLOUT_POLICY);
+  const outcome = evaluatePipeline(child({ mode: "apply", cells, waves }), childOf(push));
+  const jobsOf = (): readonly CreatedJob[] => {
+    if (!outcome.created) throw new Error(`pipeline not created: ${outcome.reason}`);
+    return outcome.jobs;
+  };
+  const applied = (run: Record<string, string>) => cells.filter((cell) => run[`apply:${cell}`] === "success");
+
+  it("20 cells: a canary, then 2 cells (10 %), then 17, with a gate and a manual promote after each wave but the last", () => {
+    expect(waves.map((wave) => wave.cells.length)).toEqual([1, 2, 17]);
+    expect(jobNames(outcome)).toEqual([
+      "apply:cell-01",
+      "gate:canary",
+      "promote:canary",
+      "apply:cell-02",
+      "apply:cell-03",
+      "gate:ten-percent",
+      "promote:ten-percent",
+      ...cells.slice(3).map((cell) => `apply:${cell}`),
+    ]);
+    expect(createdJob(outcome, "apply:cell-02").definition.needs).toEqual(["gate:canary"]);
+    expect(createdJob(outcome, "apply:cell-20").definition.needs).toEqual(["gate:ten-percent"]);
+    expect(createdJob(outcome, "gate:ten-percent").definition.needs).toEqual(["apply:cell-02", "apply:cell-03"]);
+    expect(createdJob(outcome, "apply:cell-01").definition.needs).toBeUndefined();
+  });
+
+  it("the gate judges the wave against the cells not yet rolled, and waits longer than GitLab's default hour", () => {
+    const gate = createdJob(outcome, "gate:canary");
+    expect(gate.when).toBe("on_success");
+    expect(gate.definition.script).toEqual([`./bin/gate --wave canary --cells cell-01 --not-yet-rolled '${cells.slice(1).join(",")}' --post`]);
+    expect(gate.definition.timeout).toBe("390m");
+  });
+
+  it("promote is manual and never blocks; it records the person (GITLAB_USER_LOGIN is the one who starts a manual job)", () => {
+    const promote = createdJob(outcome, "promote:canary");
+    expect(promote).toMatchObject({ when: "manual", allowFailure: true });
+    expect(promote.definition.script).toEqual(["./bin/gate --wave canary --promote --post"]);
+  });
+
+  it("a healthy rollout applies every cell, wave after wave", () => {
+    const run = runPipeline(jobsOf());
+    expect(applied(run)).toEqual(cells);
+    expect(run["promote:canary"]).toBe("manual");
+  });
+
+  it("fails the rollout at a failed canary gate: no later wave applies", () => {
+    const run = runPipeline(jobsOf(), { "gate:canary": "failed" });
+    expect(applied(run)).toEqual(["cell-01"]);
+    expect(cells.slice(1).map((cell) => run[`apply:${cell}`])).toEqual(cells.slice(1).map(() => "skipped"));
+  });
+
+  it("fails the rollout at the second gate: the canary and the 10 % applied, the rest not", () => {
+    const run = runPipeline(jobsOf(), { "gate:ten-percent": "failed" });
+    expect(applied(run)).toEqual(["cell-01", "cell-02", "cell-03"]);
+  });
+
+  it("a merge that touches one cell applies it as before: one job, no gate", () => {
+    expect(planWaves([{ cell: "cell-01", labels: {} }], DEFAULT_ROLLOUT_POLICY)).toEqual([]);
+    expect(jobNames(evaluatePipeline(child({ mode: "apply", cells: ["cell-01"], waves: [] }), childOf(push)))).toEqual(["apply:cell-01"]);
+  });
+
+  it("APPLY_MODE=manual: every apply still waits for a person, in its wave", () => {
+    const manual = evaluatePipeline(child({ mode: "apply", cells, waves, applyMode: "manual" }), childOf(push));
+    expect(createdJob(manual, "apply:cell-02")).toMatchObject({ when: "manual" });
+    expect(createdJob(manual, "apply:cell-02").definition.needs).toEqual(["gate:canary"]);
   });
 });

@@ -64,6 +64,16 @@ describe("pipelines validate against GitLab's CI schema", () => {
     expect(problems(renderChildPipeline({ mode, cells, removed, base: "0123abcd" }))).toEqual([]);
   });
 
+  it("accepts an apply child pipeline of a rollout in waves (needs, gates, manual promote jobs, timeout)", () => {
+    const waves = [
+      { name: "canary", cells: ["cell-1"], manual: false },
+      { name: "rest", cells: ["cell-2", "cell-3"], manual: false },
+    ];
+    const yaml = renderChildPipeline({ mode: "apply", cells: ["cell-1", "cell-2", "cell-3"], base: "0123abcd", waves });
+    expect(yaml).toContain("gate:canary");
+    expect(problems(yaml)).toEqual([]);
+  });
+
   it("accepts a generated apply child pipeline in manual mode", () => {
     expect(problems(renderChildPipeline({ mode: "apply", cells: ["cell-1"], base: "0123abcd", applyMode: "manual" }))).toEqual([]);
   });
