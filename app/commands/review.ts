@@ -31,6 +31,8 @@ import { toolkitUpgrade } from "../../lib/review/toolkit-upgrade";
 import { parseGoDurationSeconds } from "../../lib/model/duration";
 import { planRollout } from "../../lib/rollout/rollout-plan";
 import type { PlannedWave } from "../../lib/rollout/waves";
+import { cellRollMs, rolloutReview, type RolloutReview } from "../../lib/review/rollout-review";
+import type { CellSides } from "../../lib/review/model-sides";
 
 export interface ReviewOptions {
   /** Git ref the change is compared with (the MR's diff base). */
@@ -82,24 +84,41 @@ export async function runReview(options: ReviewOptions): Promise<ReviewResult> {
   // One picture of each side: every changed cell's model at the base and the head, parsed once for every part below.
   const sides = await readCellSides(changed, { cwd, head: options.head, files });
   const read = { cwd, head: options.head, files, sides };
+  const diff = diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered });
   const report: ReviewReport = {
     base: { ref: options.base, sha: changed.baseSha },
     head: { ref: changed.head },
     changedCells: changed,
     changedOnly: Boolean(options.changedOnly),
-    diff: diffStacks(before.stacks, after.stacks, { before: before.rendered, after: after.rendered }),
+    diff,
     gitlab: gitlabChanges(sides),
     costs: await costChanges(changed, read),
     modelWarnings: await modelWarnings(changed, read),
     importNotes: await importedModelNotes(changed, read),
     queues: await queueChanges(changed, read),
     ...(upgrade ? { toolkitUpgrade: upgrade } : {}),
+    ...reviewRollout(changed, sides, (cell) => diff.cells.find((entry) => entry.cell === cell)?.managers ?? [], { cwd, modelsDir: options.modelsDir }),
   };
   const markdown = renderReviewMarkdown(report);
   if (options.markdownFile) writeFileEnsuringDir(resolve(cwd, options.markdownFile), markdown);
   // The file holds the whole review; the note what GitLab stores of it, with the way to the rest.
   const note = noteTarget ? await upsertMergeRequestNote(noteTarget, fitToNote(markdown, { fullReview: reviewArtifact(env, options.markdownFile) }), REVIEW_MARKER) : undefined;
   return { report, markdown, note };
+}
+
+/** The rollout the merge would get (rollout.yaml of the working tree, the head models' labels), when it changes several cells. */
+function reviewRollout(
+  changed: ChangedCellsResult,
+  sides: readonly CellSides[],
+  managers: (cell: string) => readonly { readonly replaced: readonly number[] }[],
+  options: { readonly cwd: string; readonly modelsDir?: string },
+): { rollout?: RolloutReview } {
+  const cells = changed.cells.map((entry) => entry.cell);
+  if (cells.length < 2) return {};
+  const modelOf = (cell: string) => sides.find((side) => side.cell.cell === cell)?.head.loaded?.model;
+  const plan = planRollout({ cwd: options.cwd, modelsDir: options.modelsDir, cells, labelsOf: (cell) => modelOf(cell)?.cell.labels });
+  const review = rolloutReview(plan.waves, plan.policy, plan.policyFile, (cell) => cellRollMs({ model: modelOf(cell), replacedSlots: managers(cell) }));
+  return review ? { rollout: review } : {};
 }
 
 export interface ChangedCellsOptions {

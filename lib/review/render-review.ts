@@ -22,6 +22,7 @@ import { countActions, type CellDiff, type StackDiff } from "./stack-diff";
 import { toolkitUpgradeMarkdown, toolkitUpgradeText } from "./render-toolkit-upgrade";
 import type { ToolkitUpgrade } from "./toolkit-upgrade";
 import { INSTALLED_TOOLKIT, toolkitCommand } from "../ci/toolkit-invocation";
+import { rolloutMarkdown, rolloutText, type RolloutReview } from "./rollout-review";
 
 /** First line of the merge-request note: how the note is found and updated instead of duplicated. */
 export const REVIEW_MARKER = "<!-- runner-fleet-review -->";
@@ -46,6 +47,8 @@ export interface ReviewReport {
   readonly toolkitUpgrade?: ToolkitUpgrade;
   /** Queue wait and cost simulated at the base and the head, per cell whose shards' scaling changed. */
   readonly queues?: readonly CellQueueChange[];
+  /** How the merge rolls out when it changes several cells (./rollout-review.ts). */
+  readonly rollout?: RolloutReview;
 }
 
 /** Rows of one table shown before the rest folds into <details>. */
@@ -73,6 +76,7 @@ export function renderReviewText(report: ReviewReport): string {
     `summary: ${reviewSummaryLine(report)}`,
   ];
   if (report.toolkitUpgrade) lines.push(...toolkitUpgradeText(report.toolkitUpgrade));
+  if (report.rollout) lines.push(...rolloutText(report.rollout));
   const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged");
   for (const group of sameChanges(changedCells, (cell) => cellTextLines(report, cell))) {
     lines.push("", `${cellsHeading(group.cells)}: ${group.section.heading}`, ...group.section.body);
@@ -136,6 +140,7 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   if (report.changedOnly) out.push("", "_Only the cells this change plans were synthesized._");
   // First: a new toolkit changes every cell below.
   if (report.toolkitUpgrade) out.push("", ...toolkitUpgradeMarkdown(report.toolkitUpgrade));
+  if (report.rollout) out.push(...rolloutMarkdown(report.rollout));
 
   const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged");
   for (const group of sameChanges(changedCells, (cell) => cellMarkdownLines(report, cell))) {

@@ -100,6 +100,21 @@ describe("review over two refs of a repository (fake synth)", () => {
     expect(report.changedCells.cells.every((cell) => cell.reasons[0].startsWith("shared code changed"))).toBe(true);
   });
 
+  it("shows the rollout of a change to several cells, by rollout.yaml beside the models; none for one cell", async () => {
+    repo.write("rollout.yaml", "waves:\n  - { name: first, cells: [cell-3] }\n");
+    repo.write("models/cell-1.yaml", MODEL("e2-medium"));
+    repo.write("models/cell-3.yaml", MODEL("e2-medium"));
+    const head = repo.commit("two cells");
+
+    const { report, markdown } = await runReview({ cwd: repo.dir, base, head, changedOnly: true });
+
+    expect(report.rollout?.waves.map((wave) => [wave.name, wave.cells])).toEqual([["first", ["cell-3"]], ["rest", ["cell-1"]]]);
+    expect(markdown).toContain("#### Rollout: 2 waves (`rollout.yaml`)");
+    repo.write("models/cell-2.yaml", MODEL("e2-medium"));
+    const one = await runReview({ cwd: repo.dir, base: head, changedOnly: true });
+    expect(one.report.rollout).toBeUndefined();
+  });
+
   it("removes its temporary worktree even when the synth fails", async () => {
     repo.write("models/cell-1.yaml", "invalid: true\n");
     const head = repo.commit("broken model");
