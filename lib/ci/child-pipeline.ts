@@ -10,7 +10,6 @@
  * cell's environment, so protected environments and approvals can gate them.
  */
 import { DRIFT_EXIT_CODE } from "../process/errors";
-import type { PlannedWave } from "../rollout/waves";
 import { template } from "../templates/template-engine";
 import { toolkitCommand, toolkitScript, type ToolkitInvocation } from "./toolkit-invocation";
 
@@ -19,6 +18,14 @@ export type ChildPipelineMode = "plan" | "apply" | "drift";
 export type ApplyMode = "auto" | "manual";
 
 export const APPLY_MODES: readonly ApplyMode[] = ["auto", "manual"];
+
+/** One wave of a rollout, as lib/rollout/waves.ts plans it (declared here: lib/ci sits below lib/rollout). */
+export interface PipelineWave {
+  readonly name: string;
+  readonly cells: readonly string[];
+  /** Only a person promotes the wave (manual_promotion). */
+  readonly manual: boolean;
+}
 
 export interface ChildPipelineOptions {
   readonly mode: ChildPipelineMode;
@@ -38,7 +45,7 @@ export interface ChildPipelineOptions {
    * Apply mode: the waves of the rollout (lib/rollout/waves.ts). With two or more, each wave's applies
    * `need` the gate of the wave before. @default - one wave: every apply at once, as before rollouts
    */
-  readonly waves?: readonly PlannedWave[];
+  readonly waves?: readonly PipelineWave[];
   /** How long a gate job may wait for enough jobs (the policy's bake.max_wait), in seconds; its job timeout adds half an hour. @default 6 h */
   readonly gateMaxWaitSeconds?: number;
 }
@@ -155,7 +162,7 @@ export function driftJob(cell: string, toolkit: ToolkitInvocation = {}): JobCont
  * a failed gate leaves them skipped. `promote:<wave>` is a person's way past a failed or waiting gate
  * (docs/operations/rollouts.md): manual, allow_failure so it never blocks, and it records who (GITLAB_USER_LOGIN).
  */
-export function rolloutJobs(waves: readonly PlannedWave[], applyMode: ApplyMode, toolkit: ToolkitInvocation, maxWaitSeconds: number): JobContext[] {
+export function rolloutJobs(waves: readonly PipelineWave[], applyMode: ApplyMode, toolkit: ToolkitInvocation, maxWaitSeconds: number): JobContext[] {
   const jobs: JobContext[] = [];
   const gate = toolkitCommand(toolkit, "gate");
   waves.forEach((wave, index) => {

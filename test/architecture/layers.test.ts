@@ -18,7 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["stacks"],
   ["constructs"],
   ["lib/review"],
-  ["lib/roll", "lib/onboard", "lib/fleet", "lib/simulate"],
+  ["lib/roll", "lib/onboard", "lib/fleet", "lib/simulate", "lib/rollout"],
   ["lib/gitlab"],
   ["lib/secrets", "lib/terraform", "lib/render", "lib/cost", "lib/ci", "lib/state"],
   ["lib/model"],

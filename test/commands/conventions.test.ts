@@ -15,7 +15,7 @@ import { runnerModelSchema } from "../../lib/model/schema";
 import { REPO_ROOT, runBin, runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { MODELS_DIR } from "../support/models";
 
-const COMMANDS = ["prepare", "onboard", "provision", "review", "status", "import", "init", "simulate"] as const;
+const COMMANDS = ["prepare", "onboard", "provision", "review", "status", "import", "init", "simulate", "gate"] as const;
 const RECORD_LOADED_MODULES = join(REPO_ROOT, "test", "support", "record-loaded-modules.js");
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
 

@@ -12,6 +12,7 @@ import { runGateCommand, type GateOptions } from "../../app/commands/gate";
 import { desiredRunner } from "../../lib/gitlab/runner-spec";
 import type { FakeGitLab, FakeRunner } from "../support/fake-gitlab";
 import { useFakeGitLab } from "../support/fake-gitlab-setup";
+import { runInProcess } from "../support/cli";
 import { writeFleet, type FleetSetup } from "../support/fleet-models";
 
 const gitlab = useFakeGitLab();
@@ -208,5 +209,22 @@ describe("gate", () => {
     const { run, elapsed } = gate({ env: {} });
     await expect(run()).rejects.toThrow("the gate reads cell cell-a's jobs from GitLab: set $GITLAB_TOKEN");
     expect(elapsed()).toBe(0);
+  });
+});
+
+describe("runner-fleet gate on the command line", () => {
+  it("fails with exit 2 and the policy's line when rollout.yaml is wrong, before asking GitLab anything", async () => {
+    writeFileSync(join(dirname(fleet.dir), "rollout.yaml"), "bake:\n  jobs: -1\n");
+    const result = await runInProcess("gate", ["--wave", "canary", "--cells", "cell-a", "--models-dir", fleet.dir], { cwd: dirname(fleet.dir), env: { GITLAB_TOKEN: fake.adminToken } });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/rollout\.yaml:2:9: bake\.jobs: expected number to be >=1, received -1 \(for example jobs: 100\)/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(fake.requests).toEqual([]);
+  });
+
+  it("fails with exit 2 on a wave name that is not one", async () => {
+    const result = await runInProcess("gate", ["--wave", "Canary!", "--cells", "cell-a"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('--wave must be a wave name of rollout.yaml such as "canary", got "Canary!"');
   });
 });

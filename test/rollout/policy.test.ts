@@ -2,7 +2,7 @@
  * rollout.yaml: the defaults when there is none, and its problems reported as a model's are (file, YAML path,
  * line:col, received, expected, a value that passes; UserInputError, exit 2), all at once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserInputError } from "../../lib/process/errors";

@@ -57,7 +57,7 @@ export function runBinAsync(
   });
 }
 
-type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline";
+type CommandName = "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline" | "gate";
 
 /** Each command's factory, loaded on first use: the one bin/<name> hands to the CLI entry. */
 const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").Command>> = {
@@ -70,6 +70,7 @@ const COMMAND_FACTORIES: Readonly<Record<CommandName, () => import("commander").
   init: () => require("../../app/commands/init").initCommand(),
   simulate: () => require("../../app/commands/simulate").simulateCommand(),
   pipeline: () => require("../../app/commands/pipeline").pipelineCommand(),
+  gate: () => require("../../app/commands/gate").gateCommand(),
 };
 
 /**
