@@ -203,6 +203,20 @@ describe("shell in the pipelines", () => {
     ["child plan pipeline", () => renderChildPipeline({ mode: "plan", cells: ["cell-1"], removed: ["cell-2"], base: "main" })],
     ["child apply pipeline", () => renderChildPipeline({ mode: "apply", cells: [], base: "main" })],
     [
+      "child apply pipeline of a rollout in waves (gate and promote jobs)",
+      () =>
+        renderChildPipeline({
+          mode: "apply",
+          cells: ["cell-1", "cell-2", "cell-3"],
+          base: "main",
+          waves: [
+            { name: "canary", cells: ["cell-1"], manual: true },
+            { name: "rest", cells: ["cell-2", "cell-3"], manual: false },
+          ],
+          toolkit: { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" },
+        }),
+    ],
+    [
       "child apply pipeline of a models repository",
       () => renderChildPipeline({ mode: "apply", cells: ["cell-1"], removed: ["cell-2"], base: "main", toolkit: { command: "npx --no-install runner-fleet", dir: "node_modules/runner-fleet" } }),
     ],

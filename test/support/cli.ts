@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 export function runBin(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline" | "gate",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; nodeArgs?: readonly string[] } = {},
 ): CliResult {
@@ -34,7 +34,7 @@ export const STACK_TRACE_LINE = /^\s+at .+\(.+:\d+:\d+\)$/m;
  * itself serves the stand-ins (fake GitLab) the command talks to.
  */
 export function runBinAsync(
-  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline",
+  name: "prepare" | "onboard" | "provision" | "review" | "status" | "import" | "init" | "simulate" | "pipeline" | "gate",
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
