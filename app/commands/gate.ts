@@ -120,7 +120,7 @@ export async function runGateCommand(options: GateOptions): Promise<GateResult> 
   log(outcome.summary);
   log(describeTally(traffic.tally(), formatMs));
   const passed = outcome.outcome === "pass" || outcome.outcome === "promoted";
-  const rollBack = passed ? "" : "\n\nNothing was rolled back. To roll back the cells already rolled, revert this merge request (GitLab's Revert button opens a revert merge request); to go on anyway, run the manual job `promote:" + options.wave + "`.";
+  const rollBack = passed ? "" : "\n\nNothing was rolled back. To roll back the cells already rolled, run the manual job `rollback` (it opens a merge request that reverts this merge; GitLab's Revert button does the same); to go on anyway, run the manual job `promote:" + options.wave + "`.";
   const note = options.post ? await postNote(project, env, options.wave, `${passed ? ":white_check_mark:" : ":octagonal_sign:"} Rollout\n\n\`\`\`\n${outcome.summary}\n\`\`\`${rollBack}`) : undefined;
   return { outcome: outcome.outcome, summary: outcome.summary, ...(note ? { note } : {}), exitCode: passed ? 0 : 1 };
 }

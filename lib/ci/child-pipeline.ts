@@ -188,6 +188,13 @@ export function rolloutJobs(waves: readonly PipelineWave[], applyMode: ApplyMode
       script: [`${gate} --wave ${shellQuote(wave.name)} --promote --post`],
     });
   });
+  jobs.push({
+    name: "rollback",
+    when: "manual",
+    allowFailure: true,
+    comment: "Rolling back is a merge request that reverts this commit (ci/propose-revert.sh), opened only when a person runs this job; nothing is reverted until it is merged.",
+    script: [`bash ${toolkitScript(toolkit, "propose-revert.sh")} MODELS_PUSH_TOKEN`],
+  });
   return jobs;
 }
 

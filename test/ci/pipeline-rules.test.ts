@@ -390,6 +390,7 @@ describe("a merge that changes several cells: the apply child rolls out in waves
       "gate:ten-percent",
       "promote:ten-percent",
       ...cells.slice(3).map((cell) => `apply:${cell}`),
+      "rollback",
     ]);
     expect(createdJob(outcome, "apply:cell-02").definition.needs).toEqual(["gate:canary"]);
     expect(createdJob(outcome, "apply:cell-20").definition.needs).toEqual(["gate:ten-percent"]);
@@ -410,10 +411,16 @@ describe("a merge that changes several cells: the apply child rolls out in waves
     expect(promote.definition.script).toEqual(["./bin/gate --wave canary --promote --post"]);
   });
 
-  it("a healthy rollout applies every cell, wave after wave", () => {
+  it("a healthy rollout applies every cell, wave after wave; promote and rollback wait for a person", () => {
     const run = runPipeline(jobsOf());
     expect(applied(run)).toEqual(cells);
     expect(run["promote:canary"]).toBe("manual");
+    expect(run.rollback).toBe("manual");
+  });
+
+  it("rollback only opens a revert merge request, when a person runs it", () => {
+    expect(createdJob(outcome, "rollback")).toMatchObject({ when: "manual", allowFailure: true });
+    expect(createdJob(outcome, "rollback").definition.script).toEqual(["bash ci/propose-revert.sh MODELS_PUSH_TOKEN"]);
   });
 
   it("fails the rollout at a failed canary gate: no later wave applies", () => {

@@ -177,7 +177,7 @@ describe("gate", () => {
     expect(result.note).toEqual({ action: "created", mergeRequestIid: 7 });
     const [note] = fake.mergeRequests.notes("20", 7);
     expect(note.body).toContain("gate canary: FAILED on runner failures");
-    expect(note.body).toContain("Nothing was rolled back");
+    expect(note.body).toContain("Nothing was rolled back. To roll back the cells already rolled, run the manual job `rollback`");
     expect(note.body).toContain("`promote:canary`");
   });
 
