@@ -76,7 +76,7 @@ export function rolloutMarkdown(review: RolloutReview): string[] {
     "",
     "| wave | cells | roll (worst case) | then |",
     "| --- | --- | --- | --- |",
-    ...review.waves.map((wave, index) => `| ${index + 1}. \`${wave.name}\` | ${wave.cells.length > 6 ? `${wave.cells.length} cells: ${wave.cells.slice(0, 5).map((cell) => `\`${cell}\``).join(", ")}, …` : wave.cells.map((cell) => `\`${cell}\``).join(", ")} | ${duration(wave.rollMs)} | ${thenText(wave, policy)} |`),
+    ...review.waves.map((wave, index) => `| ${index + 1}. \`${wave.name}\` | ${cellList(wave.cells, (cell) => `\`${cell}\``)} | ${duration(wave.rollMs)} | ${thenText(wave, policy)} |`),
     "",
     `**Bake** before each gate: ${policy.bake.duration} and ${policy.bake.jobs} jobs in the wave (and in the baseline), whichever is later; with too few jobs the gate waits up to ${policy.bake.max_wait}, then stops the rollout (\"not enough jobs to judge\").`,
     `**Gates** against the same cells a week earlier and the cells not yet rolled: runner failures (${failures.reasons.join(", ")}) above baseline × ${failures.max_ratio} + ${(failures.margin * 100).toFixed(2)} % and significant (one-sided two-proportion z-test, ${failures.confidence * 100} %); queue time p${queue.percentile} above baseline × ${queue.max_ratio} + ${queue.margin}.`,
@@ -89,9 +89,14 @@ export function rolloutText(review: RolloutReview): string[] {
   return [
     "",
     `rollout: ${review.waves.length} waves (${review.policyFile ? "rollout.yaml" : "default policy"}); ${duration(review.shortestMs)} to ${duration(review.longestMs)}`,
-    ...review.waves.map((wave, index) => `  wave ${index + 1} ${wave.name}: ${wave.cells.join(", ")}; roll up to ${duration(wave.rollMs)}; then ${thenText(wave, policy)}`),
+    ...review.waves.map((wave, index) => `  wave ${index + 1} ${wave.name}: ${cellList(wave.cells)}; ${wave.rollMs === 0 ? "no manager replaced" : `roll up to ${duration(wave.rollMs)}`}; then ${thenText(wave, policy).replace(/`/g, "")}`),
     `  bake ${policy.bake.duration} and ${policy.bake.jobs} jobs, whichever is later, waiting at most ${policy.bake.max_wait}; gates: runner failures > baseline x ${policy.gates.failures.max_ratio} + ${(policy.gates.failures.margin * 100).toFixed(2)} % (z-test ${policy.gates.failures.confidence * 100} %), queue p${policy.gates.queue.percentile} > baseline x ${policy.gates.queue.max_ratio} + ${policy.gates.queue.margin}`,
   ];
+}
+
+/** A wave's cells; a long wave (a fleet's "rest") by count and its first five, so a 100-cell change stays readable. */
+function cellList(cells: readonly string[], show: (cell: string) => string = (cell) => cell): string {
+  return cells.length > 6 ? `${cells.length} cells: ${cells.slice(0, 5).map(show).join(", ")}, …` : cells.map(show).join(", ");
 }
 
 function thenText(wave: RolloutWaveReview, policy: RolloutPolicy): string {

@@ -64,3 +64,19 @@ describe("the rollout in the review", () => {
     expect(rolloutReview(planWaves([{ cell: "cell-01", labels: {} }], DEFAULT_ROLLOUT_POLICY), DEFAULT_ROLLOUT_POLICY, undefined, () => 0)).toBeUndefined();
   });
 });
+
+describe("the rollout in the text review", () => {
+  it("names a long wave by its count and first cells, one line a wave", () => {
+    const waves = planWaves(cells.map((cell) => ({ cell, labels: {} })), DEFAULT_ROLLOUT_POLICY);
+    const review = rolloutReview(waves, DEFAULT_ROLLOUT_POLICY, undefined, () => 0)!;
+    const report: ReviewReport = {
+      base: { ref: "main", sha: "0".repeat(40) },
+      head: { ref: "x" },
+      changedCells: { base: "main", baseSha: "0".repeat(40), head: "x", cells: [], removed: [], sharedFiles: [], ignoredFiles: [] },
+      changedOnly: true,
+      diff: diffStacks(new Map(), new Map()),
+      rollout: review,
+    };
+    expect(renderReviewText(report)).toContain("  wave 3 rest: 17 cells: cell-04, cell-05, cell-06, cell-07, cell-08, …; no manager replaced; then done\n");
+  });
+});
