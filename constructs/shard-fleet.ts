@@ -1,7 +1,8 @@
 /**
  * What one shard of a cell's fleet is made of, the same on both clouds, and the fleet's outputs.
  */
-import { TerraformOutput } from "cdktf";
+import { TerraformOutput, TerraformResource, TerraformStack } from "cdktf";
+import { makeUniqueId } from "cdktf/lib/private/unique";
 import type { Construct } from "constructs";
 
 /**
@@ -46,4 +47,27 @@ export function byShard<Fleet extends { readonly name: string }>(
       return value === undefined ? [] : [[fleet.name, value]];
     }),
   );
+}
+
+/**
+ * Moves every resource under `scope` (a shard's `shard-<name>`) from the address it had under the sibling
+ * scope `formerId` (`shard-<former name>`): one Terraform moved block per resource, so that `terraform plan`
+ * of a rename moves the shard's state instead of destroying and creating it. The former address is the
+ * logical id cdktf allocates for the former construct path (cdktf/lib/terraform-stack.js allocateLogicalId:
+ * makeUniqueId of the path's ids below the stack), so it must be called once every resource of the scope
+ * exists. Terraform treats a moved block whose source is not in the state as nothing to do
+ * (developer.hashicorp.com/terraform/language/modules/develop/refactoring), so the blocks can stay after
+ * the apply that moved the resources.
+ */
+export function moveShardResources(scope: Construct, formerId: string): void {
+  const stack = TerraformStack.of(scope);
+  const depth = scope.node.scopes.indexOf(scope);
+  for (const child of scope.node.findAll()) {
+    if (!(child instanceof TerraformResource)) continue;
+    const scopes = child.node.scopes;
+    const ids = scopes.slice(scopes.indexOf(stack) + 1).map((part) => part.node.id);
+    // The shard's scope sits at the same depth in both paths: only its id differs.
+    ids[depth - scopes.indexOf(stack) - 1] = formerId;
+    child.moveFromId(`${child.terraformResourceType}.${makeUniqueId(ids)}`);
+  }
 }

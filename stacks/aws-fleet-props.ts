@@ -26,12 +26,23 @@ import { liveConfigContent } from "../lib/render/live-config";
 import type { AwsCloudConfig, RunnerModel, Shard } from "../lib/model/schema";
 import { awsRootDeviceName } from "../lib/model/worker-image";
 import { drainHookHeartbeatSeconds } from "../lib/render/graceful-stop";
+import { deployedModel } from "../lib/model/deployed-model";
 import type { RenderedShardFiles } from "../lib/render/rendered-files";
 
 export type AwsRunnerModel = RunnerModel & { readonly cloud: AwsCloudConfig };
 
 /** `rendered` holds the model's shards' files, in model order (lib/render/rendered-files.ts). */
 export function awsFleetProps(model: AwsRunnerModel, rendered: readonly RenderedShardFiles[]): AwsCellFleetProps {
+  // Every cloud name from the model as the cloud knows it (lib/model/deployed-model.ts); the shards' construct
+  // scopes and outputs from the model's names, a renamed shard's resources moved from its former scope.
+  const props = cloudProps(deployedModel(model), rendered);
+  return {
+    ...props,
+    shards: props.shards.map((shard, index) => ({ ...shard, name: model.shards[index].name, renamedFrom: model.shards[index].renamed_from })),
+  };
+}
+
+function cloudProps(model: AwsRunnerModel, rendered: readonly RenderedShardFiles[]): AwsCellFleetProps {
   const { cloud, network } = model;
   return {
     network: {

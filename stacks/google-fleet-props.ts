@@ -30,6 +30,7 @@ import {
   zoneOfSlot,
 } from "../lib/model/names";
 import type { GoogleCloudConfig, RunnerModel, Shard } from "../lib/model/schema";
+import { deployedModel } from "../lib/model/deployed-model";
 import type { RenderedShardFiles } from "../lib/render/rendered-files";
 import { liveConfigContent } from "../lib/render/live-config";
 
@@ -37,6 +38,16 @@ export type GoogleRunnerModel = RunnerModel & { readonly cloud: GoogleCloudConfi
 
 /** `rendered` holds the model's shards' files, in model order (lib/render/rendered-files.ts). */
 export function googleFleetProps(model: GoogleRunnerModel, rendered: readonly RenderedShardFiles[]): GoogleCellFleetProps {
+  // Every cloud name from the model as the cloud knows it (lib/model/deployed-model.ts); the shards' construct
+  // scopes and outputs from the model's names, a renamed shard's resources moved from its former scope.
+  const props = cloudProps(deployedModel(model), rendered);
+  return {
+    ...props,
+    shards: props.shards.map((shard, index) => ({ ...shard, name: model.shards[index].name, renamedFrom: model.shards[index].renamed_from })),
+  };
+}
+
+function cloudProps(model: GoogleRunnerModel, rendered: readonly RenderedShardFiles[]): GoogleCellFleetProps {
   const { cloud, network } = model;
   return {
     project: cloud.project,

@@ -8,7 +8,7 @@
 import { ManagerLiveConfig, type ManagerLiveConfigProps } from "./manager-live-config";
 import { Annotations } from "cdktf";
 import { Construct } from "constructs";
-import { addFleetOutputs, byShard, type FleetOutput, type ShardFleet } from "../shard-fleet";
+import { addFleetOutputs, byShard, moveShardResources, type FleetOutput, type ShardFleet } from "../shard-fleet";
 import { CacheBucket, type CacheBucketProps } from "./cache-bucket";
 import { checkUnique } from "./checks";
 import { FleetMonitoring, type FleetMonitoringProps } from "./fleet-monitoring";
@@ -20,6 +20,13 @@ import { WorkerAutoscalingGroups, type WorkerAutoscalingGroupsProps } from "./wo
 /** One shard: its constructs' props, less what the fleet wires (subnets, security groups, ARNs). */
 export interface AwsShardProps {
   readonly name: string;
+  /**
+   * The shard's former name: every resource of its `shard-<name>` scope moves from the `shard-<renamedFrom>`
+   * scope (Terraform moved blocks, ../shard-fleet.ts moveShardResources). Its other props keep the names
+   * its resources were created under (stacks/*-fleet-props.ts do), or the move is followed by a replacement.
+   * @default - not renamed
+   */
+  readonly renamedFrom?: string;
   readonly iam: Omit<FleetingIamProps, "workerGroups" | "cacheBucketArn">;
   /** @default - no cache bucket */
   readonly cache?: CacheBucketProps;
@@ -94,6 +101,7 @@ export class AwsCellFleet extends Construct {
       // The first token and config.toml read at boot must find the role's policies and the parameters in place.
       dependsOn: [iam.policy, liveConfig.policy, ...liveConfig.parameters],
     });
+    if (shard.renamedFrom !== undefined) moveShardResources(scope, `shard-${shard.renamedFrom}`);
     return { name: shard.name, scope, iam, cache, managers, workers };
   }
 

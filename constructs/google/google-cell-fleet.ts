@@ -8,7 +8,7 @@
  */
 import { ManagerLiveConfig, type ManagerLiveConfigProps } from "./manager-live-config";
 import { Construct } from "constructs";
-import { addFleetOutputs, byShard, type ShardFleet } from "../shard-fleet";
+import { addFleetOutputs, byShard, moveShardResources, type ShardFleet } from "../shard-fleet";
 import { CacheBucket, type CacheBucketProps } from "./cache-bucket";
 import { checkUnique } from "./checks";
 import { FleetMonitoring, type FleetMonitoringProps } from "./fleet-monitoring";
@@ -22,6 +22,13 @@ import { WORKER_LOG_SCOPE, WorkerLogIdentity, type WorkerLogIdentityProps } from
 /** One shard: its constructs' props, less what the fleet wires (project, region, subnetwork, service account). */
 export interface GoogleShardProps {
   readonly name: string;
+  /**
+   * The shard's former name: every resource of its `shard-<name>` scope moves from the `shard-<renamedFrom>`
+   * scope (Terraform moved blocks, ../shard-fleet.ts moveShardResources). Its other props keep the names
+   * its resources were created under (stacks/*-fleet-props.ts do), or the move is followed by a replacement.
+   * @default - not renamed
+   */
+  readonly renamedFrom?: string;
   readonly iam: Omit<FleetingIamProps, "project">;
   /** @default - no cache bucket */
   readonly cache?: Omit<CacheBucketProps, "project" | "location" | "objectAdminServiceAccountEmails">;
@@ -98,6 +105,7 @@ export class GoogleCellFleet extends Construct {
       subnetwork,
       ...(workerLogs ? { serviceAccountEmail: workerLogs.email, serviceAccountScopes: [WORKER_LOG_SCOPE] } : {}),
     });
+    if (shard.renamedFrom !== undefined) moveShardResources(scope, `shard-${shard.renamedFrom}`);
     return { name: shard.name, scope, iam, cache, managers, workers };
   }
 

@@ -178,7 +178,30 @@ function checkShardNames(model: RunnerModel): CrossCheckFinding[] {
     if (earlier === undefined) firstIndex.set(shard.name, index);
     else findings.push(error(["shards", index, "name"], `a shard name unique in the cell (shards[${earlier}] has it already)`, shard.name));
   });
-  return findings;
+  return [...findings, ...checkRenamedFrom(model)];
+}
+
+/**
+ * A renamed shard's resources move from `shard-<renamed_from>` (stacks: Terraform moved blocks), and its
+ * cloud names are derived from that name: a current shard of the same name would own the same addresses
+ * and names (Terraform refuses a moved block whose source is still in the configuration), and two
+ * shards renamed from one name would claim the same resources.
+ */
+function checkRenamedFrom(model: RunnerModel): CrossCheckFinding[] {
+  const current = new Map(model.shards.map((shard, index) => [shard.name, index]));
+  const claimed = new Map<string, number>();
+  return model.shards.flatMap((shard, index): CrossCheckFinding[] => {
+    const from = shard.renamed_from;
+    if (from === undefined) return [];
+    const at: ModelPath = ["shards", index, "renamed_from"];
+    if (from === shard.name) return [error(at, `the shard's former name, not its name (remove renamed_from, or set it to the name the shard had before)`, from)];
+    const other = current.get(from);
+    if (other !== undefined) return [error(at, `a former name no current shard has (shards[${other}] is named ${from}: its resources cannot move while it exists)`, from)];
+    const earlier = claimed.get(from);
+    if (earlier !== undefined) return [error(at, `a former name of one shard only (shards[${earlier}] was renamed from it already)`, from)];
+    claimed.set(from, index);
+    return [];
+  });
 }
 
 /**

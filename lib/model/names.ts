@@ -16,9 +16,18 @@ export function stackName(model: RunnerModel): string {
   return model.cell.id;
 }
 
-/** Prefix of every resource of a shard: "<cell>-<shard>". */
+/**
+ * The name a shard's cloud resources, secret and labels carry: the name it had before it was renamed
+ * (`renamed_from`), else its name. A rename moves the shard's Terraform addresses only (./deployed-model.ts):
+ * nearly every cloud name is fixed at creation (a new name is a new resource), so a renamed shard keeps them.
+ */
+export function cloudShardName(shard: Shard): string {
+  return shard.renamed_from ?? shard.name;
+}
+
+/** Prefix of every resource of a shard: "<cell>-<shard>", with the name its resources were created under (cloudShardName). */
 export function shardPrefix(model: RunnerModel, shard: Shard): string {
-  return `${model.cell.id}-${shard.name}`;
+  return `${model.cell.id}-${cloudShardName(shard)}`;
 }
 
 /**
@@ -81,8 +90,8 @@ export function secretLocation(model: RunnerModel, shard: Shard): SecretLocation
   const { prefix } = model.secrets;
   return {
     googleSecretId: fitName(`${prefix}-${shardPrefix(model, shard)}`, 255),
-    awsParameterName: `/${prefix}/${model.cell.id}/${shard.name}/token`,
-    localFileName: `${model.cell.id}--${shard.name}.json`,
+    awsParameterName: `/${prefix}/${model.cell.id}/${cloudShardName(shard)}/token`,
+    localFileName: `${model.cell.id}--${cloudShardName(shard)}.json`,
   };
 }
 
@@ -104,14 +113,17 @@ export function shardLabels(model: RunnerModel, shard?: Shard): Record<string, s
   return {
     ...model.cell.labels,
     "gitlab-cell": model.cell.id,
-    ...(shard ? { "runner-shard": shard.name } : {}),
+    ...(shard ? { "runner-shard": cloudShardName(shard) } : {}),
     "managed-by": "runner-fleet",
   };
 }
 
-/** Runner description in GitLab; also how onboarding finds the shard's runner again. */
+/**
+ * Runner description in GitLab; also how onboarding finds the shard's runner again. The shard's name as
+ * the model has it now: GitLab renames a runner in place, so a renamed shard's runner follows the rename.
+ */
 export function runnerDescription(model: RunnerModel, shard: Shard): string {
-  return shard.description ?? shardPrefix(model, shard);
+  return shard.description ?? `${model.cell.id}-${shard.name}`;
 }
 
 /** Default (amd64) images of constructs used without a model; a model's shard uses `shardImages`. */
@@ -134,5 +146,5 @@ export function shardImages(model: RunnerModel, shard: Shard): { managers: strin
 
 /** AWS CloudWatch log group the managers of a shard ship gitlab-runner's log to. */
 export function logGroupName(model: RunnerModel, shard: Shard): string {
-  return `/gitlab-runner/${model.cell.id}/${shard.name}`;
+  return `/gitlab-runner/${model.cell.id}/${cloudShardName(shard)}`;
 }

@@ -431,6 +431,11 @@ const tagText = z.string().regex(/^[^\u0000-\u001f\u007f]*$/, "a tag without con
 
 const shard = z.strictObject({
   name: storeSafeLabel.describe("Shard name, unique in the cell; part of resource names. No \"--\"."),
+  renamed_from: storeSafeLabel
+    .optional()
+    .describe(
+      "The name this shard had before it was renamed. Its Terraform resources move to the new name (moved blocks), its cloud resources, secret and labels keep the names they were created under (so the plan has no destroy), and onboard renames its GitLab runner in place, keeping its token. Keep it for as long as the shard exists; a renamed shard is not renamed a second time. Error: the name of another shard of the cell, or this shard's own name.",
+    ),
   description: z.string().max(1024).optional().describe("Runner description in GitLab. When omitted, <cell>-<shard>."),
   tags: z
     // `tags: linux, docker` (one string) is what GitLab's own tag_list accepts: split on commas below.

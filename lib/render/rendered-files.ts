@@ -4,6 +4,7 @@
  * hands the same content to the stack's launch and instance templates. Token-free by construction (the
  * token is a placeholder).
  */
+import { deployedModel } from "../model/deployed-model";
 import type { RunnerModel } from "../model/schema";
 import { renderConfigToml, renderManagerStartupScript, renderWorkerStartupScript } from "./manager-files";
 
@@ -25,18 +26,23 @@ export interface RenderedShardFiles {
 
 /** Per shard of the model, in model order. */
 export function renderCellFiles(model: RunnerModel): RenderedShardFiles[] {
-  return model.shards.map((shard) => ({
-    shard: shard.name,
-    managers: Array.from({ length: shard.managers.count }, (_, slot) => ({
-      configToml: { path: `${shard.name}/manager-${slot}/config.toml`, content: renderConfigToml(model, shard, slot), template: "config.toml.hbs" },
-      startupScript: {
-        path: `${shard.name}/manager-${slot}/startup.sh`,
-        content: renderManagerStartupScript(model, shard, slot),
-        template: "startup/payload.sh.hbs",
-      },
-    })),
-    workerStartupScript: { path: `${shard.name}/worker-startup.sh`, content: renderWorkerStartupScript(model, shard), template: "startup/payload.sh.hbs" },
-  }));
+  // A renamed shard's VMs boot with the files of the name its resources carry (lib/model/deployed-model.ts): a rename changes no VM.
+  const deployed = deployedModel(model);
+  return deployed.shards.map((shard, index) => {
+    const name = model.shards[index].name;
+    return {
+      shard: name,
+      managers: Array.from({ length: shard.managers.count }, (_, slot) => ({
+        configToml: { path: `${name}/manager-${slot}/config.toml`, content: renderConfigToml(deployed, shard, slot), template: "config.toml.hbs" },
+        startupScript: {
+          path: `${name}/manager-${slot}/startup.sh`,
+          content: renderManagerStartupScript(deployed, shard, slot),
+          template: "startup/payload.sh.hbs",
+        },
+      })),
+      workerStartupScript: { path: `${name}/worker-startup.sh`, content: renderWorkerStartupScript(deployed, shard), template: "startup/payload.sh.hbs" },
+    };
+  });
 }
 
 /** The shards' files as one list, in the order they are written. */

@@ -81,6 +81,30 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     tags: [docker]
     managers: {machine_type: e2-standard-2, runner_version: 18.5.0}
     workers: {machine_type: n2d-standard-2, max_instances: 5}`).replace("max_instances: 10\n", "max_instances: 10\n"), line: 19, column: 11, mentions: ["unique", "shards[0]", '"small"'] },
+  { name: "a shard renamed from its own name", content: withLine(11, "  - name: small\n    renamed_from: small"), line: 12, column: 19, mentions: ["the shard's former name, not its name", '"small"'] },
+  {
+    name: "a shard renamed from the name of a shard the cell still has",
+    content: withAppended(`  - name: big
+    renamed_from: small
+    tags: [big]
+    managers: {machine_type: e2-standard-2, runner_version: 18.5.0}
+    workers: {machine_type: n2d-standard-2, max_instances: 5}`),
+    line: 20,
+    column: 19,
+    mentions: ["a former name no current shard has", "shards[0] is named small", '"small"'],
+  },
+  {
+    name: "two shards renamed from one name",
+    content: withLine(11, "  - name: small\n    renamed_from: old").concat(`  - name: big
+    renamed_from: old
+    tags: [big]
+    managers: {machine_type: e2-standard-2, runner_version: 18.5.0}
+    workers: {machine_type: n2d-standard-2, max_instances: 5}
+`),
+    line: 21,
+    column: 19,
+    mentions: ["a former name of one shard only", "shards[0] was renamed from it already", '"old"'],
+  },
   { name: "a group runner without a group id", content: withLine(12, "    tags: [docker]\n    runner_type: group"), line: 11, column: 5, mentions: ["group id when runner_type is group"] },
   { name: "idle count above what the workers can hold", content: withAppended("    autoscaling:\n      policies:\n        - idle_count: 50"), line: 21, column: 23, mentions: ["idle_count <=", "= 10", "received 50"] },
   { name: "a negative price override", content: withAppended("cost:\n  hourly_prices:\n    n2d-standard-2: -1"), line: 21, column: 21, mentions: ["received -1"] },
