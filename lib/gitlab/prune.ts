@@ -201,7 +201,8 @@ function namedLikeTheCell(model: Pick<RunnerModel, "cell">, description: string 
 }
 
 async function pruneOrphans(ctx: PruneContext, lists: readonly Searched[], problems: string[]): Promise<OrphanRunner[]> {
-  const shardNames = new Set(ctx.model.shards.map((shard) => shard.name));
+  // A renamed shard's runner carries its former name's marker until onboard renames it: it is not a removed shard's.
+  const shardNames = new Set(ctx.model.shards.flatMap((shard) => [shard.name, ...(shard.renamed_from === undefined ? [] : [shard.renamed_from])]));
   const details = await Promise.all(candidateIds(ctx.model, lists, ctx.searchUntagged ?? false).map((id) => ctx.census.runner(id, `read runner #${id} to look for the cell's marker`)));
   const orphans = details.filter((runner): runner is RunnerDetails => {
     const marker = runner ? readRunnerMarker(runner) : undefined;
@@ -215,7 +216,8 @@ async function pruneOrphans(ctx: PruneContext, lists: readonly Searched[], probl
 async function pruneOrphan(ctx: PruneContext, runner: RunnerDetails, problems: string[]): Promise<OrphanRunner> {
   const shardName = readRunnerMarker(runner)!.shard;
   // The store names secrets by cell and shard name only (lib/model/names.ts secretLocation), so the removed shard is addressed by name.
-  const removedShard: Shard = { ...ctx.model.shards[0], name: shardName };
+  const { renamed_from: _renamed, ...anyShard } = ctx.model.shards[0];
+  const removedShard: Shard = { ...anyShard, name: shardName };
   const head = { runnerId: runner.id, shard: shardName, description: runner.description, status: runner.status };
   const notes: string[] = [];
   let ownsSecret = false;

@@ -21,9 +21,22 @@ export function runnerMarker(model: RunnerModel, shard: Shard): string {
   return `[runner-fleet cell=${model.cell.id} shard=${shard.name}]`;
 }
 
-/** Whether a runner carries the shard's marker (in its maintenance note, or its description as a fallback). */
+/**
+ * Whether a runner carries the shard's marker (in its maintenance note, or its description as a fallback);
+ * for a renamed shard, its former name's marker too: its runner carries that one until onboard renames it.
+ */
 export function hasRunnerMarker(runner: Pick<RunnerDetails, "maintenance_note" | "description">, model: RunnerModel, shard: Shard): boolean {
-  const marker = runnerMarker(model, shard);
+  return carriesMarker(runner, runnerMarker(model, shard)) || formerMarkerOf(runner, model, shard) !== undefined;
+}
+
+/** The marker of the shard's former name (renamed_from), when the runner carries it. */
+export function formerMarkerOf(runner: Pick<RunnerDetails, "maintenance_note" | "description">, model: RunnerModel, shard: Shard): string | undefined {
+  if (shard.renamed_from === undefined) return undefined;
+  const former = `[runner-fleet cell=${model.cell.id} shard=${shard.renamed_from}]`;
+  return carriesMarker(runner, former) ? former : undefined;
+}
+
+function carriesMarker(runner: Pick<RunnerDetails, "maintenance_note" | "description">, marker: string): boolean {
   return Boolean(runner.maintenance_note?.includes(marker) || runner.description?.includes(marker));
 }
 

@@ -22,5 +22,7 @@ export function importedRunnerAdoption(observed: ObservedShard, runner: RunnerDe
   if (observed.token.kind === "refused") return undefined;
   const marker = MARKER.exec(desiredMaintenanceNote)?.[0];
   if (!marker || runner.maintenance_note?.includes(marker) || runner.description?.includes(marker)) return undefined;
+  // A renamed shard's runner carries its former name's marker: it is this shard's runner already (./plan.ts renames it).
+  if (observed.renamedFrom !== undefined) return undefined;
   return `runner #${runner.id} existed before runner-fleet (its token is in the store, it carries no marker): adopted with its token kept, its settings brought in line and the shard's marker added`;
 }

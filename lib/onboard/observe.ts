@@ -11,6 +11,7 @@
  */
 import type { GitLabClient, NewRunner } from "../gitlab/client";
 import { locateRunner } from "../gitlab/locate-runner";
+import { formerMarkerOf } from "../gitlab/runner-spec";
 import type { RunnerCensus } from "../gitlab/runner-census";
 import { checkRunnerToken } from "../gitlab/verify-token";
 import type { RunnerModel, Shard } from "../model/schema";
@@ -49,6 +50,7 @@ export async function observeShard(ctx: ObserveContext, shard: Shard, desired: N
     duplicates: located.duplicates,
     ...(located.staleStoredId === undefined ? {} : { staleStoredId: located.staleStoredId }),
     token,
+    ...(runner && formerMarkerOf(runner, ctx.model, shard) !== undefined ? { renamedFrom: shard.renamed_from } : {}),
   };
 }
 

@@ -32,4 +32,6 @@ export interface ObservedShard {
   /** A stored runner id GitLab no longer knows (the runner was deleted by hand). */
   readonly staleStoredId?: number;
   readonly token: ObservedToken;
+  /** The shard's former name, when its runner still carries that name's marker (renamed_from): onboard renames it. */
+  readonly renamedFrom?: string;
 }

@@ -129,6 +129,10 @@ export function planShard(settings: PlanSettings, desired: DesiredShard, observe
   if (existing) return plan("adopt-existing", existing, [...update, ...deleteDuplicates], changes);
   const adopt = adoptionReason(observed, runner, notes, dryRun);
   if (adopt) return plan("adopt", adopt, resetToken("adopt"), changes);
+  if (observed.renamedFrom !== undefined && update.length > 0) {
+    const reason = `runner #${runner.id} of shard ${observed.renamedFrom}, renamed to ${desired.shard} (renamed_from): its description and marker follow the new name; the runner, its token and its secret are kept`;
+    return plan("update", reason, [...update, ...deleteDuplicates], changes);
+  }
   if (update.length > 0) return plan("update", `settings of runner #${runner.id} drifted`, [...update, ...deleteDuplicates], changes);
   return plan("none", `runner #${runner.id} matches the model`, deleteDuplicates, changes);
 }

@@ -18,7 +18,7 @@
  * The SDK client is created on first use, so a run that never touches the store never
  * looks for credentials; tests inject a fake with the few methods used.
  */
-import { secretLocation, shardLabels } from "../model/names";
+import { cloudShardName, secretLocation, shardLabels } from "../model/names";
 import type { RunnerModel, Shard } from "../model/schema";
 import { SecretStoreError, type SecretStore, type StoredRunnerToken } from "./store";
 
@@ -146,7 +146,7 @@ export class GoogleSecretManagerStore implements SecretStore {
     const labels = secret.labels ?? {};
     const cell = labels["gitlab-cell"];
     const owner = labels["runner-shard"];
-    if ((cell === undefined || cell === this.model.cell.id) && (owner === undefined || owner === shard.name)) return;
+    if ((cell === undefined || cell === this.model.cell.id) && (owner === undefined || owner === cloudShardName(shard))) return;
     throw new SecretStoreError(
       `Google Secret Manager: ${name} holds the token of cell ${cell ?? "?"}, shard ${owner ?? "?"}, not of cell ${this.model.cell.id}, shard ${shard.name}: ` +
         `their secret ids collide ("-" joins prefix, cell and shard). Give one of the two models another secrets.prefix; nothing was read or changed`,
