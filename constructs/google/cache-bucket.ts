@@ -19,6 +19,16 @@ export interface CacheBucketProps {
   readonly location: string;
   /** Objects are deleted this many days after they were written. @default 14 */
   readonly expiryDays?: number;
+  /**
+   * Let Terraform delete the bucket while it still holds cache objects. The cache is disposable, and a
+   * removed shard's bucket is deleted in the same apply that deletes its managers: without this the
+   * apply fails on a bucket that any job has written to, with the managers already gone (the provider's
+   * resource_storage_bucket delete: "Error trying to delete bucket <name> containing objects without
+   * `force_destroy` set to true"). Turning it on is an in-place update of an existing bucket.
+   * The same as the AWS cache bucket (constructs/aws/cache-bucket.ts).
+   * @default true
+   */
+  readonly forceDestroy?: boolean;
   /** Labels of the bucket. @default {} */
   readonly labels?: Readonly<Record<string, string>>;
   /** Service accounts (the shard's managers) that read and write cache objects. */
@@ -54,11 +64,13 @@ export class CacheBucket extends Construct {
   public readonly grantUrlSigning: boolean;
   /** The custom role with URL_SIGNING_PERMISSIONS, when `grantUrlSigning`. */
   public readonly urlSigningRole?: ProjectIamCustomRole;
+  public readonly forceDestroy: boolean;
 
   constructor(scope: Construct, id: string, props: CacheBucketProps) {
     super(scope, id);
     this.expiryDays = props.expiryDays ?? 14;
     this.grantUrlSigning = props.grantUrlSigning ?? true;
+    this.forceDestroy = props.forceDestroy ?? true;
     this.bucketName = props.name;
     this.checkProps(props);
 
@@ -69,8 +81,7 @@ export class CacheBucket extends Construct {
       storageClass: "STANDARD",
       uniformBucketLevelAccess: true,
       publicAccessPrevention: "enforced",
-      // Keep objects (and the bucket) unless someone empties it on purpose.
-      forceDestroy: false,
+      forceDestroy: this.forceDestroy,
       labels: { ...props.labels },
       lifecycleRule: [{ action: { type: "Delete" }, condition: { age: this.expiryDays } }],
       // Cache objects are disposable: keeping deleted ones for the default 7 days only costs money.

@@ -20,16 +20,20 @@ function cacheOf(props: Partial<CacheBucketProps> = {}) {
 }
 
 describe("CacheBucket", () => {
-  test("the bucket is private: uniform access, public access prevention enforced, not force-destroyed", () => {
+  test("the bucket is private (uniform access, public access prevention enforced) and deleted with its objects: the cache is disposable", () => {
     const { json } = cacheOf();
     expect(json).toHaveResourceWithProperties(StorageBucket, {
       name: "acme-test-project-cell-9-small-cache",
       location: "europe-west4",
       uniform_bucket_level_access: true,
       public_access_prevention: "enforced",
-      force_destroy: false,
+      force_destroy: true,
       labels: { "gitlab-cell": "cell-9" },
     });
+  });
+
+  test("keeps a bucket that holds objects with forceDestroy false", () => {
+    expect(cacheOf({ forceDestroy: false }).json).toHaveResourceWithProperties(StorageBucket, { force_destroy: false });
   });
 
   test("objects are deleted after the expiry days", () => {
