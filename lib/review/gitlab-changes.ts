@@ -26,8 +26,18 @@ export type ShardRunnerChange =
   | { readonly shard: string; readonly kind: "create"; readonly runner: string }
   /** A shard whose runner settings change: onboard updates the runner in place (same runner, same token). */
   | { readonly shard: string; readonly kind: "update"; readonly settings: readonly RunnerSettingChange[] }
-  /** A shard gone from the model: its runner stays registered, and may still take jobs, until it is pruned. */
-  | { readonly shard: string; readonly kind: "left-registered"; readonly tags: readonly string[] };
+  /**
+   * A shard renamed with renamed_from: onboard keeps its runner and token and renames the runner in place
+   * (description, when it is the default, and the marker of its maintenance note); `settings` lists every
+   * setting that changes, the rename's included.
+   */
+  | { readonly shard: string; readonly kind: "rename"; readonly from: string; readonly settings: readonly RunnerSettingChange[] }
+  /**
+   * A shard gone from the model: the apply deletes its VMs and, with `cache`, its cache bucket and the
+   * objects in it (the cache is disposable: force_destroy on both clouds); its runner stays registered,
+   * and may still take jobs while its managers run, until it is pruned.
+   */
+  | { readonly shard: string; readonly kind: "left-registered"; readonly tags: readonly string[]; readonly cache: boolean };
 
 export interface CellGitLabChange {
   readonly cell: string;
@@ -54,9 +64,9 @@ function runnerChanges(before: RunnerModel | undefined, after: RunnerModel): Sha
   for (const shard of after.shards) {
     const now = runnerOf(after, shard);
     if (!now) continue;
-    const was = before?.shards.find((entry) => entry.name === shard.name);
+    const was = before?.shards.find((entry) => entry.name === shard.name) ?? renamedFrom(before, shard);
     const then = was && before ? runnerOf(before, was) : undefined;
-    if (!then) {
+    if (!then || !was) {
       changes.push({ shard: shard.name, kind: "create", runner: describeRunner(now) });
       continue;
     }
@@ -64,13 +74,20 @@ function runnerChanges(before: RunnerModel | undefined, after: RunnerModel): Sha
       const [a, b] = [shown(then, setting), shown(now, setting)];
       return a === b ? [] : [{ setting, before: a, after: b }];
     });
-    if (settings.length > 0) changes.push({ shard: shard.name, kind: "update", settings });
+    if (was.name !== shard.name) changes.push({ shard: shard.name, kind: "rename", from: was.name, settings });
+    else if (settings.length > 0) changes.push({ shard: shard.name, kind: "update", settings });
   }
   for (const shard of before?.shards ?? []) {
-    if (after.shards.some((entry) => entry.name === shard.name)) continue;
-    changes.push({ shard: shard.name, kind: "left-registered", tags: shard.tags });
+    if (after.shards.some((entry) => entry.name === shard.name || renamedFrom(before, entry) === shard)) continue;
+    changes.push({ shard: shard.name, kind: "left-registered", tags: shard.tags, cache: shard.cache.enabled });
   }
   return changes;
+}
+
+/** The base's shard a head shard is renamed from (renamed_from), when the base has it and no shard of the head's name. */
+function renamedFrom(before: RunnerModel | undefined, shard: Shard): Shard | undefined {
+  if (shard.renamed_from === undefined || before?.shards.some((entry) => entry.name === shard.name)) return undefined;
+  return before?.shards.find((entry) => entry.name === shard.renamed_from);
 }
 
 /** The runner a shard asks for; undefined for one GitLab would refuse (prepare and the synth say why). */
@@ -119,7 +136,18 @@ function strandedTags(before: RunnerModel | undefined, after: RunnerModel): stri
 export function describeRunnerChange(change: ShardRunnerChange, cell: string): string {
   if (change.kind === "create") return `shard ${change.shard}: a new runner is registered (${change.runner})`;
   if (change.kind === "left-registered") {
-    return `shard ${change.shard} is gone from the model: its runner (tags [${change.tags.join(", ")}]) stays registered in GitLab, with no manager once the apply removes them, until \`onboard --model ${cell} --prune\` deletes it`;
+    const cache = change.cache ? ", and its cache bucket with the cached objects in it (the cache is disposable)" : "";
+    return (
+      `shard ${change.shard} is gone from the model: the apply deletes its managers and workers${cache}; ` +
+      `its runner (tags [${change.tags.join(", ")}]) stays registered in GitLab, with no manager once the apply removes them, until \`onboard --model ${cell} --prune\` deletes it`
+    );
+  }
+  if (change.kind === "rename") {
+    const settings = change.settings.map((setting) => `, ${setting.setting} ${setting.before} → ${setting.after}`).join("");
+    return (
+      `shard ${change.shard} is shard ${change.from} renamed (renamed_from): its resources move to the new name and keep their cloud names, none is replaced; ` +
+      `onboard keeps its runner and token and renames the runner in place (marker shard=${change.from} → shard=${change.shard}${settings})`
+    );
   }
   return `shard ${change.shard}: ${change.settings.map((setting) => `${setting.setting} ${setting.before} → ${setting.after}`).join(", ")}`;
 }

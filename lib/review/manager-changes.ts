@@ -84,7 +84,12 @@ export function managerPartOf(constructPath: string | undefined): ManagerPart | 
 
 /** Manager changes per shard; shards whose managers are untouched are left out. */
 export function managerChanges(resources: readonly EntryChange[], before: StackJson | undefined, after: StackJson | undefined): ShardManagerChanges[] {
-  const slotsBefore = managerSlots(before);
+  // A renamed shard's managers moved (moved blocks): its slots before count under its new name.
+  const renamedShards = shardRenames(resources);
+  const slotsBefore = new Set([...managerSlots(before)].map((key) => {
+    const [shard, slot] = key.split("/");
+    return `${renamedShards.get(shard) ?? shard}/${slot}`;
+  }));
   const slotsAfter = managerSlots(after);
   const byShard = new Map<string, { replaced: Set<number>; configs: Map<number, ReloadClass>; reasons: Set<string> }>();
   const entry = (shard: string) => {
@@ -98,6 +103,8 @@ export function managerChanges(resources: readonly EntryChange[], before: StackJ
     if (!part) continue;
     const key = `${part.shard}/${part.slot}`;
     const slotStays = slotsBefore.has(key) && slotsAfter.has(key);
+    // A resource that only moves (a renamed shard, moved blocks) changes nothing on the manager.
+    if (change.action === "move" && change.attributes.length === 0) continue;
     if (part.role === "config.toml") {
       const effect = configEffect(change.address, before, after);
       if (!slotStays || effect === undefined) continue;
@@ -105,7 +112,7 @@ export function managerChanges(resources: readonly EntryChange[], before: StackJ
       entry(part.shard).reasons.add(effect.reason);
       continue;
     }
-    if (change.action === "update") {
+    if (change.action === "update" || change.action === "move") {
       const attributes = [...new Set(change.attributes.map((attribute) => topLevel(attribute.path)))];
       const replacing = attributes.filter(REPLACING[part.role]);
       if (replacing.length === 0) continue;
@@ -176,6 +183,17 @@ function configEffect(address: string, before: StackJson | undefined, after: Sta
         effect: "restart",
         reason: `config.toml changed (${shown}), ${change.settings.filter((setting) => setting.class === "restart").length > 1 ? "some" : "one"} of them read only when gitlab-runner starts`,
       };
+}
+
+/** Former shard name → new shard name, from the manager resources the change moves. */
+function shardRenames(resources: readonly EntryChange[]): Map<string, string> {
+  const renames = new Map<string, string>();
+  for (const change of resources) {
+    if (change.action !== "move") continue;
+    const [was, now] = [managerPartOf(change.movedFrom?.constructPath), managerPartOf(change.constructPath)];
+    if (was && now && was.shard !== now.shard) renames.set(was.shard, now.shard);
+  }
+  return renames;
 }
 
 /** `<shard>/<slot>` of every manager in a stack. */

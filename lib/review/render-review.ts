@@ -59,14 +59,14 @@ const ATTRIBUTES_PER_ENTRY = 25;
 export function reviewSummaryLine(report: ReviewReport): string {
   const { summary } = report.diff;
   const changed = summary.changed.length + gitlabOnlyCells(report).length;
+  const removed = removedCells(report).length;
   const parts = [
     `${changed} cell${changed === 1 ? "" : "s"} changed`,
     `${summary.added.length} added`,
-    `${summary.removed.length} removed`,
+    // A cell whose stack is gone is never destroyed by the review's change: provision plans the models it has.
+    `${removed} removed${removed > 0 ? " (not destroyed)" : ""}`,
     `${unchangedCells(report).length} unchanged`,
   ];
-  const removedModels = report.changedCells.removed.length;
-  if (removedModels > 0) parts.push(`${removedModels} model${removedModels === 1 ? "" : "s"} deleted (not destroyed)`);
   return parts.join(", ");
 }
 
@@ -77,7 +77,7 @@ export function renderReviewText(report: ReviewReport): string {
   ];
   if (report.toolkitUpgrade) lines.push(...toolkitUpgradeText(report.toolkitUpgrade));
   if (report.rollout) lines.push(...rolloutText(report.rollout));
-  const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged");
+  const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged" && cell.status !== "removed");
   for (const group of sameChanges(changedCells, (cell) => cellTextLines(report, cell))) {
     lines.push("", `${cellsHeading(group.cells)}: ${group.section.heading}`, ...group.section.body);
   }
@@ -86,9 +86,7 @@ export function renderReviewText(report: ReviewReport): string {
     const queue = report.queues?.find((entry) => entry.cell === cell);
     if (queue) lines.push(...queueTextLines(queue).map((line) => `  ${line}`));
   }
-  for (const removed of report.changedCells.removed) {
-    lines.push("", `${removed.cell}: model deleted (${removed.file}); NOT planned for destroy. ${destroyHint(removed.cell)}`);
-  }
+  for (const removed of removedCells(report)) lines.push("", `${removed.cell}: ${removedStatement(removed)}`);
   for (const queue of loadOnlyQueues(report)) lines.push("", `${queue.cell}: load changed, no infrastructure change`, ...queueTextLines(queue).map((line) => `  ${line}`));
   const unchanged = unchangedCells(report);
   if (unchanged.length > 0) lines.push("", `no changes: ${unchanged.join(", ")}`);
@@ -118,7 +116,8 @@ function cellTextLines(report: ReviewReport, cell: CellDiff): CellSection {
     for (const attribute of change.attributes.slice(0, ATTRIBUTES_PER_ENTRY)) lines.push(`      ${attributeText(attribute)}`);
     if (change.attributes.length > ATTRIBUTES_PER_ENTRY) lines.push(`      ... and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
   };
-  [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].forEach(entryLines);
+  for (const line of movedTogether(cell)) lines.push(`  > ${line}`);
+  [...cell.resources.filter((change) => !isPlainMove(change)), ...cell.outputs, ...cell.providers, ...cell.settings].forEach(entryLines);
   if (cell.dataSources.length > 0) {
     lines.push("  data sources (read, not counted as resources):");
     cell.dataSources.forEach(entryLines);
@@ -142,7 +141,7 @@ export function renderReviewMarkdown(report: ReviewReport): string {
   if (report.toolkitUpgrade) out.push("", ...toolkitUpgradeMarkdown(report.toolkitUpgrade));
   if (report.rollout) out.push(...rolloutMarkdown(report.rollout));
 
-  const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged");
+  const changedCells = report.diff.cells.filter((cell) => cell.status !== "unchanged" && cell.status !== "removed");
   for (const group of sameChanges(changedCells, (cell) => cellMarkdownLines(report, cell))) {
     out.push("", `#### ${cellsHeadingMarkdown(group.cells)} — ${group.section.heading}`, ...cellsListMarkdown(group.cells), ...group.section.body);
   }
@@ -152,11 +151,10 @@ export function renderReviewMarkdown(report: ReviewReport): string {
     const queue = report.queues?.find((entry) => entry.cell === cell);
     if (queue) out.push("", ...queueMarkdown(queue));
   }
-  if (report.changedCells.removed.length > 0) {
-    out.push("", "#### Deleted models", "");
-    for (const removed of report.changedCells.removed) {
-      out.push(`- \`${removed.cell}\` (${escapeCell(removed.file)}): **not planned for destroy**. ${destroyHint(removed.cell)}`);
-    }
+  const removed = removedCells(report);
+  if (removed.length > 0) {
+    out.push("", "#### Removed cells", "");
+    for (const cell of removed) out.push(`- \`${cell.cell}\`: ${escapeCell(removedStatement(cell)).replace("NOT planned for destroy", "**not planned for destroy**")}`);
   }
   for (const queue of loadOnlyQueues(report)) out.push("", `#### \`${queue.cell}\` — load changed, no infrastructure change`, "", ...queueMarkdown(queue));
   const unchanged = unchangedCells(report);
@@ -178,7 +176,6 @@ function cellMarkdownLines(report: ReviewReport, cell: CellDiff): CellSection {
   for (const warning of warningsOf(report, cell.cell)) {
     lines.push("", isSecurityWarning(warning) ? `> :lock: **Security-relevant model warning**: ${escapeCell(warning)}` : `> :warning: Model warning: ${escapeCell(warning)}`);
   }
-  if (cell.status === "removed") lines.push("", `The synthesized stack disappeared. ${destroyHint(cell.cell)}`);
   // Managers of a new cell are what the cell is, not a decision about running ones: information, not a warning.
   for (const { what, why, stopsRunners } of cell.managers.map(describeManagerChanges)) {
     const callout = stopsRunners ? ":warning:" : ":information_source:";
@@ -186,7 +183,9 @@ function cellMarkdownLines(report: ReviewReport, cell: CellDiff): CellSection {
   }
   const roll = describeRollForReview(cell.managers);
   if (roll) lines.push("", `> ${escapeCell(roll.charAt(0).toUpperCase() + roll.slice(1))}.`);
-  const rows = [...cell.resources, ...cell.outputs, ...cell.providers, ...cell.settings].map((change) => markdownRow(change, cell.cell));
+  const moved = movedTogether(cell);
+  if (moved.length > 0) lines.push("", ...moved.map((line) => `- Moved (Terraform moved blocks, nothing destroyed): ${escapeCell(line)}`));
+  const rows = [...cell.resources.filter((change) => !isPlainMove(change)), ...cell.outputs, ...cell.providers, ...cell.settings].map((change) => markdownRow(change, cell.cell));
   if (rows.length > 0) lines.push("", ...foldedTable(rows));
   if (cell.dataSources.length > 0) {
     lines.push("", "Data sources (read, not counted as resources):", "", ...foldedTable(cell.dataSources.map((change) => markdownRow(change, cell.cell))));
@@ -238,7 +237,8 @@ function markdownRow(change: EntryChange, cell: string): string {
   if (change.attributes.length > ATTRIBUTES_PER_ENTRY) shown.push(`… and ${change.attributes.length - ATTRIBUTES_PER_ENTRY} more`);
   const attributes = shown.length > 6 ? `<details><summary>${shown.length} attributes</summary>${shown.join("<br>")}</details>` : shown.join("<br>");
   const type = change.constructPath ? ` <sub>${escapeCell(entryType(change))}</sub>` : "";
-  return `| ${symbol(change)} | \`${escapeCell(shownPath(change, cell))}\`${type} | ${attributes} |`;
+  const moved = change.movedFrom ? ` <sub>moved from \`${escapeCell(movedFromShown(change, cell))}\`</sub>` : "";
+  return `| ${symbol(change)} | \`${escapeCell(shownPath(change, cell))}\`${type}${moved} | ${attributes} |`;
 }
 
 function attributeText(attribute: AttributeChange): string {
@@ -248,13 +248,46 @@ function attributeText(attribute: AttributeChange): string {
 }
 
 function symbol(change: EntryChange): string {
-  return change.action === "create" ? "+" : change.action === "delete" ? "-" : "~";
+  return change.action === "create" ? "+" : change.action === "delete" ? "-" : change.action === "move" ? ">" : "~";
+}
+
+/** A move that changes nothing but the address: listed with the others of its scope, not one by one. */
+function isPlainMove(change: EntryChange): boolean {
+  return change.action === "move" && change.attributes.length === 0;
+}
+
+/**
+ * The plain moves of a cell as one line per moved scope: "28 resources, shard-a/ → shard-b/, unchanged".
+ * The scope is what differs between the two construct paths once their common ending is set aside.
+ */
+function movedTogether(cell: CellDiff): string[] {
+  const scopes = new Map<string, number>();
+  for (const change of cell.resources.filter(isPlainMove)) {
+    const key = movedScope(change, cell.cell);
+    scopes.set(key, (scopes.get(key) ?? 0) + 1);
+  }
+  return [...scopes].map(([scope, count]) => `${count} resource${count === 1 ? "" : "s"} ${scope}, unchanged`);
+}
+
+function movedScope(change: EntryChange, cell: string): string {
+  const [from, to] = [change.movedFrom?.constructPath ?? change.movedFrom?.address ?? "", change.constructPath ?? change.address];
+  const [a, b] = [below(from, cell).split("/"), below(to, cell).split("/")];
+  while (a.length > 1 && b.length > 1 && a[a.length - 1] === b[b.length - 1]) {
+    a.pop();
+    b.pop();
+  }
+  return `moved from ${a.join("/")}/ to ${b.join("/")}/`;
+}
+
+function below(path: string, cell: string): string {
+  return path.startsWith(`${cell}/`) ? path.slice(cell.length + 1) : path;
 }
 
 function countsText(cell: CellDiff): string {
   const counts = countActions(cell.resources);
   const others = cell.outputs.length + cell.providers.length + cell.settings.length;
   const parts = [`resources +${counts.create} ~${counts.update} -${counts.delete}`];
+  if (counts.move > 0) parts.push(`${counts.move} moved`);
   if (cell.dataSources.length > 0) parts.push(`${cell.dataSources.length} data source${cell.dataSources.length === 1 ? "" : "s"}`);
   if (others > 0) parts.push(`${others} other change${others === 1 ? "" : "s"}`);
   return parts.join(", ");
@@ -262,7 +295,13 @@ function countsText(cell: CellDiff): string {
 
 /** How a reviewer reads an entry: its construct path below the cell, then its type; else its address. */
 export function displayAddress(change: EntryChange, cell: string): string {
-  return change.constructPath ? `${shownPath(change, cell)} (${entryType(change)})` : change.address;
+  const shown = change.constructPath ? `${shownPath(change, cell)} (${entryType(change)})` : change.address;
+  return change.movedFrom ? `${shown}, moved from ${movedFromShown(change, cell)}` : shown;
+}
+
+function movedFromShown(change: EntryChange, cell: string): string {
+  const from = change.movedFrom;
+  return from?.constructPath ? below(from.constructPath, cell) : (from?.address ?? "");
 }
 
 function shownPath(change: EntryChange, cell: string): string {
@@ -342,9 +381,39 @@ function reasonsOf(report: ReviewReport, cell: string): readonly string[] {
   return report.changedCells.cells.find((entry) => entry.cell === cell)?.reasons ?? [];
 }
 
+/** A cell whose stack is gone from the head: its model was deleted (or names another cell now). */
+export interface RemovedCell {
+  readonly cell: string;
+  /** The deleted model file, when the model was deleted. */
+  readonly file?: string;
+  /** Resources its stack had: they keep running. Absent when the cell was not synthesized. */
+  readonly resources?: number;
+}
+
+/** Every cell whose stack the change removes, with the deleted model where there is one, in cell order. */
+function removedCells(report: ReviewReport): RemovedCell[] {
+  const deleted = new Map(report.changedCells.removed.map((entry) => [entry.cell, entry.file]));
+  const stacks = new Map(report.diff.cells.filter((cell) => cell.status === "removed").map((cell) => [cell.cell, cell.resources.length]));
+  return [...new Set([...deleted.keys(), ...stacks.keys()])].sort().map((cell) => ({
+    cell,
+    ...(deleted.has(cell) ? { file: deleted.get(cell) } : {}),
+    ...(stacks.has(cell) ? { resources: stacks.get(cell) } : {}),
+  }));
+}
+
+/**
+ * One statement for a removed cell: nothing the merge triggers destroys it (provision plans the models
+ * the repository has), so its resources, managers included, keep running and taking jobs.
+ */
+function removedStatement(removed: RemovedCell): string {
+  const why = removed.file ? `model deleted (${removed.file})` : "its model no longer names this cell";
+  const what = removed.resources === undefined ? "its resources keep" : `its ${removed.resources} resource${removed.resources === 1 ? " keeps" : "s keep"}`;
+  return `${why}; NOT planned for destroy: ${what} running, runner managers included (they go on taking jobs), ${destroyHint(removed.cell)}`;
+}
+
 function destroyHint(cell: string): string {
   // The note is read in this repository and in models repositories, where the toolkit is the package's one bin.
-  return `Its infrastructure keeps running until someone runs \`${toolkitCommand(INSTALLED_TOOLKIT, "provision")} --model ${cell} --destroy\` (\`${toolkitCommand({}, "provision")}\` in the toolkit's own repository) from a checkout that still has the model.`;
+  return `until someone runs \`${toolkitCommand(INSTALLED_TOOLKIT, "provision")} --model ${cell} --destroy\` (\`${toolkitCommand({}, "provision")}\` in the toolkit's own repository) from a checkout that still has the model.`;
 }
 
 function describeRef(ref: { ref: string; sha?: string }): string {

@@ -81,8 +81,11 @@ export function diffCell(
 ): CellDiff {
   const old = normalizeStack(before ?? {});
   const next = normalizeStack(after ?? {});
-  const resources = diffEntries(resourceEntries(old.resource), resourceEntries(next.resource));
-  const dataSources = diffEntries(resourceEntries(old.data, "data."), resourceEntries(next.data, "data."));
+  const moves = movesOf(old, next);
+  const dataMoves = dataSourcesMovedWith(moves, resourceEntries(old.resource), resourceEntries(next.resource), old.data, next.data);
+  const followed = [...moves, ...dataMoves];
+  const resources = diffResources(resourceEntries(old.resource), resourceEntries(next.resource), moves, followed);
+  const dataSources = diffResources(resourceEntries(old.data, "data."), resourceEntries(next.data, "data."), dataMoves, followed);
   const outputs = diffEntries(namedEntries(old.output, "output"), namedEntries(next.output, "output"));
   const providers = diffEntries(providerEntries(old.provider), providerEntries(next.provider));
   const settings = diffEntries(settingEntries(old), settingEntries(next));
@@ -139,12 +142,105 @@ function providerEntries(block: unknown): Map<string, Entry> {
 function settingEntries(stack: Record<string, unknown>): Map<string, Entry> {
   const entries = new Map<string, Entry>();
   for (const [key, value] of Object.entries(stack)) {
-    if (["resource", "data", "output", "provider", METADATA_KEY].includes(key)) continue;
+    // Moved blocks are shown on the resources they move (diffResources).
+    if (["resource", "data", "output", "provider", "moved", METADATA_KEY].includes(key)) continue;
     if (key === "terraform") entries.set("terraform", { value });
     else if (isObject(value)) for (const [name, child] of Object.entries(value)) entries.set(`${key}.${name}`, { value: child });
     else entries.set(key, { value });
   }
   return entries;
+}
+
+/** A moved block of the head's stack that moves a resource of the base's: `from` is in the base only, `to` in the head only. */
+export interface ResourceMove {
+  readonly from: string;
+  readonly to: string;
+}
+
+function movesOf(before: Record<string, unknown>, after: Record<string, unknown>): ResourceMove[] {
+  const [old, next] = [resourceEntries(before.resource), resourceEntries(after.resource)];
+  const blocks = Array.isArray(after.moved) ? (after.moved as unknown[]) : [];
+  return blocks.flatMap((block): ResourceMove[] => {
+    if (!isObject(block) || typeof block.from !== "string" || typeof block.to !== "string") return [];
+    const { from, to } = block;
+    return old.has(from) && !next.has(from) && next.has(to) && !old.has(to) ? [{ from, to }] : [];
+  });
+}
+
+/**
+ * Resources as diffEntries compares them, but a moved resource (terraform's moved block: its state
+ * follows it, nothing is destroyed) is compared with what it was at its former address: one "move"
+ * entry, with the attributes that change besides the address. References to moved resources are read
+ * at their new address on both sides, so a reference that only follows a move is no change.
+ */
+function diffResources(before: Map<string, Entry>, after: Map<string, Entry>, moves: readonly ResourceMove[], followed: readonly ResourceMove[]): EntryChange[] {
+  if (followed.length === 0) return diffEntries(before, after);
+  const follow = (value: unknown): unknown => {
+    let text = JSON.stringify(value);
+    // An address ends where an identifier character does not follow: ".id", "[0]", a closing quote or brace.
+    for (const { from, to } of followed) text = text.replace(new RegExp(`${escapeRegExp(from)}(?![\\w-])`, "g"), to);
+    return JSON.parse(text);
+  };
+  const movedTo = new Map(moves.map((move) => [move.to, move.from]));
+  const renamed = new Map<string, Entry>();
+  for (const [address, entry] of before) {
+    if (moves.some((move) => move.from === address)) continue;
+    renamed.set(address, { ...entry, value: follow(entry.value) });
+  }
+  for (const { from, to } of moves) renamed.set(to, { ...before.get(from)!, value: follow(before.get(from)!.value) });
+  const changes = diffEntries(renamed, after).map((change): EntryChange => {
+    const from = movedTo.get(change.address);
+    return from === undefined ? change : { ...change, action: "move", movedFrom: movedFromOf(before, from) };
+  });
+  // A moved resource that changes nothing else is a change all the same: its address moves.
+  const listed = new Set(changes.map((change) => change.address));
+  for (const { from, to } of moves) {
+    if (listed.has(to)) continue;
+    const constructPath = after.get(to)?.constructPath;
+    changes.push({ address: to, action: "move", attributes: [], ...(constructPath ? { constructPath } : {}), movedFrom: movedFromOf(before, from) });
+  }
+  return changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Data sources in the scopes the moves rename (a renamed shard's `shard-<name>`): terraform keeps none in
+ * its state and reads each again, so one whose arguments are the same reads the same values at its new
+ * address. Paired by construct path, with the moved scope's former path, so that a reference to one reads
+ * as unchanged and the data source itself as moved.
+ */
+function dataSourcesMovedWith(moves: readonly ResourceMove[], before: Map<string, Entry>, after: Map<string, Entry>, oldData: unknown, newData: unknown): ResourceMove[] {
+  const scopes = new Map<string, string>();
+  for (const { from, to } of moves) {
+    const [was, now] = [before.get(from)?.constructPath, after.get(to)?.constructPath];
+    if (!was || !now) continue;
+    const [a, b] = [was.split("/"), now.split("/")];
+    while (a.length > 1 && b.length > 1 && a[a.length - 1] === b[b.length - 1]) {
+      a.pop();
+      b.pop();
+    }
+    scopes.set(`${b.join("/")}/`, `${a.join("/")}/`);
+  }
+  if (scopes.size === 0) return [];
+  const [old, next] = [resourceEntries(oldData, "data."), resourceEntries(newData, "data.")];
+  const byPath = new Map([...old].flatMap(([address, entry]) => (entry.constructPath ? [[entry.constructPath, address] as const] : [])));
+  return [...next].flatMap(([address, entry]): ResourceMove[] => {
+    if (!entry.constructPath || old.has(address)) return [];
+    for (const [now, was] of scopes) {
+      if (!entry.constructPath.startsWith(now)) continue;
+      const from = byPath.get(`${was}${entry.constructPath.slice(now.length)}`);
+      return from && !next.has(from) ? [{ from, to: address }] : [];
+    }
+    return [];
+  });
+}
+
+function movedFromOf(before: Map<string, Entry>, address: string): EntryChange["movedFrom"] {
+  const constructPath = before.get(address)?.constructPath;
+  return { address, ...(constructPath ? { constructPath } : {}) };
 }
 
 function diffEntries(before: Map<string, Entry>, after: Map<string, Entry>): EntryChange[] {
@@ -326,7 +422,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Counts for a summary line: resources to create, update and delete in a cell. */
 export function countActions(changes: readonly EntryChange[]): Record<EntryAction, number> {
-  const counts: Record<EntryAction, number> = { create: 0, update: 0, delete: 0 };
+  const counts: Record<EntryAction, number> = { create: 0, update: 0, delete: 0, move: 0 };
   for (const change of changes) counts[change.action] += 1;
   return counts;
 }

@@ -52,17 +52,43 @@ describe("gitlabChanges", () => {
     ]);
   });
 
-  it("says a removed shard's runner stays registered until onboard --prune, and a new shard's runner is created", () => {
+  it("says a removed shard's VMs and cache bucket are deleted and its runner stays registered until onboard --prune, and a new shard's runner is created", () => {
     const removed = CELL_1.replace("name: large-amd64", "name: xlarge-amd64");
     const [change] = gitlabChanges(sides(CELL_1, removed));
     expect(change.shards).toEqual([
       { shard: "xlarge-amd64", kind: "create", runner: "tags [saas-linux-large-amd64, runner-fleet:cell-1], access not_protected, maximum timeout 10800 s" },
-      { shard: "large-amd64", kind: "left-registered", tags: ["saas-linux-large-amd64"] },
+      { shard: "large-amd64", kind: "left-registered", tags: ["saas-linux-large-amd64"], cache: true },
     ]);
     const text = renderReviewText(reviewOf(gitlabChanges(sides(CELL_1, removed))));
     expect(text).toContain(
-      "    shard large-amd64 is gone from the model: its runner (tags [saas-linux-large-amd64]) stays registered in GitLab, with no manager once the apply removes them, until `onboard --model cell-1 --prune` deletes it\n",
+      "    shard large-amd64 is gone from the model: the apply deletes its managers and workers, and its cache bucket with the cached objects in it (the cache is disposable); " +
+        "its runner (tags [saas-linux-large-amd64]) stays registered in GitLab, with no manager once the apply removes them, until `onboard --model cell-1 --prune` deletes it\n",
     );
+  });
+
+  it("shows a shard renamed with renamed_from as the same runner renamed, not a runner created and one left registered", () => {
+    const renamed = CELL_1.replace("name: large-amd64", "name: xlarge-amd64\n    renamed_from: large-amd64").replace("    description: Cell 1 shared runners, large amd64\n", "");
+    const [change] = gitlabChanges(sides(CELL_1, renamed));
+    expect(change.shards).toEqual([
+      {
+        shard: "xlarge-amd64",
+        kind: "rename",
+        from: "large-amd64",
+        settings: [{ setting: "description", before: '"Cell 1 shared runners, large amd64"', after: '"cell-1-xlarge-amd64"' }],
+      },
+    ]);
+    const text = renderReviewText(reviewOf(gitlabChanges(sides(CELL_1, renamed))));
+    expect(text).toContain(
+      "    shard xlarge-amd64 is shard large-amd64 renamed (renamed_from): its resources move to the new name and keep their cloud names, none is replaced; " +
+        'onboard keeps its runner and token and renames the runner in place (marker shard=large-amd64 → shard=xlarge-amd64, description "Cell 1 shared runners, large amd64" → "cell-1-xlarge-amd64")\n',
+    );
+    expect(text).not.toContain("new runner");
+    expect(text).not.toContain("stays registered");
+  });
+
+  it("fails when the rename has no renamed_from: a new runner is created and the old one left registered", () => {
+    const renamed = CELL_1.replace("name: large-amd64", "name: xlarge-amd64");
+    expect(gitlabChanges(sides(CELL_1, renamed))[0].shards.map((shard) => shard.kind)).toEqual(["create", "left-registered"]);
   });
 
   it("finds nothing to say for a change GitLab does not see", () => {

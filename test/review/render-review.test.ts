@@ -36,7 +36,7 @@ describe("renderReviewMarkdown", () => {
   it("starts with the marker the note is found by, then a summary line", () => {
     const lines = markdown.split("\n");
     expect(lines[0]).toBe(REVIEW_MARKER);
-    expect(markdown).toContain("**1 cell changed, 1 added, 1 removed, 1 unchanged, 1 model deleted (not destroyed)**");
+    expect(markdown).toContain("**1 cell changed, 1 added, 1 removed (not destroyed), 1 unchanged**");
   });
 
   it("has a section per changed cell with a table of resources and changed attributes", () => {
@@ -55,9 +55,14 @@ describe("renderReviewMarkdown", () => {
     expect(markdown).not.toContain("`google_compute_instance_template.manager`");
   });
 
-  it("lists unchanged cells briefly and deleted models with how to destroy them", () => {
+  it("lists unchanged cells briefly and a deleted model's cell once, as not destroyed, with how to destroy it", () => {
     expect(markdown).toContain("No changes: `cell-b`.");
-    expect(markdown).toMatch(/- `cell-c` \(models\/cell-c\.yaml\): \*\*not planned for destroy\*\*.*--model cell-c --destroy/);
+    expect(markdown).toContain(
+      "- `cell-c`: model deleted (models/cell-c.yaml); **not planned for destroy**: its 1 resource keeps running, runner managers included (they go on taking jobs), until someone runs",
+    );
+    // One statement: no section counting its resources as deleted, no warning that managers are removed.
+    expect(markdown).not.toMatch(/cell-c.*removed \(resources/);
+    expect(markdown.split("\n").filter((line) => line.includes("cell-c"))).toHaveLength(1);
     // Read in models repositories too, where the toolkit is the package's bin.
     expect(markdown).toContain("`npx --no-install runner-fleet provision --model cell-c --destroy` (`./bin/provision` in the toolkit's own repository)");
   });
@@ -87,12 +92,13 @@ describe("renderReviewText", () => {
   it("lists each changed entry with its attributes", () => {
     const text = renderReviewText(report());
 
-    expect(text).toContain("summary: 1 cell changed, 1 added, 1 removed, 1 unchanged");
+    expect(text).toContain("summary: 1 cell changed, 1 added, 1 removed (not destroyed), 1 unchanged");
     expect(text).toContain("cell-a: changed (resources +1 ~1 -1, 1 data source, 3 other changes)");
     expect(text).toContain("  ~ manager/Resource (google_compute_instance_template)\n      description: (removed)");
     expect(text).toContain("  data sources (read, not counted as resources):\n  + data.google_project.current");
     expect(text).toContain("  ~ provider.google\n      region: \"europe-west4\" -> \"europe-west1\"");
-    expect(text).toContain("cell-c: model deleted (models/cell-c.yaml); NOT planned for destroy.");
+    expect(text).toContain("cell-c: model deleted (models/cell-c.yaml); NOT planned for destroy: its 1 resource keeps running, runner managers included (they go on taking jobs), until someone runs");
+    expect(text).not.toContain("cell-c: removed");
     expect(text).toContain("no changes: cell-b");
   });
 });
