@@ -138,11 +138,22 @@ function simulatedSettings(shard: Shard): string {
   return JSON.stringify([shard.tags, shard.run_untagged, shard.autoscaling, shard.workers, shard.managers.count, shard.managers.concurrent, shard.managers.machine_type]);
 }
 
-/** Shards added, removed, or with changed simulated settings, in the head's order then the base's. */
+/**
+ * Shards added, removed, or with changed simulated settings, in the head's order then the base's. A shard
+ * renamed with renamed_from is compared with the base's shard of its former name: a rename alone is no
+ * change to the queue, and its former name no removed shard.
+ */
 export function changedShards(before: RunnerModel, after: RunnerModel): string[] {
+  const formerName = (name: string) => {
+    const now = after.shards.find((shard) => shard.name === name);
+    const has = (candidate: string) => before.shards.some((shard) => shard.name === candidate);
+    return now?.renamed_from !== undefined && !has(name) && has(now.renamed_from) ? now.renamed_from : undefined;
+  };
+  const renamedAway = new Set(after.shards.flatMap((shard) => formerName(shard.name) ?? []));
   const names = [...new Set([...after.shards.map((shard) => shard.name), ...before.shards.map((shard) => shard.name)])];
   return names.filter((name) => {
-    const was = before.shards.find((shard) => shard.name === name);
+    if (renamedAway.has(name)) return false;
+    const was = before.shards.find((shard) => shard.name === (formerName(name) ?? name));
     const now = after.shards.find((shard) => shard.name === name);
     return !was || !now || simulatedSettings(was) !== simulatedSettings(now);
   });

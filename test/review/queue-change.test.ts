@@ -113,6 +113,16 @@ describe("the simulated queue of a review", () => {
     fewer.shards.pop();
     expect(changedShards(model, fewer)).toEqual(["large-amd64"]);
   });
+
+  it("simulates nothing for a shard renamed with renamed_from, and both names for a rename without it", () => {
+    const model = exampleModel("cell-1");
+    const renamed = structuredClone(model);
+    renamed.shards[1] = { ...renamed.shards[1], name: "xlarge-amd64", renamed_from: "large-amd64" };
+    expect(changedShards(model, renamed)).toEqual([]);
+    const replaced = structuredClone(model);
+    replaced.shards[1] = { ...replaced.shards[1], name: "xlarge-amd64" };
+    expect(changedShards(model, replaced)).toEqual(["xlarge-amd64", "large-amd64"]);
+  });
 });
 
 /** A review of the stack-diff fixtures (cell-a changed) carrying one cell's queue change. */
