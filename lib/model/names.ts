@@ -104,7 +104,7 @@ export function liveConfigLocation(model: RunnerModel, shard: Shard, slot: numbe
   const { prefix } = model.secrets;
   return {
     googleSecretId: fitName(`${prefix}-${shardPrefix(model, shard)}-config-${slot}`, 255),
-    awsParameterName: `/${prefix}/${model.cell.id}/${shard.name}/manager-${slot}/config.toml`,
+    awsParameterName: `/${prefix}/${model.cell.id}/${cloudShardName(shard)}/manager-${slot}/config.toml`,
   };
 }
 
