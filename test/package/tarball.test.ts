@@ -85,8 +85,9 @@ test("the tarball ships what runs and nothing of the repository's own (tests, fi
   }
   const foreign = files.filter((file) => /^(test|bench|app|lib|stacks|constructs|examples|build|tools|docs|cdktf\.out|dist\/(test|bench|app))\/|\.map$|\.ts$(?<!\.d\.ts)|^models\/.+\.yaml$/.test(file));
   expect(foreign).toEqual([]);
-  // Small enough to fetch in a pipeline's every job: measured 2.5 MB (the command bundles are most of it).
-  expect(packed.size).toBeLessThan(4 * 1024 * 1024);
+  // Small enough to fetch in a pipeline's every job: measured 4.3 MB on 2026-11-29 with 13 command bundles
+  // (gate, prices and pipeline added 1.9 MB unpacked), the bundles most of it; docs/development/performance.md.
+  expect(packed.size).toBeLessThan(5 * 1024 * 1024);
 });
 
 test("one executable: --version, --help listing every command, an unknown command refused", () => {
