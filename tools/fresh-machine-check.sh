@@ -7,7 +7,7 @@
 #   bash tools/fresh-machine-check.sh [--keep]     # --keep: leave the temporary folder for a look
 #
 # What stays on the PATH is the machine's, less those three: node and npm, git, apt-get and dpkg (the
-# set-up fetches with them), and terraform with /opt/tf-plugins for the real-engine tests (README
+# set-up fetches with them), and terraform with /opt/tf-plugins for the real-engine tests (docs/development/tests.md,
 # "Real-engine tests"), which are prerequisites of the machine, not of the set-up.
 set -euo pipefail
 
