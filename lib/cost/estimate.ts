@@ -64,6 +64,9 @@ export interface CellCost {
   readonly excludes: string;
 }
 
+/** A manager's job requests in flight, each holding a reserved slot (the simulator's REQUESTS_IN_FLIGHT). */
+const REQUEST_IN_FLIGHT = 1;
+
 export const COST_EXCLUDES = "compute only: disks, network (NAT, egress), storage and monitoring are not included";
 
 export function estimateCellCost(model: RunnerModel, table: PriceTable = PRICE_TABLE): CellCost {
@@ -146,10 +149,20 @@ export function pricesUsed(cost: CellCost): string[] {
   return [...bySource].map(([source, types]) => `${types.join(", ")} from ${source}`);
 }
 
-/** Idle worker instances of the whole shard, averaged over the week: each manager keeps ceil(idle_count / capacity_per_instance). */
+/**
+ * Idle worker instances of the whole shard, averaged over the week. Each manager keeps its idle slots, and
+ * its job request in flight holds a reservation (gitlab-runner commands/multi.go processRunner reserves
+ * before it asks for a job; the simulator's REQUESTS_IN_FLIGHT, lib/simulate/simulate-fleet.ts). A
+ * preemptive policy (common/config.go PreemptiveModeEnabled: preemptive_mode when set, else idle_count > 0)
+ * reserves one of its idle slots; any other keeps that reservation's slot warm on top: at idle_count 0,
+ * one instance a manager, not none.
+ */
 export function averageIdleWorkers(shard: Shard): number {
   const shares = policyShares(shard.autoscaling.policies);
-  const perManager = shard.autoscaling.policies.map((policy) => Math.ceil(policy.idle_count / shard.workers.capacity_per_instance));
+  const perManager = shard.autoscaling.policies.map((policy) => {
+    const preemptive = policy.preemptive_mode ?? policy.idle_count > 0;
+    return Math.ceil((policy.idle_count + (preemptive ? 0 : REQUEST_IN_FLIGHT)) / shard.workers.capacity_per_instance);
+  });
   return shard.managers.count * shares.reduce((sum, share, index) => sum + share * perManager[index], 0);
 }
 

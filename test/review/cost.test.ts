@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { estimateCellCost } from "../../lib/cost/estimate";
+import { averageIdleWorkers, estimateCellCost } from "../../lib/cost/estimate";
 import { parsePriceTable } from "../../lib/cost/price-table";
 import { cellChangeSummary } from "../../lib/review/cell-summary";
 import { describeCostChange } from "../../lib/review/cost-change";
@@ -100,7 +100,7 @@ describe("estimateCellCost", () => {
     expect(cost.priced.max).toBeCloseTo(known("maxMonthly"), 6);
   });
 
-  it("counts zero instances of an unpriced type as 0, not unknown", () => {
+  it("keeps one instance a manager warm at idle_count 0, for the job request in flight: unpriced, its idle cost is unknown", () => {
     const model = modelWith("cell-1", (m) => {
       m.shards[1].workers.machine_type = "n2d-custom-12-49152";
       m.shards[1].autoscaling.policies = m.shards[1].autoscaling.policies.map((policy) => ({ ...policy, idle_count: 0 }));
@@ -108,10 +108,27 @@ describe("estimateCellCost", () => {
 
     const cost = estimateCellCost(model);
 
-    expect(cost.shards[1].workers.idleMonthly).toBe(0);
-    expect(cost.shards[1].workers.maxMonthly).toBeNull();
-    expect(cost.total.idle).toBeCloseTo(cost.shards[0].monthly.idle! + cost.shards[1].managers.monthly!, 6);
+    // gitlab-runner reserves a slot before each job request (commands/multi.go processRunner), and a policy
+    // with idle_count 0 is not preemptive, so the reservation's slot is kept on top of no idle slots.
+    expect(cost.shards[1].workers.averageIdleInstances).toBe(model.shards[1].managers.count);
+    expect(cost.shards[1].workers.idleMonthly).toBeNull();
+    expect(cost.total.idle).toBeNull();
     expect(cost.total.max).toBeNull();
+  });
+
+  it("counts the reservation inside the idle slots of a preemptive policy, on top of them otherwise", () => {
+    const withPolicy = (idle: number, preemptive?: boolean) =>
+      averageIdleWorkers(
+        modelWith("cell-1", (m) => {
+          m.shards[0].managers.count = 2;
+          m.shards[0].workers.capacity_per_instance = 1;
+          m.shards[0].autoscaling.policies = [{ ...m.shards[0].autoscaling.policies[0], periods: ["* * * * *"], idle_count: idle, ...(preemptive === undefined ? {} : { preemptive_mode: preemptive }) }];
+        }).shards[0],
+      );
+    expect(withPolicy(0)).toBe(2); // not preemptive: the request's slot, one instance a manager
+    expect(withPolicy(0, true)).toBe(0); // preemptive: the request waits for an idle slot, and none is kept
+    expect(withPolicy(3)).toBe(6); // preemptive (idle_count > 0): the reservation is one of the three
+    expect(withPolicy(3, false)).toBe(8); // explicitly not preemptive: three idle and the reservation's slot
   });
 
   it("knows no prices in a region the table lacks", () => {
