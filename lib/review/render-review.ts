@@ -317,6 +317,7 @@ function entryType(change: EntryChange): string {
 
 function renderedHeading(file: RenderedFileChange): string {
   const paths = file.paths.join(", ");
+  if (file.status === "moved") return `${paths}: moved, content unchanged`;
   return file.status === "changed" ? `${paths}:` : `${paths}: ${file.status}`;
 }
 
@@ -329,7 +330,7 @@ function renderedMarkdown(files: readonly RenderedFileChange[]): string[] {
     const paths = file.paths.map((path) => `\`${escapeCell(path)}\``).join(", ");
     const summary = file.paths.map((path) => `<code>${escapeCell(path)}</code>`).join(", ");
     if (file.status !== "changed") {
-      out.push(`- ${paths}: ${file.status}`);
+      out.push(`- ${paths}: ${file.status === "moved" ? "moved, content unchanged" : file.status}`);
       continue;
     }
     const body = [...file.patch, ...(file.omittedLines > 0 ? [`... ${file.omittedLines} more diff lines`] : [])];

@@ -13,9 +13,10 @@ import { redactSecrets } from "../text/redact";
 export type RenderedFiles = ReadonlyMap<string, string>;
 
 export interface RenderedFileChange {
-  /** Every file this very change applies to, sorted. */
+  /** Every file this very change applies to, sorted; a moved file as `old → new`. */
   readonly paths: readonly string[];
-  readonly status: "added" | "removed" | "changed";
+  /** "moved": the same content under another path (a renamed shard's files, renamed_from). */
+  readonly status: "added" | "removed" | "changed" | "moved";
   /** Unified diff hunks ("@@ -5,7 +5,7 @@", then " ", "-", "+" lines); empty for added and removed files. */
   readonly patch: readonly string[];
   /** Patch lines left out to keep the review readable. */
@@ -35,10 +36,21 @@ export function diffRenderedFiles(before: RenderedFiles = new Map(), after: Rend
     group.paths.push(path);
     groups.set(key, group);
   };
+  // A file gone from one path and found, byte for byte, under another (a shard renamed with renamed_from keeps
+  // what its VMs boot with) is a move, not a removal and an addition a reviewer would read as new content.
+  const gone = [...before.keys()].filter((path) => !after.has(path));
+  const moved = new Map<string, string>();
+  for (const path of [...after.keys()].filter((entry) => !before.has(entry)).sort()) {
+    const from = gone.find((old) => !moved.has(old) && before.get(old) === after.get(path));
+    if (from !== undefined) moved.set(from, path);
+  }
+  const movedTo = new Set(moved.values());
   for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
     const old = before.get(path);
     const next = after.get(path);
-    if (old === undefined) add(path, "added", []);
+    if (moved.has(path)) add(`${path} → ${moved.get(path)}`, "moved", []);
+    else if (movedTo.has(path)) continue;
+    else if (old === undefined) add(path, "added", []);
     else if (next === undefined) add(path, "removed", []);
     else if (old !== next) add(path, "changed", unifiedHunks(old, next));
   }

@@ -26,10 +26,27 @@ describe("diffRenderedFiles", () => {
   });
 
   it("lists added and removed files without their whole content", () => {
-    const changes = diffRenderedFiles(new Map([["old/config.toml", "x = 1\n"]]), new Map([["new/config.toml", "x = 1\n"]]));
+    const changes = diffRenderedFiles(new Map([["old/config.toml", "x = 1\n"]]), new Map([["new/config.toml", "x = 2\n"]]));
     expect(changes).toEqual([
       { paths: ["new/config.toml"], status: "added", patch: [], omittedLines: 0 },
       { paths: ["old/config.toml"], status: "removed", patch: [], omittedLines: 0 },
+    ]);
+  });
+
+  it("reads a file found byte for byte under another path as moved (a renamed shard's), not removed and added", () => {
+    const before = new Map([
+      ["spot-amd64/manager-0/config.toml", "concurrent = 50\n"],
+      ["spot-amd64/worker-startup.sh", "#!/bin/bash\n"],
+    ]);
+    const after = new Map([
+      ["spot/manager-0/config.toml", "concurrent = 50\n"],
+      ["spot/worker-startup.sh", "#!/bin/bash\necho changed\n"],
+    ]);
+
+    expect(diffRenderedFiles(before, after)).toEqual([
+      { paths: ["spot-amd64/manager-0/config.toml → spot/manager-0/config.toml"], status: "moved", patch: [], omittedLines: 0 },
+      { paths: ["spot-amd64/worker-startup.sh"], status: "removed", patch: [], omittedLines: 0 },
+      { paths: ["spot/worker-startup.sh"], status: "added", patch: [], omittedLines: 0 },
     ]);
   });
 
