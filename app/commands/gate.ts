@@ -11,7 +11,7 @@
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { cliCommand, modelsDirOption, withDefault } from "../cli/options";
+import { cliCommand, jsonOption, modelsDirOption, withDefault } from "../cli/options";
 import type { GitLabClient, RolloutProjectClient } from "../../lib/gitlab/client";
 import { gitlabClientModule } from "../../lib/gitlab/load-client";
 import { readMergeRequestNoteTarget, upsertMergeRequestNote, DEFAULT_TOKEN_VARIABLES } from "../../lib/gitlab/merge-request-note";
@@ -185,13 +185,17 @@ export function gateCommand(): Command {
     .option("--promote", "record that the person running this job (GITLAB_USER_LOGIN) promotes the wave")
     .option("--post", "post the outcome on the merge request the pipeline's commit came from")
     .addOption(modelsDirOption())
+    .addOption(jsonOption("print the outcome as JSON on stdout (outcome, summary, note, exitCode); progress goes to stderr"))
     .addHelpText("after", "\nExit codes: 0 passed or promoted, 1 failed, not enough jobs to judge, or not promoted, 2 invalid usage, policy or model.")
-    .action(async (flags: { wave: string; cells?: string; notYetRolled?: string; manual?: boolean; promote?: boolean; post?: boolean; modelsDir?: string }) => {
+    .action(async (flags: { wave: string; cells?: string; notYetRolled?: string; manual?: boolean; promote?: boolean; post?: boolean; modelsDir?: string; json?: boolean }) => {
       if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(flags.wave)) throw new UserInputError(`--wave must be a wave name of rollout.yaml such as "canary", got ${JSON.stringify(flags.wave)}`);
       const cells = list(flags.cells);
       if (!flags.promote && cells.length === 0) throw new UserInputError("--cells names the wave's cells, e.g. --cells cell-1,cell-2");
-      const result = await runGateCommand({ wave: flags.wave, cells, notYetRolled: list(flags.notYetRolled), manual: flags.manual, promote: flags.promote, post: flags.post, modelsDir: flags.modelsDir });
-      if (result.note) process.stdout.write(`rollout note ${result.note.action} on merge request !${result.note.mergeRequestIid}\n`);
+      // With --json, stdout holds the outcome alone: the gate's progress and summary lines go to stderr.
+      const log = flags.json ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+      const result = await runGateCommand({ wave: flags.wave, cells, notYetRolled: list(flags.notYetRolled), manual: flags.manual, promote: flags.promote, post: flags.post, modelsDir: flags.modelsDir, ...(log ? { log } : {}) });
+      if (flags.json) process.stdout.write(`${redactSecrets(JSON.stringify(result, null, 2))}\n`);
+      else if (result.note) process.stdout.write(`rollout note ${result.note.action} on merge request !${result.note.mergeRequestIid}\n`);
       if (result.exitCode !== 0) process.exitCode = result.exitCode;
     });
 }

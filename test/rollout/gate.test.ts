@@ -222,6 +222,17 @@ describe("runner-fleet gate on the command line", () => {
     expect(fake.requests).toEqual([]);
   });
 
+  it("--json prints the outcome alone on stdout, the summary on stderr", async () => {
+    const result = await runInProcess("gate", ["--wave", "canary", "--promote", "--json", "--models-dir", fleet.dir], { cwd: dirname(fleet.dir), env: { GITLAB_USER_LOGIN: "alice", CI_JOB_ID: "42" } });
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      outcome: "promotion-recorded",
+      summary: "wave canary promoted by alice (job #42): a waiting gate:canary passes at its next poll; a failed one passes when retried",
+      exitCode: 0,
+    });
+    expect(result.stderr).toBe("wave canary promoted by alice (job #42): a waiting gate:canary passes at its next poll; a failed one passes when retried\n");
+  });
+
   it("fails with exit 2 on a wave name that is not one", async () => {
     const result = await runInProcess("gate", ["--wave", "Canary!", "--cells", "cell-a"]);
     expect(result.status).toBe(2);
