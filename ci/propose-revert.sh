@@ -12,6 +12,8 @@
 # protected); the merge request is opened with GitLab's push options (merge_request.create,
 # doc/topics/git/commit.md "Push options for merge requests"), as ci/propose-generated-model.sh does.
 set -euo pipefail
+# shellcheck source=ci/push-merge-request.sh
+source "$(dirname "${BASH_SOURCE[0]}")/push-merge-request.sh"
 
 token_variable="${1:-MODELS_PUSH_TOKEN}"
 if ! [[ "$token_variable" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
@@ -33,13 +35,5 @@ if [ "$(git rev-list --parents -n 1 "$sha" | wc -w)" -gt 2 ]; then mainline=(-m 
 git -c user.name="runner-fleet pipeline" -c user.email="runner-fleet@${CI_SERVER_HOST:-localhost}" \
   revert --no-edit "${mainline[@]}" "$sha" >/dev/null
 
-basic="$(printf 'oauth2:%s' "$token" | base64 | tr -d '\n')"
-GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0="http.extraHeader" GIT_CONFIG_VALUE_0="Authorization: Basic ${basic}" \
-  GIT_CONFIG_KEY_1="http.followRedirects" GIT_CONFIG_VALUE_1="false" \
-  git push --quiet \
-  -o merge_request.create \
-  -o "merge_request.target=${CI_DEFAULT_BRANCH:-main}" \
-  -o "merge_request.title=Revert ${short}: roll back the cells its rollout changed" \
-  -o merge_request.remove_source_branch \
-  "${CI_SERVER_URL:?}/${CI_PROJECT_PATH:?}.git" "HEAD:refs/heads/${branch}"
+push_merge_request "$token" "$branch" "Revert ${short}: roll back the cells its rollout changed"
 echo "propose-revert: pushed ${branch} and opened a merge request that reverts ${short}; nothing changes until it is merged"

@@ -88,7 +88,7 @@ describe("ci/install-engine.sh", () => {
   const digest = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
   it("passes shellcheck, like every helper script of the pipeline", () => {
-    const result = spawnSync(validatorPath("shellcheck"), ["--severity=style", SCRIPT, join(ROOT, "ci", "previous-commit.sh"), join(ROOT, "ci", "propose-generated-model.sh"), join(ROOT, "ci", "propose-revert.sh")], {
+    const result = spawnSync(validatorPath("shellcheck"), ["--severity=style", SCRIPT, join(ROOT, "ci", "previous-commit.sh"), join(ROOT, "ci", "propose-generated-model.sh"), join(ROOT, "ci", "propose-revert.sh"), join(ROOT, "ci", "push-merge-request.sh")], {
       encoding: "utf8",
     });
     expect(result.error).toBeUndefined();
