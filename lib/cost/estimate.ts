@@ -15,6 +15,7 @@
 import type { RunnerModel, Shard } from "../model/schema";
 import { policyShares } from "./policy-time";
 import { listPrice, PRICE_TABLE, PRICE_TABLE_FILE, type PriceTable } from "./price-table";
+import { preemptiveModeEnabled, REQUESTS_IN_FLIGHT } from "../model/job-reservations";
 
 export type PriceSource = "model" | "table";
 
@@ -63,9 +64,6 @@ export interface CellCost {
   readonly unpriced: readonly string[];
   readonly excludes: string;
 }
-
-/** A manager's job requests in flight, each holding a reserved slot (the simulator's REQUESTS_IN_FLIGHT). */
-const REQUEST_IN_FLIGHT = 1;
 
 export const COST_EXCLUDES = "compute only: disks, network (NAT, egress), storage and monitoring are not included";
 
@@ -152,16 +150,15 @@ export function pricesUsed(cost: CellCost): string[] {
 /**
  * Idle worker instances of the whole shard, averaged over the week. Each manager keeps its idle slots, and
  * its job request in flight holds a reservation (gitlab-runner commands/multi.go processRunner reserves
- * before it asks for a job; the simulator's REQUESTS_IN_FLIGHT, lib/simulate/simulate-fleet.ts). A
- * preemptive policy (common/config.go PreemptiveModeEnabled: preemptive_mode when set, else idle_count > 0)
- * reserves one of its idle slots; any other keeps that reservation's slot warm on top: at idle_count 0,
+ * before it asks for a job; lib/model/job-reservations.ts, which the simulator follows too). A
+ * preemptive policy reserves one of its idle slots; any other keeps that reservation's slot warm on top: at idle_count 0,
  * one instance a manager, not none.
  */
 export function averageIdleWorkers(shard: Shard): number {
   const shares = policyShares(shard.autoscaling.policies);
   const perManager = shard.autoscaling.policies.map((policy) => {
-    const preemptive = policy.preemptive_mode ?? policy.idle_count > 0;
-    return Math.ceil((policy.idle_count + (preemptive ? 0 : REQUEST_IN_FLIGHT)) / shard.workers.capacity_per_instance);
+    const reserved = preemptiveModeEnabled(policy.preemptive_mode, policy.idle_count) ? 0 : REQUESTS_IN_FLIGHT;
+    return Math.ceil((policy.idle_count + reserved) / shard.workers.capacity_per_instance);
   });
   return shard.managers.count * shares.reduce((sum, share, index) => sum + share * perManager[index], 0);
 }

@@ -56,6 +56,7 @@ import { BOOTING, DELETING, InstanceTable, LIVE_READY, REMOVED } from "./instanc
 import type { FleetConfig, SimulatedPolicy } from "./fleet-config";
 import { NO_POLICY, PolicyTimeline } from "./policy-timeline";
 import { seededRandom, type Random } from "./seeded-random";
+import { preemptiveModeEnabled, REQUESTS_IN_FLIGHT } from "../model/job-reservations";
 
 const { ceil, floor, log, max, min } = Math;
 const INFINITY = Number.POSITIVE_INFINITY;
@@ -107,8 +108,6 @@ const DONE = 2;
 
 const TICK_SECONDS = 60;
 
-/** Job requests a manager keeps in flight, each holding a reservation (see the assumptions above). */
-export const REQUESTS_IN_FLIGHT = 1;
 
 /** What the simulation assumes where gitlab-runner's source does not say; reports print it. */
 export const SIMULATION_ASSUMPTIONS = {
@@ -347,7 +346,7 @@ class FleetSimulation {
   private preemptive(): boolean {
     if (this.policy === NO_POLICY) return false;
     const policy = this.config.policies[this.policy];
-    return policy.preemptiveMode ?? policy.idleCount > 0;
+    return preemptiveModeEnabled(policy.preemptiveMode, policy.idleCount);
   }
 
   /** Instances of the manager that count toward max_instances: live (booting, ready) and deleting [MAX]. */
