@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { runImport, type ImportOptions } from "../../app/commands/import";
 import { runInProcess, STACK_TRACE_LINE } from "../support/cli";
-import { fixtureText, writeConfig } from "./support";
+import { fixtureText, importInto, writeConfig } from "./support";
 
 let root: string;
 beforeEach(() => (root = mkdtempSync(join(tmpdir(), "import-mapping-"))));
@@ -17,13 +17,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 type Shard = Record<string, any>;
 
-async function imported(text: string, options: Partial<ImportOptions> = {}) {
-  const config = writeConfig(text, { dir: root });
-  const out = join(root, "models", "cell-7.yaml");
-  const result = await runImport({ configs: [config.file], cell: "cell-7", cloud: "aws", out, now: new Date("2026-11-25T12:00:00Z"), ...options });
-  const modelText = readFileSync(out, "utf8");
-  return { result, text: modelText, model: parse(modelText) as Record<string, any>, shard: (parse(modelText).shards as Shard[])[0], config };
-}
+const imported = (text: string, options: Partial<ImportOptions> = {}) => importInto(root, text, { now: new Date("2026-11-25T12:00:00Z"), ...options });
 
 describe("docker+machine on AWS", () => {
   it("maps concurrent and limit, [runners.docker], the cache, [runners.machine] and the amazonec2 MachineOptions", async () => {

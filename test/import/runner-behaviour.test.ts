@@ -9,13 +9,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse } from "yaml";
-import { runImport, type ImportOptions } from "../../app/commands/import";
+import { type ImportOptions } from "../../app/commands/import";
 import { UserInputError } from "../../lib/process/errors";
 import { renderConfigToml } from "../../lib/render/config-toml";
 import { runInProcess, STACK_TRACE_LINE } from "../support/cli";
 import { exampleModel, MODELS_DIR } from "../support/models";
-import { writeConfig } from "./support";
+import { importInto, writeConfig } from "./support";
 
 let root: string;
 beforeEach(() => {
@@ -25,16 +24,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-type Shard = Record<string, any>;
-
-async function imported(text: string, options: Partial<ImportOptions> = {}) {
-  const config = writeConfig(text, { dir: root });
-  const out = join(root, "models", "cell-7.yaml");
-  const result = await runImport({ configs: [config.file], cell: "cell-7", cloud: "aws", out, now: new Date("2026-11-29T12:00:00Z"), ...options });
-  const modelText = readFileSync(out, "utf8");
-  const model = parse(modelText) as Record<string, any>;
-  return { result, text: modelText, model, shards: model.shards as Shard[], shard: (model.shards as Shard[])[0], notes: result.notes.join("\n") };
-}
+const imported = (text: string, options: Partial<ImportOptions> = {}) => importInto(root, text, { now: new Date("2026-11-29T12:00:00Z"), ...options });
 
 /** A docker+machine runner on AWS with the given [runners.cache] body and MachineOptions. */
 function machineRunner({ cache = "", options = ['"amazonec2-region=eu-west-1"', '"amazonec2-zone=b"', '"amazonec2-instance-type=m5.large"'], extra = "" } = {}): string {
