@@ -146,6 +146,9 @@ test("a thread that is terminated once its work is done (a synthesis thread) lea
     `const { parentPort, workerData } = require("node:worker_threads");`,
     `if (workerData.writeFirst) globalThis[Symbol.for("runner-fleet.write-code-caches")]();`,
     `parentPort.postMessage("done");`,
+    // Busy until terminated, as a synthesis thread is terminated at its answer: a thread left idle could reach
+    // its own exit path first on a fast machine, and the test would then measure a race, not the loader.
+    `for (;;) {}`,
   ]);
   const threadedCache = join(root, "dist", "bundle", "threaded.js.v8-cache");
   const runThread = (writeFirst: boolean) => {
